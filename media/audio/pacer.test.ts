@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+import { Pacer, type PacerTick } from "./pacer.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function block(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) { /* stall the event loop on purpose */ }
+}
+
+interface Seen {
+  frame: number;
+  scheduledAt: number;
+  at: number;
+}
+
+function gaps(seen: Seen[]): number[] {
+  return seen.slice(1).map((s, i) => s.at - seen[i].at);
+}
+
+Deno.test("ticks every 20 ms for a second on a drift-free grid without bursts", async () => {
+  const seen: Seen[] = [];
+  const pacer = new Pacer((t) => seen.push({ ...t, at: performance.now() }), {
+    recordJitter: true,
+  });
+  pacer.start();
+  await sleep(1010);
+  pacer.stop();
+  // Frames 0..50 are due within 1000 ms.
+  assert.ok(seen.length >= 50 && seen.length <= 52, `ticks ${seen.length}`);
+  const t0 = seen[0].scheduledAt;
+  seen.forEach((s, i) => {
+    assert.equal(s.frame, i);
+    assert.ok(Math.abs(s.scheduledAt - t0 - i * 20) < 1e-6, "deadline is start + n*20");
+  });
+  const minGap = Math.min(...gaps(seen));
+  assert.ok(minGap > 10, `closest ticks ${minGap.toFixed(2)} ms apart`);
+  const stats = pacer.stats();
+  assert.equal(stats.ticks, seen.length);
+  assert.equal(stats.skipped, 0);
+  assert.ok(stats.p50LateMs < 5, `median lateness ${stats.p50LateMs}`);
+});
+
+Deno.test("after a long event-loop stall it skips the missed frames instead of bursting", async () => {
+  const seen: Seen[] = [];
+  const pacer = new Pacer((t: PacerTick) => {
+    seen.push({ ...t, at: performance.now() });
+    if (t.frame === 5) block(200);
+  });
+  pacer.start();
+  await sleep(600);
+  pacer.stop();
+  // 200 ms is 10 frames: more than maxLagFrames (3), so they are skipped.
+  assert.ok(pacer.skipped >= 8 && pacer.skipped <= 11, `skipped ${pacer.skipped}`);
+  const minGap = Math.min(...gaps(seen));
+  assert.ok(minGap >= 4, `closest ticks ${minGap.toFixed(2)} ms apart`);
+  const jump = seen.findIndex((s, i) => i > 0 && s.frame - seen[i - 1].frame > 1);
+  assert.ok(jump > 0, "a frame jump marks the resync");
+  // Back on the grid: every tick after the resync is on time (within one frame).
+  for (const s of seen.slice(jump)) {
+    assert.ok(s.at - s.scheduledAt < 20, `frame ${s.frame} late by ${s.at - s.scheduledAt}`);
+  }
+  // Ticks run = frames due minus frames skipped.
+  const last = seen[seen.length - 1].frame;
+  assert.equal(seen.length, last + 1 - pacer.skipped);
+});
+
+Deno.test("a short stall is caught up frame by frame with gaps, not skipped", async () => {
+  const seen: Seen[] = [];
+  const pacer = new Pacer((t) => {
+    seen.push({ ...t, at: performance.now() });
+    if (t.frame === 3) block(50);
+  });
+  pacer.start();
+  await sleep(400);
+  pacer.stop();
+  assert.equal(pacer.skipped, 0);
+  seen.forEach((s, i) => assert.equal(s.frame, i));
+  const minGap = Math.min(...gaps(seen));
+  assert.ok(minGap >= 4, `closest ticks ${minGap.toFixed(2)} ms apart`);
+  const tail = seen.slice(-5);
+  for (const s of tail) assert.ok(s.at - s.scheduledAt < 10, "caught up by the end");
+});
+
+Deno.test("a throwing tick is reported and the pacer keeps going; stop() inside tick stops it", async () => {
+  const errors: unknown[] = [];
+  let count = 0;
+  const pacer = new Pacer(() => {
+    count++;
+    if (count === 2) throw new Error("boom");
+    if (count === 4) pacer.stop();
+  }, { onError: (e) => errors.push(e) });
+  pacer.start();
+  await sleep(150);
+  assert.equal(count, 4);
+  assert.equal(errors.length, 1);
+  assert.equal(pacer.running, false);
+});

@@ -1,0 +1,145 @@
+/**
+ * Outbound audio pacer: calls `tick` once per frame (20 ms) on a fixed monotonic grid.
+ *
+ * Deadline n is `start + n * interval` (performance.now), so timer lateness never accumulates
+ * into drift. A small lag (up to `maxLagFrames`) is caught up with ticks at least `minGapMs`
+ * apart, never back to back; a bigger lag (event loop stalled) skips the missed frames and
+ * rejoins the grid, because a burst of stale audio frames would only be dropped or queued by
+ * the receiver's jitter buffer.
+ */
+
+export interface PacerTick {
+  /** Frame index on the grid (counts skipped frames too). */
+  frame: number;
+  /** performance.now() value the tick was due at. */
+  scheduledAt: number;
+  /** How late the tick ran, in ms (actual minus scheduled). */
+  lateMs: number;
+}
+
+export interface PacerOptions {
+  /** Frame interval in ms (default 20). */
+  intervalMs?: number;
+  /** Lag, in frames, above which missed frames are skipped instead of caught up (default 3). */
+  maxLagFrames?: number;
+  /** Smallest gap between two ticks while catching up (default intervalMs / 4). */
+  minGapMs?: number;
+  /** Keep each tick's lateness in `jitter` (for benchmarks; grows by one number per tick). */
+  recordJitter?: boolean;
+  /** Called when `tick` throws; the pacer keeps running. Default: console.error. */
+  onError?: (error: unknown) => void;
+}
+
+export interface PacerStats {
+  ticks: number;
+  skipped: number;
+  meanLateMs: number;
+  p50LateMs: number;
+  p99LateMs: number;
+  maxLateMs: number;
+}
+
+export class Pacer {
+  readonly intervalMs: number;
+  readonly maxLagFrames: number;
+  readonly minGapMs: number;
+  /** Lateness of each tick in ms, when recordJitter is set. */
+  readonly jitter: number[] = [];
+  /** Ticks run since start(). */
+  ticks = 0;
+  /** Frames skipped by resynchronisation since start(). */
+  skipped = 0;
+
+  #tick: (t: PacerTick) => void;
+  #record: boolean;
+  #onError: (e: unknown) => void;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #start = 0;
+  #next = 0;
+  #lastTickAt = -Infinity;
+  #running = false;
+  #info: PacerTick = { frame: 0, scheduledAt: 0, lateMs: 0 };
+
+  constructor(tick: (t: PacerTick) => void, options: PacerOptions = {}) {
+    this.#tick = tick;
+    this.intervalMs = options.intervalMs ?? 20;
+    this.maxLagFrames = options.maxLagFrames ?? 3;
+    this.minGapMs = options.minGapMs ?? this.intervalMs / 4;
+    this.#record = options.recordJitter ?? false;
+    this.#onError = options.onError ?? ((e) => console.error("pacer tick failed:", e));
+  }
+
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** Starts the grid now; the first tick runs immediately (frame 0). */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#start = performance.now();
+    this.#next = 0;
+    this.ticks = 0;
+    this.skipped = 0;
+    this.jitter.length = 0;
+    this.#lastTickAt = -Infinity;
+    this.#schedule(0);
+  }
+
+  stop(): void {
+    this.#running = false;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  stats(): PacerStats {
+    const s = [...this.jitter].sort((a, b) => a - b);
+    const at = (q: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : 0);
+    return {
+      ticks: this.ticks,
+      skipped: this.skipped,
+      meanLateMs: s.length ? s.reduce((a, b) => a + b, 0) / s.length : 0,
+      p50LateMs: at(0.5),
+      p99LateMs: at(0.99),
+      maxLateMs: s.length ? s[s.length - 1] : 0,
+    };
+  }
+
+  #schedule(delay: number): void {
+    this.#timer = setTimeout(this.#wake, Math.max(0, delay));
+  }
+
+  #wake = (): void => {
+    this.#timer = undefined;
+    if (!this.#running) return;
+    let now = performance.now();
+    let due = this.#start + this.#next * this.intervalMs;
+    // Timers may fire a fraction of a millisecond early; wait for the real deadline.
+    if (now < due - 0.25) return this.#schedule(due - now);
+    const lag = Math.floor((now - due) / this.intervalMs);
+    if (lag > this.maxLagFrames) {
+      this.#next += lag;
+      this.skipped += lag;
+      due = this.#start + this.#next * this.intervalMs;
+    }
+    const info = this.#info;
+    info.frame = this.#next;
+    info.scheduledAt = due;
+    info.lateMs = now - due;
+    if (this.#record) this.jitter.push(info.lateMs);
+    this.ticks++;
+    this.#next++;
+    this.#lastTickAt = now;
+    try {
+      this.#tick(info);
+    } catch (e) {
+      this.#onError(e);
+    }
+    if (!this.#running) return;
+    now = performance.now();
+    const nextDue = this.#start + this.#next * this.intervalMs;
+    // Behind schedule: still leave minGapMs between ticks rather than bursting.
+    const earliest = this.#lastTickAt + this.minGapMs;
+    this.#schedule(Math.max(nextDue, earliest) - now);
+  };
+}
