@@ -1,0 +1,88 @@
+// agents.create / list / get / update / delete (admin token).
+import type { Context } from "hono";
+import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "../../db/agents.ts";
+import { createKey } from "../../db/keys.ts";
+import { requireAdmin } from "../auth/credentials.ts";
+import { optionalBool, optionalString, readObject, requiredString } from "../body.ts";
+import { ApiError, invalidRequest } from "../errors.ts";
+import type { ApiDeps } from "../context.ts";
+
+export const agentNotFound = () => new ApiError(404, "agent_not_found", "No such agent.");
+
+/** A brain URL the worker can dial: ws(s)://, or `echo:` for the diagnostic echo call. */
+export function checkBrainUrl(value: string, field = "brain_url"): string {
+  if (value === "echo:") return value;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidRequest(field, `${field} must be a ws:// or wss:// URL (or echo:).`);
+  }
+  if (url.protocol !== "ws:" && url.protocol !== "wss:") {
+    throw invalidRequest(field, `${field} must be a ws:// or wss:// URL (or echo:).`);
+  }
+  return value;
+}
+
+export async function create(c: Context, deps: ApiDeps): Promise<Response> {
+  requireAdmin(c, deps);
+  const body = await readObject(c, ["tenant", "name", "brain_url", "record_by_default"]);
+  const tenant = requiredString(body, "tenant");
+  const name = requiredString(body, "name");
+  const brainUrl = checkBrainUrl(requiredString(body, "brain_url"));
+  const recordByDefault = optionalBool(body, "record_by_default");
+  // The agent and its first secret key are made together: the key is shown only here.
+  const result = await deps.sql.begin(async (tx) => {
+    const agent = await createAgent(tx, {
+      tenant,
+      name,
+      brain_url: brainUrl,
+      record_by_default: recordByDefault,
+    });
+    const { session_key } = await createKey(tx, deps.hashSecret, {
+      agent_id: agent.agent_id,
+      workspace_id: agent.workspace_id,
+      kind: "secret",
+    });
+    return { agent, session_key };
+  });
+  return c.json(result);
+}
+
+export async function list(c: Context, deps: ApiDeps): Promise<Response> {
+  requireAdmin(c, deps);
+  const body = await readObject(c, ["tenant"]);
+  return c.json({ agents: await listAgents(deps.sql, optionalString(body, "tenant")) });
+}
+
+export async function get(c: Context, deps: ApiDeps): Promise<Response> {
+  requireAdmin(c, deps);
+  const body = await readObject(c, ["agent_id"]);
+  const agent = await getAgent(deps.sql, requiredString(body, "agent_id"));
+  if (!agent) throw agentNotFound();
+  return c.json({ agent });
+}
+
+export async function update(c: Context, deps: ApiDeps): Promise<Response> {
+  requireAdmin(c, deps);
+  const body = await readObject(c, ["agent_id", "name", "brain_url", "record_by_default"]);
+  const brainUrl = optionalString(body, "brain_url");
+  const agent = await updateAgent(deps.sql, requiredString(body, "agent_id"), {
+    name: optionalString(body, "name"),
+    brain_url: brainUrl === undefined ? undefined : checkBrainUrl(brainUrl),
+    record_by_default: optionalBool(body, "record_by_default"),
+  });
+  if (!agent) throw agentNotFound();
+  deps.keys.invalidate(`agent:${agent.agent_id}`);
+  return c.json({ agent });
+}
+
+export async function remove(c: Context, deps: ApiDeps): Promise<Response> {
+  requireAdmin(c, deps);
+  const body = await readObject(c, ["agent_id"]);
+  const agentId = requiredString(body, "agent_id");
+  const revoked = await deleteAgent(deps.sql, agentId);
+  if (!revoked) throw agentNotFound();
+  for (const id of revoked) deps.keys.invalidate(id);
+  return c.json({ deleted: true, agent_id: agentId, revoked_key_ids: revoked });
+}

@@ -1,0 +1,88 @@
+// The Hono app: routes only. Building the dependencies is api/service.ts's job.
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { cors } from "hono/cors";
+import { ApiError, errorResponse } from "./errors.ts";
+import { correlation } from "./correlation.ts";
+import type { ApiDeps } from "./context.ts";
+import * as connectRoutes from "./connect/route.ts";
+import * as agents from "./admin/agents.ts";
+import * as keys from "./admin/keys.ts";
+import * as sessions from "./admin/sessions.ts";
+import { capabilities } from "./capabilities.ts";
+import { logger } from "../common/log.ts";
+
+const log = logger("api");
+
+type Handler = (c: Context, deps: ApiDeps) => Response | Promise<Response>;
+
+/** Errors the database driver raises when it cannot reach the server. */
+function isUnreachable(err: unknown): boolean {
+  const code = (err as { code?: string })?.code ?? "";
+  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|CONNECT_TIMEOUT|CONNECTION_|ENOTFOUND)/.test(code) ||
+    code === "57P01" || code === "57P03";
+}
+
+export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
+  const app = new Hono();
+  app.use("*", correlation);
+  // CORS on sessions.connect only: any origin may ask; the pk_ allowlist then decides.
+  app.use(
+    "/api/v1/sessions.connect",
+    cors({
+      origin: (origin) => origin,
+      allowMethods: ["POST", "OPTIONS"],
+      allowHeaders: ["Authorization", "Content-Type", "X-Correlation-Id"],
+      exposeHeaders: ["X-Correlation-Id", "Retry-After"],
+      maxAge: 600,
+    }),
+  );
+
+  const route = (h: Handler) => (c: Context) => h(c, deps);
+  app.post("/api/v1/sessions.connect", route(connectRoutes.connect));
+  app.post("/api/v1/sessions.create", route(connectRoutes.create));
+  app.post("/api/v1/sessions.get", route(sessions.get));
+  app.post("/api/v1/sessions.list", route(sessions.list));
+  app.post("/api/v1/agents.create", route(agents.create));
+  app.post("/api/v1/agents.list", route(agents.list));
+  app.post("/api/v1/agents.get", route(agents.get));
+  app.post("/api/v1/agents.update", route(agents.update));
+  app.post("/api/v1/agents.delete", route(agents.remove));
+  app.post("/api/v1/keys.create", route(keys.create));
+  app.post("/api/v1/keys.list", route(keys.list));
+  app.post("/api/v1/keys.revoke", route(keys.revoke));
+  app.get("/api/v1/capabilities", route(capabilities));
+  app.get("/healthz", async (c) => {
+    try {
+      await deps.sql`select 1`;
+      return c.json({ ok: true, database: "up" });
+    } catch {
+      return c.json({ ok: false, database: "down" }, 503);
+    }
+  });
+  extend?.(app);
+
+  app.notFound((c) =>
+    errorResponse(c, new ApiError(404, "not_found", `No route ${c.req.method} ${c.req.path}.`))
+  );
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    if (isUnreachable(err)) {
+      log.error("database unreachable", { path: c.req.path, cause: (err as Error).message });
+      return errorResponse(
+        c,
+        new ApiError(503, "unavailable", "The service cannot reach its database; retry shortly."),
+      );
+    }
+    log.error("unexpected error", {
+      path: c.req.path,
+      correlation_id: c.get("correlationId"),
+      cause: (err as Error)?.stack ?? String(err),
+    });
+    return errorResponse(
+      c,
+      new ApiError(500, "internal_error", "Something went wrong on our side."),
+    );
+  });
+  return app;
+}

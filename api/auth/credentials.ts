@@ -1,0 +1,58 @@
+// Who is calling: an operator with the admin token, or an API key's grant.
+import type { Context } from "hono";
+import { timingSafeEqual } from "node:crypto";
+import { kindOfRawKey } from "../../common/key_hash.ts";
+import type { KeyGrant } from "../../db/keys.ts";
+import { ApiError } from "../errors.ts";
+import type { ApiDeps } from "../context.ts";
+
+export type Caller = { kind: "admin" } | { kind: "key"; grant: KeyGrant };
+
+const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
+
+export function bearer(c: Context): string {
+  const header = c.req.header("authorization");
+  const match = header ? BEARER.exec(header.trim()) : null;
+  if (!match) {
+    throw new ApiError(401, "unauthorized", "Send Authorization: Bearer <API key>.");
+  }
+  return match[1];
+}
+
+const invalidKey = () => new ApiError(401, "invalid_api_key", "The API key is not valid.");
+
+/** The grant of the API key in the Authorization header. */
+export async function apiKey(c: Context, deps: ApiDeps): Promise<KeyGrant> {
+  const raw = bearer(c);
+  const kind = kindOfRawKey(raw);
+  if (!kind) throw invalidKey();
+  const grant = await deps.keys.resolve(raw);
+  if (!grant || grant.kind !== kind) throw invalidKey();
+  return grant;
+}
+
+function isAdminToken(presented: string, adminToken: string): boolean {
+  const a = new TextEncoder().encode(presented), b = new TextEncoder().encode(adminToken);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The admin token or a secret key; publishable keys may only start calls. */
+export async function adminOrSecretKey(c: Context, deps: ApiDeps): Promise<Caller> {
+  const raw = bearer(c);
+  if (isAdminToken(raw, deps.adminToken)) return { kind: "admin" };
+  if (!kindOfRawKey(raw)) throw invalidKey();
+  const grant = await apiKey(c, deps);
+  if (grant.kind !== "secret") {
+    throw new ApiError(403, "forbidden", "A publishable key can only start calls.");
+  }
+  return { kind: "key", grant };
+}
+
+export function requireAdmin(c: Context, deps: ApiDeps): void {
+  const raw = bearer(c);
+  if (isAdminToken(raw, deps.adminToken)) return;
+  if (kindOfRawKey(raw)) {
+    throw new ApiError(403, "forbidden", "This operation needs the admin token.");
+  }
+  throw new ApiError(401, "unauthorized", "The admin token is not valid.");
+}

@@ -1,0 +1,65 @@
+// Resolves a presented API key to its grant. Grants are cached per process; a revoked key or a
+// changed agent is dropped from every process's cache through LISTEN/NOTIFY, and the short TTL
+// bounds staleness should a notification ever be missed.
+import type { Pool } from "../../db/client.ts";
+import { grantForHash, type KeyGrant, KEYS_CHANNEL } from "../../db/keys.ts";
+import { hashKey } from "../../common/key_hash.ts";
+import { logger } from "../../common/log.ts";
+
+const log = logger("keys");
+
+interface Entry {
+  grant: KeyGrant;
+  expires: number;
+}
+
+export class KeyStore {
+  private cache = new Map<string, Entry>();
+  private unlisten?: () => Promise<void>;
+
+  constructor(
+    private sql: Pool,
+    private hashSecret: string,
+    private ttlMs = 30_000,
+  ) {}
+
+  /** Subscribes to key changes; resolves once the subscription is live. */
+  async listen(): Promise<void> {
+    const sub = await this.sql.listen(KEYS_CHANNEL, (payload) => this.invalidate(payload), () => {
+      // (Re)connected: anything may have changed while we were away.
+      this.cache.clear();
+    });
+    this.unlisten = () => sub.unlisten();
+  }
+
+  async close(): Promise<void> {
+    await this.unlisten?.().catch(() => {});
+  }
+
+  /** `payload` is a key id or `agent:<agent id>`. */
+  invalidate(payload: string): void {
+    const agentId = payload.startsWith("agent:") ? payload.slice(6) : undefined;
+    for (const [hash, entry] of this.cache) {
+      if (agentId ? entry.grant.agent_id === agentId : entry.grant.key_id === payload) {
+        this.cache.delete(hash);
+      }
+    }
+  }
+
+  /** The grant for a raw key, or undefined for an unknown or revoked key. */
+  async resolve(rawKey: string): Promise<KeyGrant | undefined> {
+    const hash = hashKey(this.hashSecret, rawKey);
+    const cacheKey = String.fromCharCode(...hash);
+    const hit = this.cache.get(cacheKey);
+    const now = Date.now();
+    if (hit && hit.expires > now) return hit.grant;
+    const grant = await grantForHash(this.sql, hash);
+    if (grant) this.cache.set(cacheKey, { grant, expires: now + this.ttlMs });
+    else if (hit) this.cache.delete(cacheKey);
+    if (this.cache.size > 100_000) {
+      log.warn("key cache full, clearing");
+      this.cache.clear();
+    }
+    return grant;
+  }
+}

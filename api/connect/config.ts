@@ -1,0 +1,141 @@
+// Config as proto3 JSON of voice.v1.Config, read against the reflected message so that the
+// .proto stays the one definition. Stricter than protobufjs's fromObject, which silently turns
+// an unknown enum name into 0 and drops unknown fields (stack-notes §8).
+import protobuf from "protobufjs";
+import { ConfigType } from "../../proto/mod.ts";
+import type { Capabilities } from "../../common/capabilities.ts";
+import { ApiError, invalidRequest } from "../errors.ts";
+
+/** One set field: its canonical path ("tts.voice"), its value, and where the request put it. */
+export interface ConfigLeaf {
+  key: string;
+  value: string | number;
+  path: string;
+}
+
+export interface ConfigJson {
+  tts?: { voice?: string; language?: string };
+  stt?: { language?: string };
+  idle?: { timeout_ms?: number };
+}
+
+export const IDLE_MIN_MS = 1000;
+export const IDLE_MAX_MS = 3_600_000;
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function fieldFor(type: protobuf.Type, key: string): protobuf.Field | undefined {
+  return type.fields[key] ?? type.fieldsArray.find((f) => f.jsonName === key);
+}
+
+function scalar(field: protobuf.Field, value: unknown, path: string): string | number {
+  if (field.resolvedType instanceof protobuf.Enum) {
+    if (typeof value !== "string") {
+      throw invalidRequest(path, `${path} must be an enum name given as a string.`);
+    }
+    return value;
+  }
+  if (field.type === "uint32") {
+    // proto3 JSON allows an integer as a number or as a decimal string.
+    const n = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 0 || n > 0xffff_ffff) {
+      throw invalidRequest(path, `${path} must be a non-negative integer.`);
+    }
+    return n;
+  }
+  throw invalidRequest(path, `${path} has a type this service does not read.`);
+}
+
+/**
+ * Reads `value` as proto3 JSON of `type`, appending each set leaf. `skip` names keys the caller
+ * handles itself (config.record sits beside the sections but is not part of the wire Config).
+ */
+export function readConfigLeaves(
+  value: unknown,
+  path: string,
+  leaves: ConfigLeaf[],
+  type: protobuf.Type = ConfigType,
+  prefix = "",
+  skip: string[] = [],
+): void {
+  if (value === null || value === undefined) return;
+  if (!isPlainObject(value)) throw invalidRequest(path, `${path} must be an object.`);
+  const seen = new Set<string>();
+  for (const [key, raw] of Object.entries(value)) {
+    if (skip.includes(key)) continue;
+    const childPath = `${path}.${key}`;
+    const field = fieldFor(type, key);
+    if (!field) throw invalidRequest(childPath, `${childPath} is not a known field.`);
+    if (seen.has(field.name)) {
+      throw invalidRequest(childPath, `${childPath} is given twice (by its two JSON names).`);
+    }
+    seen.add(field.name);
+    if (raw === null) continue; // proto3 JSON: null means the default
+    const canonical = prefix ? `${prefix}.${field.name}` : field.name;
+    if (field.resolvedType instanceof protobuf.Type) {
+      readConfigLeaves(raw, childPath, leaves, field.resolvedType, canonical);
+    } else {
+      leaves.push({ key: canonical, value: scalar(field, raw, childPath), path: childPath });
+    }
+  }
+}
+
+const SERVED: Record<string, keyof Capabilities> = {
+  "tts.voice": "voices",
+  "tts.language": "tts_languages",
+  "stt.language": "stt_languages",
+};
+
+/**
+ * Checks the merged leaves against what the engines serve and the config rules, and builds the
+ * nested Config JSON. Zero enum names mean "keep the default" and are dropped.
+ */
+export function checkConfig(leaves: Map<string, ConfigLeaf>, caps: Capabilities): ConfigJson {
+  for (const [key, leaf] of [...leaves]) {
+    const list = SERVED[key];
+    if (!list) continue;
+    if (typeof leaf.value === "string" && leaf.value.endsWith("_UNSPECIFIED")) {
+      leaves.delete(key);
+      continue;
+    }
+    if (!caps[list].includes(leaf.value as string)) {
+      throw new ApiError(
+        400,
+        "unsupported_config",
+        `${leaf.path} is ${JSON.stringify(leaf.value)}, which this service does not serve.`,
+        { field: leaf.path, allowed: caps[list] },
+      );
+    }
+  }
+  const tts = leaves.get("tts.language"), stt = leaves.get("stt.language");
+  if ((tts === undefined) !== (stt === undefined)) {
+    const given = (tts ?? stt)!;
+    const missing = given.path.replace(
+      /(tts|stt)\.language$/,
+      tts ? "stt.language" : "tts.language",
+    );
+    throw new ApiError(
+      400,
+      "invalid_config",
+      `The two language legs change together: ${given.path} needs ${missing} too.`,
+      { field: missing },
+    );
+  }
+  const idle = leaves.get("idle.timeout_ms");
+  if (idle && idle.value !== 0 && (+idle.value < IDLE_MIN_MS || +idle.value > IDLE_MAX_MS)) {
+    throw new ApiError(
+      400,
+      "invalid_config",
+      `${idle.path} must be 0 (off) or between ${IDLE_MIN_MS} and ${IDLE_MAX_MS} milliseconds.`,
+      { field: idle.path },
+    );
+  }
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const { key, value } of leaves.values()) {
+    const [section, name] = key.split(".");
+    (out[section] ??= {})[name] = value;
+  }
+  return out as ConfigJson;
+}

@@ -1,0 +1,169 @@
+// POST /api/v1/sessions.connect and sessions.create: the front door of every call.
+// Check order: credential (401) → origin (403) → rate (429) → body (413/400) → agent (404) →
+// recording (400) → node (500). Nothing is written before every check has passed.
+import type { Context } from "hono";
+import { newId } from "../../common/ids.ts";
+import { createSessionRecord, type NewSession, openSession } from "../../db/sessions.ts";
+import { getAgent } from "../../db/agents.ts";
+import { getSession } from "../../db/sessions.ts";
+import type { KeyGrant } from "../../db/keys.ts";
+import { logger } from "../../common/log.ts";
+import { adminOrSecretKey, apiKey } from "../auth/credentials.ts";
+import { originAllowed } from "../auth/origin.ts";
+import { readJson } from "../body.ts";
+import { ApiError } from "../errors.ts";
+import type { ApiDeps } from "../context.ts";
+import { type ConnectRequest, parseConnectBody } from "./parse.ts";
+
+const log = logger("connect");
+
+/** The path of the offer endpoint on a worker node (media/signaling serves it). */
+export function offerEndpoint(offerBaseUrl: string, sessionId: string): string {
+  return `${offerBaseUrl.replace(/\/+$/, "")}/sessions/${sessionId}/offer`;
+}
+
+interface Admitted {
+  req: ConnectRequest;
+  agentId: string;
+  workspaceId: string;
+  keyId: string | null;
+  recordEffective: boolean;
+}
+
+function checkOrigin(c: Context, grant: KeyGrant) {
+  if (grant.kind !== "publishable") return;
+  if (!originAllowed(c.req.header("origin"), grant.allowed_origins)) {
+    throw new ApiError(
+      403,
+      "origin_not_allowed",
+      "This publishable key may not be used from this origin.",
+      { origin: c.req.header("origin") ?? null },
+    );
+  }
+}
+
+function checkRate(deps: ApiDeps, keyId: string) {
+  const wait = deps.limiter.take(keyId);
+  if (wait > 0) {
+    throw new ApiError(
+      429,
+      "rate_limited",
+      "Too many sessions started with this key; retry later.",
+      { retry_after_seconds: wait },
+      { "Retry-After": String(wait) },
+    );
+  }
+}
+
+const agentNotFound = () =>
+  new ApiError(404, "agent_not_found", "No such agent in this key's workspace.");
+
+/** Every check of a connect body for a key's grant; returns what the session row needs. */
+async function admitKey(c: Context, deps: ApiDeps, grant: KeyGrant): Promise<Admitted> {
+  checkOrigin(c, grant);
+  checkRate(deps, grant.key_id);
+  const req = parseConnectBody(await readJson(c), deps.capabilities);
+  // A credential names exactly one agent; any other agent id, in this workspace or another, is
+  // not found for it.
+  if (req.agent_id !== grant.agent_id) throw agentNotFound();
+  if (req.input.record === true && grant.kind === "publishable") {
+    throw new ApiError(
+      400,
+      "recording_not_permitted",
+      "A publishable key cannot turn recording on; use a secret key from your server.",
+      { field: "record" },
+    );
+  }
+  return {
+    req,
+    agentId: grant.agent_id,
+    workspaceId: grant.workspace_id,
+    keyId: grant.key_id,
+    recordEffective: req.input.record ?? grant.record_by_default,
+  };
+}
+
+function newSession(a: Admitted, deps: ApiDeps, now = Date.now()): NewSession {
+  return {
+    session_id: newId("ses"),
+    agent_id: a.agentId,
+    workspace_id: a.workspaceId,
+    key_id: a.keyId,
+    token_id: newId("tok"),
+    token_expires_at: new Date(
+      (Math.floor(now / 1000) + deps.settings.tokenTtlSeconds) * 1000,
+    ),
+    agent_input: a.req.input,
+    display_name: a.req.input.display_name,
+    metadata: a.req.input.metadata,
+    record_requested: a.req.input.record,
+    record_effective: a.recordEffective,
+  };
+}
+
+export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
+  const grant = await apiKey(c, deps);
+  const admitted = await admitKey(c, deps, grant);
+  const session = newSession(admitted, deps);
+  const node = await openSession(deps.sql, session, deps.settings.nodeStaleSeconds);
+  if (!node) {
+    log.warn("no worker node for session", {
+      session_id: session.session_id,
+      agent_id: session.agent_id,
+    });
+    throw new ApiError(
+      500,
+      "missing_connect_params",
+      "No worker node is available to take this call; try again shortly.",
+      { session_id: session.session_id },
+    );
+  }
+  const { token } = await deps.signer.mint(
+    {
+      sid: session.session_id,
+      aud: node.node_id,
+      sub: session.agent_id,
+      ten: session.workspace_id,
+      input: session.agent_input,
+    },
+    { jti: session.token_id, expiresAt: session.token_expires_at },
+  );
+  log.info("session created", {
+    session_id: session.session_id,
+    agent_id: session.agent_id,
+    node_id: node.node_id,
+    key: grant.kind,
+  });
+  return c.json({
+    webrtc_request_params: {
+      endpoint: offerEndpoint(node.offer_base_url, session.session_id),
+      headers: { Authorization: `Bearer ${token}` },
+    },
+    session_id: session.session_id,
+  });
+}
+
+/** sessions.create: the same checks, then the record (status `created`) instead of parameters. */
+export async function create(c: Context, deps: ApiDeps): Promise<Response> {
+  const caller = await adminOrSecretKey(c, deps);
+  let admitted: Admitted;
+  if (caller.kind === "key") {
+    admitted = await admitKey(c, deps, caller.grant);
+  } else {
+    const req = parseConnectBody(await readJson(c), deps.capabilities);
+    const agent = await getAgent(deps.sql, req.agent_id);
+    if (!agent) throw agentNotFound();
+    admitted = {
+      req,
+      agentId: agent.agent_id,
+      workspaceId: agent.workspace_id,
+      keyId: null,
+      recordEffective: req.input.record ?? agent.record_by_default,
+    };
+  }
+  const session = newSession(admitted, deps);
+  await createSessionRecord(deps.sql, session);
+  const record = await getSession(deps.sql, session.session_id);
+  const { workspace_id: _ws, ...body } = record!;
+  return c.json(body);
+}

@@ -1,0 +1,18 @@
+// What the API's routes need, built once per process (api/service.ts) and passed in.
+import type { Pool } from "../db/client.ts";
+import type { Settings } from "../common/settings.ts";
+import type { TokenSigner } from "../common/token.ts";
+import type { Capabilities } from "../common/capabilities.ts";
+import type { KeyStore } from "./auth/key_store.ts";
+import type { RateLimiter } from "./auth/rate_limit.ts";
+
+export interface ApiDeps {
+  sql: Pool;
+  settings: Settings;
+  adminToken: string;
+  hashSecret: string;
+  signer: TokenSigner;
+  keys: KeyStore;
+  limiter: RateLimiter;
+  capabilities: Capabilities;
+}

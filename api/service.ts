@@ -1,0 +1,72 @@
+// Builds an API process's dependencies: database, secrets, key cache, and the expiry sweeper.
+import { type Database, openDatabase } from "../db/client.ts";
+import { settingOrCreate } from "../db/service_settings.ts";
+import { expireUnused } from "../db/sessions.ts";
+import type { Settings } from "../common/settings.ts";
+import { generateSigningJwk, TokenSigner } from "../common/token.ts";
+import { randomBase62 } from "../common/ids.ts";
+import { LOCAL_ENGINES } from "../common/capabilities.ts";
+import { logger } from "../common/log.ts";
+import { KeyStore } from "./auth/key_store.ts";
+import { RateLimiter } from "./auth/rate_limit.ts";
+import type { ApiDeps } from "./context.ts";
+
+const log = logger("api");
+
+/** The signing key: TOKEN_SIGNING_KEY, else one generated once and kept in the database. */
+export async function signingJwk(db: Database, settings: Settings): Promise<string> {
+  return settings.tokenSigningKey ??
+    await settingOrCreate(db.sql, "token_signing_key", generateSigningJwk);
+}
+
+export async function keyHashSecret(db: Database, settings: Settings): Promise<string> {
+  if (settings.keyHashSecret) return settings.keyHashSecret;
+  return await settingOrCreate(db.sql, "key_hash_secret", () => randomBase62(48));
+}
+
+export interface ApiService {
+  deps: ApiDeps;
+  close(): Promise<void>;
+}
+
+export async function startApiService(
+  db: Database,
+  settings: Settings,
+  options: { sweepMs?: number } = {},
+): Promise<ApiService> {
+  const hashSecret = await keyHashSecret(db, settings);
+  const signer = await TokenSigner.fromJwk(await signingJwk(db, settings));
+  const keys = new KeyStore(db.sql, hashSecret);
+  await keys.listen();
+  const adminToken = settings.adminToken ?? `adm_${randomBase62(32)}`;
+  const deps: ApiDeps = {
+    sql: db.sql,
+    settings,
+    adminToken,
+    hashSecret,
+    signer,
+    keys,
+    limiter: new RateLimiter(settings.rateLimitPerSecond, settings.rateLimitBurst),
+    capabilities: LOCAL_ENGINES,
+  };
+  let sweeping = false;
+  const sweeper = setInterval(async () => {
+    if (sweeping) return;
+    sweeping = true;
+    try {
+      const n = await expireUnused(db.sql);
+      if (n) log.info("expired unused sessions", { count: n });
+    } catch (err) {
+      log.warn("expiry sweep failed", { cause: (err as Error).message });
+    } finally {
+      sweeping = false;
+    }
+  }, options.sweepMs ?? 5000);
+  return {
+    deps,
+    close: async () => {
+      clearInterval(sweeper);
+      await keys.close();
+    },
+  };
+}

@@ -1,0 +1,51 @@
+// Operator configuration from the environment (names fixed in decisions.md).
+export interface Settings {
+  databaseUrl?: string;
+  dataDir: string;
+  adminToken?: string;
+  apiPort: number;
+  workerPort: number;
+  nodeId?: string;
+  workerPublicUrl?: string;
+  iceAddresses: string[];
+  tokenTtlSeconds: number;
+  keyHashSecret?: string;
+  tokenSigningKey?: string;
+  /** Per-key token bucket for sessions.connect: refills per second; 0 turns the limit off. */
+  rateLimitPerSecond: number;
+  rateLimitBurst: number;
+  /** A node whose heartbeat is older than this is never chosen. */
+  nodeStaleSeconds: number;
+  workerCapacity: number;
+}
+
+function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number`);
+  return n;
+}
+
+export function loadSettings(env: Record<string, string | undefined> = Deno.env.toObject()) {
+  const settings: Settings = {
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR || "data",
+    adminToken: env.ADMIN_TOKEN || undefined,
+    apiPort: int(env, "API_PORT", 8787),
+    workerPort: int(env, "WORKER_PORT", 8788),
+    nodeId: env.NODE_ID || undefined,
+    workerPublicUrl: env.WORKER_PUBLIC_URL || undefined,
+    iceAddresses: (env.ICE_ADDRESSES || "127.0.0.1").split(",").map((s) => s.trim()).filter(
+      Boolean,
+    ),
+    tokenTtlSeconds: int(env, "TOKEN_TTL_SECONDS", 300),
+    keyHashSecret: env.KEY_HASH_SECRET || undefined,
+    tokenSigningKey: env.TOKEN_SIGNING_KEY || undefined,
+    rateLimitPerSecond: int(env, "RATE_LIMIT_PER_SECOND", 50),
+    rateLimitBurst: int(env, "RATE_LIMIT_BURST", 100),
+    nodeStaleSeconds: int(env, "NODE_STALE_SECONDS", 10),
+    workerCapacity: int(env, "WORKER_CAPACITY", 50),
+  };
+  return settings;
+}

@@ -1,0 +1,54 @@
+// Worker nodes: registration, heartbeat, and the reservation counter that node choice reads.
+import type { Pool, Sql } from "./client.ts";
+
+export interface WorkerNode {
+  node_id: string;
+  offer_base_url: string;
+  capacity: number;
+  active_calls: number;
+  heartbeat_at: Date;
+  draining: boolean;
+}
+
+/**
+ * Registers (or re-registers after a restart) a node. Calls the node had in flight died with the
+ * old process: they are marked failed and the reservation counter starts again from zero.
+ */
+export async function registerNode(
+  sql: Pool,
+  node: { node_id: string; offer_base_url: string; capacity: number },
+): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`insert into worker_nodes (id, offer_base_url, capacity, active_calls, heartbeat_at,
+                                       draining, started_at)
+      values (${node.node_id}, ${node.offer_base_url}, ${node.capacity}, 0, now(), false, now())
+      on conflict (id) do update set offer_base_url = excluded.offer_base_url,
+        capacity = excluded.capacity, active_calls = 0, heartbeat_at = now(), draining = false,
+        started_at = now()`;
+    await tx`update sessions set status = 'failed', end_reason = 'worker_restarted',
+        ended_at = now()
+      where node_id = ${node.node_id} and status in ('created', 'connecting', 'active')`;
+  });
+}
+
+export async function heartbeat(
+  sql: Sql,
+  nodeId: string,
+  state: { draining?: boolean; capacity?: number } = {},
+): Promise<void> {
+  await sql`update worker_nodes set heartbeat_at = now(),
+      draining = coalesce(${state.draining ?? null}::boolean, draining),
+      capacity = coalesce(${state.capacity ?? null}::integer, capacity)
+    where id = ${nodeId}`;
+}
+
+export async function listNodes(sql: Sql): Promise<WorkerNode[]> {
+  return await sql<WorkerNode[]>`select id as node_id, offer_base_url, capacity, active_calls,
+    heartbeat_at, draining from worker_nodes order by id`;
+}
+
+export async function getNode(sql: Sql, nodeId: string): Promise<WorkerNode | undefined> {
+  const [row] = await sql<WorkerNode[]>`select id as node_id, offer_base_url, capacity,
+    active_calls, heartbeat_at, draining from worker_nodes where id = ${nodeId}`;
+  return row;
+}
