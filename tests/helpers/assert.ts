@@ -1,0 +1,29 @@
+// Assertions for Deno.test without jsr: node:assert underneath, @std/assert-like names.
+import assert from "node:assert/strict";
+
+export function assertEquals<T>(actual: T, expected: T, msg?: string): void {
+  assert.deepStrictEqual(actual, expected, msg);
+}
+
+export function assert_(cond: unknown, msg?: string): asserts cond {
+  assert.ok(cond, msg);
+}
+export { assert_ as assert };
+
+export function assertThrows<E extends Error>(
+  fn: () => unknown,
+  // deno-lint-ignore no-explicit-any
+  type: new (...args: any[]) => E,
+): E {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof type, `expected ${type.name}, got ${err}`);
+    return err as E;
+  }
+  throw new assert.AssertionError({ message: `expected ${type.name} to be thrown` });
+}
+
+export function assertMatch(actual: string, re: RegExp, msg?: string): void {
+  assert.match(actual, re, msg);
+}
