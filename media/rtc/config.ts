@@ -1,0 +1,62 @@
+/**
+ * werift configuration for the worker's peers (and the test caller): IPv4 only, ICE sockets
+ * bound to and advertised on the configured addresses, Opus 48 kHz/2 as PT 111 and VP8 as
+ * PT 96 so the Pipecat client's two video m-lines are answered rather than rejected.
+ */
+
+import { networkInterfaces } from "node:os";
+import { type RTCPeerConnectionConfig, RTCRtpCodecParameters } from "werift";
+
+export const OPUS_PAYLOAD_TYPE = 111;
+export const VP8_PAYLOAD_TYPE = 96;
+
+export interface IceOptions {
+  /** IPv4 addresses ICE binds and advertises (ICE_ADDRESSES), e.g. ["127.0.0.1"]. */
+  iceAddresses: string[];
+  /** Optional UDP port range [min, max] (min < max). */
+  icePortRange?: [number, number];
+}
+
+function isLocalAddress(addr: string): boolean {
+  if (addr === "127.0.0.1") return true;
+  return Object.values(networkInterfaces()).some((list) => list?.some((i) => i.address === addr));
+}
+
+export function peerConfig(options: IceOptions): RTCPeerConnectionConfig {
+  const addresses = options.iceAddresses;
+  if (addresses.length === 0) throw new Error("iceAddresses must list at least one address");
+  const bad = addresses.find((a) => !/^\d{1,3}(\.\d{1,3}){3}$/.test(a));
+  if (bad) throw new Error(`iceAddresses: ${bad} is not an IPv4 address`);
+  const allowed = new Set(addresses);
+  // Bind to the address when it is this host's own (e.g. loopback); an advertised address that
+  // is not local (1:1 NAT public IP) needs the socket on 0.0.0.0.
+  const bind = addresses.length === 1 && isLocalAddress(addresses[0]) ? addresses[0] : undefined;
+  return {
+    iceUseIpv4: true,
+    iceUseIpv6: false,
+    iceInterfaceAddresses: bind ? { udp4: bind } : undefined,
+    iceAdditionalHostAddresses: [...addresses],
+    iceFilterCandidatePair: (pair) => allowed.has(pair.localCandidate.host),
+    icePortRange: options.icePortRange,
+    bundlePolicy: "max-bundle",
+    // Same as aiortc/Pipecat: the client sizes its own messages from a=max-message-size.
+    maxMessageSize: 65536,
+    codecs: {
+      audio: [
+        new RTCRtpCodecParameters({
+          mimeType: "audio/opus",
+          clockRate: 48000,
+          channels: 2,
+          payloadType: OPUS_PAYLOAD_TYPE,
+        }),
+      ],
+      video: [
+        new RTCRtpCodecParameters({
+          mimeType: "video/VP8",
+          clockRate: 90000,
+          payloadType: VP8_PAYLOAD_TYPE,
+        }),
+      ],
+    },
+  };
+}

@@ -1,0 +1,241 @@
+/**
+ * The worker's side of one WebRTC call: answers the Pipecat small-webrtc client's offer with
+ * werift (browser-client-protocol.md §1.4, §2.2) and exposes the few things a call needs —
+ * remote audio RTP, the client's "chat" data channel, connection states, and an Opus RTP sender
+ * on the mid-0 audio m-line.
+ */
+
+import {
+  type MediaStreamTrack,
+  type RTCDataChannel,
+  RTCPeerConnection,
+  type RTCRtpTransceiver,
+  type RtpPacket,
+} from "werift";
+import { type IceOptions, peerConfig } from "./config.ts";
+import { Emitter } from "./emitter.ts";
+import { OpusRtpSender } from "./rtp_sender.ts";
+import { keepCandidates, mediaSections } from "./sdp.ts";
+
+export interface SessionDescriptionInit {
+  type: "offer" | "answer";
+  sdp: string;
+}
+
+/** A trickled candidate as the Pipecat client PATCHes it (snake_case fields). */
+export interface TrickleCandidate {
+  candidate: string;
+  sdp_mid?: string | null;
+  sdp_mline_index?: number | null;
+}
+
+export interface PeerOptions extends IceOptions {
+  /** Longest wait for ICE gathering before answering anyway (default 5000 ms). */
+  gatherTimeoutMs?: number;
+  /** Chat messages kept while the channel is not open yet (default 50, like Pipecat). */
+  maxQueuedChat?: number;
+  /** pc_id to use (default: a fresh random id). */
+  id?: string;
+}
+
+export type PeerState = "new" | "connecting" | "connected" | "disconnected" | "failed" | "closed";
+
+/** The offer cannot be answered whatever the retry (signalling should reply 4xx). */
+export class OfferError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "OfferError";
+  }
+}
+
+export const CHAT_LABEL = "chat";
+
+export class WorkerPeer {
+  readonly id: string;
+  readonly pc: RTCPeerConnection;
+  /** Remote (caller) audio RTP packets from the mid-0 audio m-line. */
+  readonly onAudioRtp = new Emitter<[RtpPacket]>();
+  readonly onChatOpen = new Emitter();
+  /** Text frames on the chat channel (binary frames are decoded as UTF-8). */
+  readonly onChatMessage = new Emitter<[string]>();
+  readonly onChatClose = new Emitter();
+  readonly onState = new Emitter<[PeerState]>();
+
+  #options: PeerOptions;
+  #allowed: Set<string>;
+  #audio: RTCRtpTransceiver | undefined;
+  #rtp: OpusRtpSender | undefined;
+  #tracks = new Set<MediaStreamTrack>();
+  #chat: RTCDataChannel | undefined;
+  #queue: string[] = [];
+  #closed = false;
+  #lastState: PeerState = "new";
+
+  private constructor(options: PeerOptions) {
+    this.#options = options;
+    this.#allowed = new Set(options.iceAddresses);
+    this.id = options.id ?? `pc_${crypto.randomUUID().replaceAll("-", "")}`;
+    this.pc = new RTCPeerConnection(peerConfig(options));
+    this.pc.connectionStateChange.subscribe((s) => this.#setState(s));
+    this.pc.onDataChannel.subscribe((dc) => this.#adoptChannel(dc));
+  }
+
+  /** Creates a peer for `offer` and returns it with the complete answer (candidates inside). */
+  static async answer(
+    offer: SessionDescriptionInit,
+    options: PeerOptions,
+  ): Promise<{ peer: WorkerPeer; answer: SessionDescriptionInit }> {
+    const peer = new WorkerPeer(options);
+    try {
+      const answer = await peer.#answer(offer);
+      return { peer, answer };
+    } catch (e) {
+      await peer.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Answers a new offer on this peer (Pipecat's in-place renegotiation, `restart_pc: false`).
+   * An offer with fresh ICE credentials restarts ICE; werift gathers again before the answer.
+   */
+  renegotiate(offer: SessionDescriptionInit): Promise<SessionDescriptionInit> {
+    if (this.#closed) throw new Error("peer is closed");
+    return this.#answer(offer);
+  }
+
+  /** Adds a trickled candidate; returns false for the empty end-of-candidates marker. */
+  async addIceCandidate(c: TrickleCandidate): Promise<boolean> {
+    const candidate = c.candidate?.trim() ?? "";
+    if (candidate === "") return false;
+    await this.pc.addIceCandidate({
+      candidate: candidate.replace(/^a=/, ""),
+      sdpMid: c.sdp_mid ?? undefined,
+      sdpMLineIndex: c.sdp_mline_index ?? undefined,
+    });
+    return true;
+  }
+
+  get state(): PeerState {
+    return this.pc.connectionState;
+  }
+
+  /** The Opus RTP sender on the mid-0 audio m-line. */
+  get audio(): OpusRtpSender {
+    if (!this.#rtp) throw new Error("no audio sender before the offer is answered");
+    return this.#rtp;
+  }
+
+  get chatOpen(): boolean {
+    return this.#chat?.readyState === "open";
+  }
+
+  /** Sends a text frame on the chat channel, or queues it until the channel opens. */
+  sendChat(text: string): void {
+    if (this.#chat?.readyState === "open") {
+      this.#chat.send(text);
+      return;
+    }
+    const max = this.#options.maxQueuedChat ?? 50;
+    if (this.#queue.length >= max) this.#queue.shift();
+    this.#queue.push(text);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#queue.length = 0;
+    await this.pc.close();
+    // werift does not always report "closed" through connectionStateChange on a local close.
+    this.#setState("closed");
+    for (
+      const e of [
+        this.onAudioRtp,
+        this.onChatOpen,
+        this.onChatMessage,
+        this.onChatClose,
+        this.onState,
+      ]
+    ) e.clear();
+  }
+
+  #setState(state: PeerState): void {
+    if (state === this.#lastState) return;
+    this.#lastState = state;
+    this.onState.emit(state);
+  }
+
+  async #answer(offer: SessionDescriptionInit): Promise<SessionDescriptionInit> {
+    if (offer?.type !== "offer" || typeof offer.sdp !== "string" || !offer.sdp.startsWith("v=")) {
+      throw new OfferError("expected {type: 'offer', sdp}");
+    }
+    const sections = mediaSections(offer.sdp);
+    if (!sections.some((m) => m.kind === "audio" && m.port !== 0)) {
+      throw new OfferError("the offer has no audio m-line");
+    }
+    try {
+      await this.pc.setRemoteDescription({ type: "offer", sdp: offer.sdp });
+    } catch (e) {
+      throw new OfferError(`offer rejected: ${(e as Error).message}`);
+    }
+    this.#setUpAudio();
+    const answer = await this.pc.createAnswer();
+    await this.pc.setLocalDescription(answer);
+    await this.#gathered();
+    const sdp = this.pc.localDescription?.sdp;
+    if (!sdp) throw new Error("no local description after answering");
+    return { type: "answer", sdp: keepCandidates(sdp, this.#allowed) };
+  }
+
+  /** Mid 0 (the first audio m-line) becomes sendrecv: caller audio in, bot audio out. */
+  #setUpAudio(): void {
+    const audio = this.pc.getTransceivers().find((t) => t.kind === "audio" && !t.stopped);
+    if (!audio) throw new OfferError("no audio transceiver after the offer");
+    audio.setDirection("sendrecv");
+    if (audio !== this.#audio) {
+      this.#audio = audio;
+      this.#rtp = new OpusRtpSender(audio.sender);
+      audio.onTrack.subscribe((track) => this.#listen(track));
+      if (audio.receiver.track) this.#listen(audio.receiver.track);
+    }
+  }
+
+  #listen(track: MediaStreamTrack): void {
+    if (this.#tracks.has(track)) return;
+    this.#tracks.add(track);
+    track.onReceiveRtp.subscribe((rtp) => this.onAudioRtp.emit(rtp));
+  }
+
+  #adoptChannel(dc: RTCDataChannel): void {
+    // The client only listens on the channel it created; any other label is not ours.
+    if (dc.label !== CHAT_LABEL) return;
+    this.#chat = dc;
+    dc.onMessage.subscribe((data) => {
+      this.onChatMessage.emit(typeof data === "string" ? data : new TextDecoder().decode(data));
+    });
+    const opened = () => {
+      for (const text of this.#queue.splice(0)) dc.send(text);
+      this.onChatOpen.emit();
+    };
+    dc.stateChanged.subscribe((state) => {
+      if (state === "open") opened();
+      else if (state === "closed") this.onChatClose.emit();
+    });
+    if (dc.readyState === "open") opened();
+  }
+
+  #gathered(): Promise<void> {
+    if (this.pc.iceGatheringState === "complete") return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.#options.gatherTimeoutMs ?? 5000);
+      const { unSubscribe } = this.pc.iceGatheringStateChange.subscribe((s) => {
+        if (s === "complete") done();
+      });
+      function done() {
+        clearTimeout(timer);
+        unSubscribe();
+        resolve();
+      }
+    });
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Wraps Opus packets as RTP for one audio sender: sequence numbers +1 and timestamps +960
+ * (20 ms at the 48 kHz RTP clock) per packet, random starting points (RFC 3550 §5.1).
+ * werift stamps the negotiated payload type and the sender's SSRC on the way out.
+ */
+
+import { Buffer } from "node:buffer";
+import { RtpHeader, RtpPacket } from "werift";
+import { OPUS_PAYLOAD_TYPE } from "./config.ts";
+
+/** What the wrapper needs from werift's RTCRtpSender. */
+export interface RtpSink {
+  readonly ssrc: number;
+  sendRtp(packet: RtpPacket): Promise<void>;
+}
+
+export const OPUS_SAMPLES_PER_20MS = 960;
+
+export class OpusRtpSender {
+  #sink: RtpSink;
+  #seq: number;
+  #ts: number;
+  #marker = true;
+  /** Packets handed to the sink. */
+  sent = 0;
+  /** Send failures (DTLS write errors); sending keeps going. */
+  errors = 0;
+  #onError = (_e: unknown) => {
+    this.errors++;
+  };
+
+  constructor(sink: RtpSink, start: { sequenceNumber?: number; timestamp?: number } = {}) {
+    this.#sink = sink;
+    const rnd = crypto.getRandomValues(new Uint32Array(2));
+    this.#seq = (start.sequenceNumber ?? rnd[0]) & 0xffff;
+    this.#ts = (start.timestamp ?? rnd[1]) >>> 0;
+  }
+
+  get ssrc(): number {
+    return this.#sink.ssrc;
+  }
+  /** Sequence number of the next packet. */
+  get sequenceNumber(): number {
+    return this.#seq;
+  }
+  /** RTP timestamp of the next packet. */
+  get timestamp(): number {
+    return this.#ts;
+  }
+
+  /**
+   * Sends one Opus packet (copied: the encoder's buffer is reused). `samples` is its duration
+   * at 48 kHz (960 for 20 ms). The first packet after start()/talkspurt() carries the marker.
+   */
+  send(opus: Uint8Array, samples = OPUS_SAMPLES_PER_20MS): void {
+    const header = new RtpHeader({
+      payloadType: OPUS_PAYLOAD_TYPE,
+      sequenceNumber: this.#seq,
+      timestamp: this.#ts,
+      ssrc: this.#sink.ssrc,
+      marker: this.#marker,
+    });
+    this.#marker = false;
+    this.#seq = (this.#seq + 1) & 0xffff;
+    this.#ts = (this.#ts + samples) >>> 0;
+    this.sent++;
+    this.#sink.sendRtp(new RtpPacket(header, Buffer.from(opus))).catch(this.#onError);
+  }
+
+  /**
+   * Advances the timestamp over frames that were not sent (pacer skipped them), so the
+   * receiver's clock stays in step with real time. Sequence numbers do not move: nothing was lost.
+   */
+  skip(frames: number, samplesPerFrame = OPUS_SAMPLES_PER_20MS): void {
+    this.#ts = (this.#ts + frames * samplesPerFrame) >>> 0;
+    this.#marker = true;
+  }
+
+  /** Marks the next packet as the start of a talkspurt (after silence that was not sent). */
+  talkspurt(): void {
+    this.#marker = true;
+  }
+}
