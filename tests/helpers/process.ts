@@ -1,0 +1,54 @@
+// Child processes of this project (an API, a worker) for tests that need more than one process.
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+export interface Child {
+  process: Deno.ChildProcess;
+  output(): string;
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+/** Runs `deno run -A <script>` with `env`, collecting its output. */
+export function spawnDeno(script: string, env: Record<string, string>): Child {
+  const process = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", script],
+    env: { NO_COLOR: "1", ...env },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let text = "";
+  const decoder = new TextDecoder();
+  const collect = (s: ReadableStream<Uint8Array>) =>
+    s.pipeTo(new WritableStream({ write: (c) => void (text += decoder.decode(c)) }));
+  const done = Promise.all([collect(process.stdout), collect(process.stderr)]);
+  return {
+    process,
+    output: () => text,
+    async stop(signal: Deno.Signal = "SIGTERM") {
+      try {
+        process.kill(signal);
+      } catch { /* already gone */ }
+      const status = await process.status;
+      await done;
+      return status;
+    },
+  };
+}
+
+/** Polls `url` until it answers 200, or throws with the child's output after `ms`. */
+export async function waitHealthy(url: string, child: Child, ms = 30_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(url);
+      await res.body?.cancel();
+      if (res.ok) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} never became healthy:\n${child.output()}`);
+}
