@@ -29,3 +29,22 @@ export async function freshDatabase(
     },
   };
 }
+
+/**
+ * Registers `fn` as a test on the embedded PGlite and, when DATABASE_URL is set, on the real
+ * PostgreSQL too: the DB layer must behave the same on both.
+ */
+export function testOnEveryDatabase(name: string, fn: (db: Database) => Promise<void>): void {
+  const targets: [string, boolean][] = [["pglite", true]];
+  if (realPostgresUrl) targets.unshift(["postgres", false]);
+  for (const [label, embedded] of targets) {
+    Deno.test(`[${label}] ${name}`, async () => {
+      const db = await freshDatabase({ embedded });
+      try {
+        await fn(db);
+      } finally {
+        await db.close();
+      }
+    });
+  }
+}
