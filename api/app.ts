@@ -10,6 +10,7 @@ import * as agents from "./admin/agents.ts";
 import * as keys from "./admin/keys.ts";
 import * as sessions from "./admin/sessions.ts";
 import { capabilities } from "./capabilities.ts";
+import { mountMcp } from "./mcp/http.ts";
 import { logger } from "../common/log.ts";
 
 const log = logger("api");
@@ -60,6 +61,7 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
       return c.json({ ok: false, database: "down" }, 503);
     }
   });
+  mountMcp(app, deps.adminToken);
   extend?.(app);
 
   app.notFound((c) =>

@@ -1,37 +1,32 @@
 // `deno task mcp` as an MCP client launches it: a child process speaking MCP on stdio, calling
 // a real API over HTTP with the admin token from its environment.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { LineStreamTransport } from "../api/mcp/stream_transport.ts";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { startTestApi } from "./helpers/api_server.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 
-/**
- * `deno run cli/mcp.ts` as a child, with an SDK Client on its pipes. close() hangs up stdin
- * and waits for the child to exit on its own (a server that does not is a bug worth failing).
- */
+/** `deno run cli/mcp.ts` launched by the SDK's stdio client, as an MCP host would. */
 async function stdioSession(env: Record<string, string>) {
-  const child = new Deno.Command(Deno.execPath(), {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
     args: ["run", "-A", "--no-check", "cli/mcp.ts"],
     cwd: ROOT,
-    env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const stderr = new Response(child.stderr).text();
+    env: { ...Deno.env.toObject(), ...env },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => (stderr += new TextDecoder().decode(chunk)));
   const client = new Client({ name: "mcp-stdio-test", version: "1.0.0" });
-  await client.connect(new LineStreamTransport(child.stdout, child.stdin));
+  await client.connect(transport);
   return {
     client,
+    /** Closes the session (the SDK ends the child) and returns what it wrote to stderr. */
     close: async () => {
       await client.close();
-      const status = await child.status;
-      const diagnostics = await stderr;
-      assertEquals(status.code, 0, diagnostics);
-      return diagnostics;
+      return stderr;
     },
   };
 }
@@ -85,7 +80,9 @@ Deno.test("MCP over stdio: create_agent and list_agents against the API", async 
     assertEquals(missing.content[0], { type: "text", text: "session_not_found: No such session." });
   } finally {
     try {
-      assert(!(await close()).includes(TOKEN), "the admin token is never logged");
+      const diagnostics = await close();
+      assertMatch(diagnostics, /MCP server on stdio/);
+      assert(!diagnostics.includes(TOKEN), "the admin token is never logged");
     } finally {
       await api.close();
     }
@@ -102,7 +99,9 @@ Deno.test("MCP over stdio: a wrong admin token is a tool error, not a crash", as
     assertMatch((res.content[0] as { text: string }).text, /^unauthorized: /);
   } finally {
     try {
-      assert(!(await close()).includes(TOKEN), "the admin token is never logged");
+      const diagnostics = await close();
+      assertMatch(diagnostics, /MCP server on stdio/);
+      assert(!diagnostics.includes(TOKEN), "the admin token is never logged");
     } finally {
       await api.close();
     }
