@@ -148,15 +148,9 @@ export class WorkerPeer {
     await this.pc.close();
     // werift does not always report "closed" through connectionStateChange on a local close.
     this.#setState("closed");
-    for (
-      const e of [
-        this.onAudioRtp,
-        this.onChatOpen,
-        this.onChatMessage,
-        this.onChatClose,
-        this.onState,
-      ]
-    ) e.clear();
+    const events = [this.onAudioRtp, this.onChatOpen, this.onChatMessage, this.onChatClose];
+    for (const e of events) e.clear();
+    this.onState.clear();
   }
 
   #setState(state: PeerState): void {
