@@ -1,0 +1,231 @@
+// `deno task admin <resource> <action> [flags]`: the operator CLI over the admin JSON routes.
+// Replies go to stdout as JSON; a refusal's error envelope goes to stderr with exit code 1;
+// a usage mistake exits 2 before anything is sent.
+import { parseArgs } from "node:util";
+import { ApiUnreachable, DEFAULT_API_URL, httpAdminCall } from "./api_client.ts";
+
+type FlagType = "string" | "boolean" | "strings" | "integer";
+
+interface Flag {
+  type: FlagType;
+  /** The body field; defaults to the flag name with dashes as underscores. */
+  field?: string;
+  /** The value's placeholder in --help. */
+  value?: string;
+}
+
+interface Command {
+  route: string;
+  summary: string;
+  required: string[];
+  optional: string[];
+}
+
+const FLAGS: Record<string, Flag> = {
+  tenant: { type: "string", value: "TENANT" },
+  name: { type: "string", value: "NAME" },
+  "brain-url": { type: "string", value: "WS_URL" },
+  "record-by-default": { type: "boolean" },
+  "agent-id": { type: "string", value: "ID" },
+  kind: { type: "string", value: "secret|publishable" },
+  origin: { type: "strings", field: "allowed_origins", value: "ORIGIN" },
+  "key-id": { type: "string", value: "ID" },
+  "session-id": { type: "string", value: "ID" },
+  status: { type: "string", value: "STATUS" },
+  limit: { type: "integer", value: "N" },
+  cursor: { type: "string", value: "CURSOR" },
+};
+
+const COMMANDS: Record<string, Command> = {
+  "agents create": {
+    route: "agents.create",
+    summary: "create an agent and its first secret key (shown once)",
+    required: ["tenant", "name", "brain-url"],
+    optional: ["record-by-default"],
+  },
+  "agents list": {
+    route: "agents.list",
+    summary: "list agents",
+    required: [],
+    optional: ["tenant"],
+  },
+  "agents get": { route: "agents.get", summary: "one agent", required: ["agent-id"], optional: [] },
+  "agents update": {
+    route: "agents.update",
+    summary: "change name, brain URL or recording default",
+    required: ["agent-id"],
+    optional: ["name", "brain-url", "record-by-default"],
+  },
+  "agents delete": {
+    route: "agents.delete",
+    summary: "delete an agent and revoke its keys",
+    required: ["agent-id"],
+    optional: [],
+  },
+  "keys create": {
+    route: "keys.create",
+    summary: "new key; --origin (repeatable) for publishable keys",
+    required: ["agent-id", "kind"],
+    optional: ["origin"],
+  },
+  "keys list": {
+    route: "keys.list",
+    summary: "an agent's keys",
+    required: ["agent-id"],
+    optional: [],
+  },
+  "keys revoke": {
+    route: "keys.revoke",
+    summary: "revoke a key",
+    required: ["key-id"],
+    optional: [],
+  },
+  "sessions get": {
+    route: "sessions.get",
+    summary: "a session record",
+    required: ["session-id"],
+    optional: [],
+  },
+  "sessions list": {
+    route: "sessions.list",
+    summary: "sessions, newest first",
+    required: [],
+    optional: ["agent-id", "status", "limit", "cursor"],
+  },
+};
+
+const flagUsage = (f: string) => FLAGS[f].value ? `--${f} ${FLAGS[f].value}` : `--${f}`;
+
+/** The --help text. */
+export function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, cmd]) => {
+    const flags = [
+      ...cmd.required.map(flagUsage),
+      ...cmd.optional.map((f) => `[${flagUsage(f)}]`),
+    ].join(" ");
+    return `  ${name} ${flags}\n      ${cmd.summary}`;
+  });
+  return [
+    "Usage: deno task admin <resource> <action> [flags]",
+    "",
+    "Commands:",
+    ...lines,
+    "",
+    "Connection (flags win over the environment):",
+    `  --api-url URL        or API_URL (default ${DEFAULT_API_URL})`,
+    "  --admin-token TOKEN  or ADMIN_TOKEN (prefer the environment: flags show in ps)",
+    "",
+    "--record-by-default may be negated as --no-record-by-default (agents update).",
+    "Prints the JSON reply on stdout; on refusal prints the error envelope on stderr, exit 1.",
+  ].join("\n");
+}
+
+export class UsageError extends Error {}
+
+/** What one invocation asks for: the route, its JSON body and where to send it. */
+export interface Invocation {
+  route: string;
+  body: Record<string, unknown>;
+  apiUrl: string;
+  adminToken: string;
+}
+
+/**
+ * Parses argv into an invocation, or null for --help. Throws UsageError for anything the
+ * API would refuse for a reason the operator can fix from the command line alone.
+ */
+export function parseInvocation(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Invocation | null {
+  const options: Record<string, { type: "string" | "boolean"; multiple?: boolean }> = {
+    help: { type: "boolean" },
+    "api-url": { type: "string" },
+    "admin-token": { type: "string" },
+  };
+  for (const [name, flag] of Object.entries(FLAGS)) {
+    options[name] = flag.type === "boolean"
+      ? { type: "boolean" }
+      : { type: "string", multiple: flag.type === "strings" };
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options,
+      allowPositionals: true,
+      allowNegative: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) return null;
+  const name = positionals.join(" ");
+  const cmd = COMMANDS[name];
+  if (!cmd) throw new UsageError(`Unknown command "${name}".`);
+
+  const allowed = new Set([...cmd.required, ...cmd.optional]);
+  for (const f of Object.keys(FLAGS)) {
+    if (values[f] !== undefined && !allowed.has(f)) {
+      throw new UsageError(`"${name}" takes no --${f}.`);
+    }
+  }
+  const missing = cmd.required.filter((f) => values[f] === undefined);
+  if (missing.length) {
+    throw new UsageError(`"${name}" needs ${missing.map((f) => `--${f}`).join(", ")}.`);
+  }
+
+  const body: Record<string, unknown> = {};
+  for (const f of allowed) {
+    const value = values[f];
+    if (value === undefined) continue;
+    const flag = FLAGS[f];
+    const field = flag.field ?? f.replaceAll("-", "_");
+    if (flag.type === "integer") {
+      const n = Number(value);
+      if (!Number.isInteger(n)) throw new UsageError(`--${f} must be an integer.`);
+      body[field] = n;
+    } else {
+      body[field] = value;
+    }
+  }
+
+  const adminToken = (values["admin-token"] as string | undefined) || env.ADMIN_TOKEN;
+  if (!adminToken) throw new UsageError("Set ADMIN_TOKEN (or pass --admin-token).");
+  const apiUrl = (values["api-url"] as string | undefined) || env.API_URL || DEFAULT_API_URL;
+  return { route: cmd.route, body, apiUrl, adminToken };
+}
+
+/** Runs the CLI; returns the process exit code. */
+export async function main(args: string[], env = Deno.env.toObject()): Promise<number> {
+  let inv: Invocation | null;
+  try {
+    inv = parseInvocation(args, env);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    console.error(`${err.message}\n\n${usage()}`);
+    return 2;
+  }
+  if (!inv) {
+    console.log(usage());
+    return 0;
+  }
+  try {
+    const reply = await httpAdminCall(inv.apiUrl, inv.adminToken)(`/api/v1/${inv.route}`, inv.body);
+    const text = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body, null, 2);
+    if (reply.status >= 200 && reply.status < 300) {
+      console.log(text);
+      return 0;
+    }
+    console.error(text);
+    return 1;
+  } catch (err) {
+    if (!(err instanceof ApiUnreachable)) throw err;
+    console.error(err.message);
+    return 1;
+  }
+}
+
+if (import.meta.main) Deno.exit(await main(Deno.args));
