@@ -2,8 +2,8 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { cors } from "hono/cors";
-import { ApiError, errorResponse } from "./errors.ts";
-import { correlation } from "./correlation.ts";
+import { ApiError, errorResponse } from "../common/http/errors.ts";
+import { correlation } from "../common/http/correlation.ts";
 import type { ApiDeps } from "./context.ts";
 import * as connectRoutes from "./connect/route.ts";
 import * as agents from "./admin/agents.ts";

@@ -3,7 +3,8 @@ import { type Database, openDatabase } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
 import { expireUnused } from "../db/sessions.ts";
 import type { Settings } from "../common/settings.ts";
-import { generateSigningJwk, TokenSigner } from "../common/token.ts";
+import { TokenSigner } from "../common/token.ts";
+import { signingJwk } from "../common/signing_key.ts";
 import { randomBase62 } from "../common/ids.ts";
 import { LOCAL_ENGINES } from "../common/capabilities.ts";
 import { logger } from "../common/log.ts";
@@ -12,12 +13,6 @@ import { RateLimiter } from "./auth/rate_limit.ts";
 import type { ApiDeps } from "./context.ts";
 
 const log = logger("api");
-
-/** The signing key: TOKEN_SIGNING_KEY, else one generated once and kept in the database. */
-export async function signingJwk(db: Database, settings: Settings): Promise<string> {
-  return settings.tokenSigningKey ??
-    await settingOrCreate(db.sql, "token_signing_key", generateSigningJwk);
-}
 
 export async function keyHashSecret(db: Database, settings: Settings): Promise<string> {
   if (settings.keyHashSecret) return settings.keyHashSecret;

@@ -1,9 +1,12 @@
-// `deno task worker`: one media worker node. Registers its node and heartbeats it; the offer
-// endpoint and the call pipeline hang off this process.
+// `deno task worker`: one media worker node. Registers and heartbeats its node, serves the
+// offer endpoint sessions.connect hands out, and runs the calls that arrive.
 import { openDatabase } from "../db/client.ts";
 import { loadSettings } from "../common/settings.ts";
 import { logger } from "../common/log.ts";
+import { TokenVerifier } from "../common/token.ts";
+import { signingJwk } from "../common/signing_key.ts";
 import { registerWorkerNode } from "./node/registration.ts";
+import { createWorkerApp, type WorkerContext } from "./worker.ts";
 
 const log = logger("worker");
 
@@ -18,25 +21,31 @@ if (import.meta.main) {
   const db = await openDatabase({ url: settings.databaseUrl, max: 4 });
   const port = settings.workerPort;
   const nodeId = settings.nodeId ?? `node-${Deno.hostname()}-${port}`;
+  const context: WorkerContext = {
+    sql: db.sql,
+    nodeId,
+    verifier: await TokenVerifier.fromJwk(await signingJwk(db, settings)),
+    iceAddresses: settings.iceAddresses,
+    calls: new Map(),
+  };
   const ac = new AbortController();
   const server = Deno.serve({
     hostname: "0.0.0.0",
     port,
     signal: ac.signal,
     onListen: ({ port }) => log.info("listening", { node_id: nodeId, port }),
-  }, (req) => {
-    const url = new URL(req.url);
-    if (url.pathname === "/healthz") return Response.json({ ok: true, node_id: nodeId });
-    return Response.json({ error: { code: "not_found", message: "No such route.", details: {} } }, {
-      status: 404,
-    });
-  });
+  }, createWorkerApp(context).fetch);
   const registration = await registerWorkerNode(db.sql, {
     node_id: nodeId,
     offer_base_url: settings.workerPublicUrl ?? `http://127.0.0.1:${port}`,
     capacity: settings.workerCapacity,
   });
+  let stopping = false;
   const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await registration.setDraining(true).catch(() => {});
+    await Promise.all([...context.calls.values()].map((c) => c.end("ended", "worker_shutdown")));
     await registration.stop();
     ac.abort();
     await server.finished;

@@ -4,7 +4,7 @@ import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "../
 import { createKey } from "../../db/keys.ts";
 import { requireAdmin } from "../auth/credentials.ts";
 import { optionalBool, optionalString, readObject, requiredString } from "../body.ts";
-import { ApiError, invalidRequest } from "../errors.ts";
+import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 
 export const agentNotFound = () => new ApiError(404, "agent_not_found", "No such agent.");

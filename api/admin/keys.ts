@@ -5,7 +5,7 @@ import { createKey, listKeys, revokeKey } from "../../db/keys.ts";
 import { requireAdmin } from "../auth/credentials.ts";
 import { normalizeOrigin } from "../auth/origin.ts";
 import { optionalStringArray, readObject, requiredString } from "../body.ts";
-import { ApiError, invalidRequest } from "../errors.ts";
+import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 import { agentNotFound } from "./agents.ts";
 

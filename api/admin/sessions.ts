@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { getSession, listSessions, type SessionStatus } from "../../db/sessions.ts";
 import { adminOrSecretKey, type Caller } from "../auth/credentials.ts";
 import { optionalString, readObject, requiredString } from "../body.ts";
-import { ApiError, invalidRequest } from "../errors.ts";
+import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 
 const STATUSES: SessionStatus[] = ["created", "connecting", "active", "ended", "failed", "expired"];

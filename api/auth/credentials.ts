@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { timingSafeEqual } from "node:crypto";
 import { kindOfRawKey } from "../../common/key_hash.ts";
 import type { KeyGrant } from "../../db/keys.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 
 export type Caller = { kind: "admin" } | { kind: "key"; grant: KeyGrant };

@@ -47,7 +47,7 @@ export class KeyStore {
     });
     this.unlisten = () => sub.unlisten();
     await this.sql`select pg_notify(${KEYS_CHANNEL}, ${probe})`;
-    let timer = 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const delivered = await Promise.race([
       arrived.then(() => true),
       new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 500))),

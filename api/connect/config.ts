@@ -4,7 +4,7 @@
 import protobuf from "protobufjs";
 import { ConfigType } from "../../proto/mod.ts";
 import type { Capabilities } from "../../common/capabilities.ts";
-import { ApiError, invalidRequest } from "../errors.ts";
+import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 
 /** One set field: its canonical path ("tts.voice"), its value, and where the request put it. */
 export interface ConfigLeaf {

@@ -2,7 +2,7 @@
 // and every bound.
 import { assertEquals, assertThrows } from "../../tests/helpers/assert.ts";
 import { LOCAL_ENGINES } from "../../common/capabilities.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../common/http/errors.ts";
 import { LIMITS, parseConnectBody } from "./parse.ts";
 
 const parse = (body: unknown) => parseConnectBody(body, LOCAL_ENGINES);

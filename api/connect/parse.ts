@@ -2,7 +2,7 @@
 // Both request forms of the spec are read and may be mixed; they mean the same thing
 // (decisions.md), and a field given in both forms with different values is refused.
 import type { Capabilities } from "../../common/capabilities.ts";
-import { ApiError, invalidRequest } from "../errors.ts";
+import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import {
   checkConfig,
   type ConfigJson,

@@ -11,7 +11,7 @@ import { logger } from "../../common/log.ts";
 import { adminOrSecretKey, apiKey } from "../auth/credentials.ts";
 import { originAllowed } from "../auth/origin.ts";
 import { readJson } from "../body.ts";
-import { ApiError } from "../errors.ts";
+import { ApiError } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 import { type ConnectRequest, parseConnectBody } from "./parse.ts";
 

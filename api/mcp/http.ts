@@ -4,7 +4,7 @@
 import type { Context, Hono } from "hono";
 import { timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { ApiError, errorResponse } from "../errors.ts";
+import { ApiError, errorResponse } from "../../common/http/errors.ts";
 import { type AdminCall, createMcpServer } from "./tools.ts";
 
 const BEARER = /^Bearer ([\x21-\x7e]+)$/i;

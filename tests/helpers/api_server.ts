@@ -107,12 +107,12 @@ export const PAGE_ORIGIN = "http://127.0.0.1:5173";
 export async function makeTenant(
   api: TestApi,
   tenant = "acme",
-  options: { record_by_default?: boolean; origins?: string[] } = {},
+  options: { record_by_default?: boolean; origins?: string[]; brain_url?: string } = {},
 ): Promise<Tenant> {
   const made = await api.admin("/api/v1/agents.create", {
     tenant,
     name: "Support",
-    brain_url: "wss://brain.example.test/voice",
+    brain_url: options.brain_url ?? "wss://brain.example.test/voice",
     record_by_default: options.record_by_default ?? false,
   });
   if (made.status !== 200) throw new Error(`agents.create: ${JSON.stringify(made.body)}`);

@@ -52,3 +52,42 @@ export async function waitHealthy(url: string, child: Child, ms = 30_000): Promi
   }
   throw new Error(`${url} never became healthy:\n${child.output()}`);
 }
+
+export interface WorkerProcess {
+  url: string;
+  nodeId: string;
+  child: Child;
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+/** A real worker process (`media/main.ts`) on a free port, registered in `databaseUrl`. */
+export async function startWorkerProcess(
+  databaseUrl: string,
+  nodeId = `node-${crypto.randomUUID().slice(0, 8)}`,
+  env: Record<string, string> = {},
+): Promise<WorkerProcess> {
+  const port = freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawnDeno("media/main.ts", {
+    DATABASE_URL: databaseUrl,
+    WORKER_PORT: String(port),
+    NODE_ID: nodeId,
+    WORKER_PUBLIC_URL: url,
+    ICE_ADDRESSES: "127.0.0.1",
+    ...env,
+  });
+  await waitHealthy(`${url}/healthz`, child);
+  // Registration is written just after the server listens.
+  const until = Date.now() + 10_000;
+  const pg = (await import("postgres")).default(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    while (Date.now() < until) {
+      const rows = await pg`select 1 from worker_nodes where id = ${nodeId} and not draining`;
+      if (rows.length) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await pg.end();
+  }
+  return { url, nodeId, child, stop: (signal) => child.stop(signal) };
+}

@@ -1,6 +1,6 @@
 // Every response, error or not, carries a correlation id; a caller may supply its own.
 import type { MiddlewareHandler } from "hono";
-import { randomBase62 } from "../common/ids.ts";
+import { randomBase62 } from "../ids.ts";
 
 declare module "hono" {
   interface ContextVariableMap {

@@ -1,0 +1,173 @@
+// One call on this worker: the peer, RTVI on its chat channel, outbound audio, what plays
+// (echo for now; the brain pipeline plugs in the same way), liveness and the session's status.
+import type { Pool } from "../../db/client.ts";
+import { finishSession, markActive } from "../../db/sessions.ts";
+import { logger } from "../../common/log.ts";
+import { OpusDecoder } from "../../wasm/opus.ts";
+import type { PeerState, WorkerPeer } from "../rtc/peer.ts";
+import { RtviSession } from "../rtvi/session.ts";
+import { signalling } from "../rtvi/protocol.ts";
+import { EchoSource } from "./echo.ts";
+import { OutboundAudio } from "./outbound.ts";
+import { SessionLog } from "./session_log.ts";
+
+const log = logger("call");
+
+export interface CallOptions {
+  sessionId: string;
+  tokenId: string;
+  agentId: string;
+  brainUrl: string;
+  sql: Pool;
+  /** Hang-up when no frame (pings included) came from the page for this long. */
+  livenessMs?: number;
+  /** Fail when the peer is not connected this long after the offer. */
+  connectTimeoutMs?: number;
+  onEnded?: (call: Call) => void;
+}
+
+export type EndStatus = "ended" | "failed";
+
+export class Call {
+  readonly sessionId: string;
+  readonly tokenId: string;
+  readonly log: SessionLog;
+  readonly outbound: OutboundAudio;
+  readonly rtvi: RtviSession;
+  peer: WorkerPeer;
+  endReason?: string;
+  /** Resolves when the call has ended and its record is written. */
+  readonly ended: Promise<void>;
+
+  private opts: CallOptions;
+  private detach: (() => void)[] = [];
+  private timers: ReturnType<typeof setTimeout>[] = [];
+  private chatOpened = false;
+  private dtlsUp = false;
+  private finished = false;
+  private resolveEnded!: () => void;
+  private echo?: EchoSource;
+  private decoder?: OpusDecoder;
+
+  constructor(peer: WorkerPeer, opts: CallOptions) {
+    this.opts = opts;
+    this.sessionId = opts.sessionId;
+    this.tokenId = opts.tokenId;
+    this.peer = peer;
+    this.ended = new Promise((r) => (this.resolveEnded = r));
+    this.log = new SessionLog(opts.sql, opts.sessionId);
+    this.outbound = new OutboundAudio(() => this.peer.audio);
+    this.rtvi = new RtviSession((text) => this.sendChat(text), {
+      onClientReady: (about) => this.start(about),
+      onPageMessage: (m) => {
+        this.log.add("page", m.type, m.data);
+        return { received: true };
+      },
+      onDisconnectBot: () => this.end("ended", "disconnect_bot"),
+    });
+    this.attach(peer);
+    this.log.add("worker", "offer_accepted", { pc_id: peer.id });
+    this.timers.push(setTimeout(() => {
+      if (!this.dtlsUp) this.end("failed", "connect_timeout");
+    }, opts.connectTimeoutMs ?? 20_000));
+    const liveness = opts.livenessMs ?? 3000;
+    this.timers.push(setInterval(() => {
+      if (this.chatOpened && performance.now() - this.rtvi.lastHeardAt > liveness) {
+        this.end("ended", "no_ping");
+      }
+    }, 250));
+  }
+
+  /** `restart_pc`: the page built a new peer connection; the call and its RTVI state go on. */
+  async replacePeer(peer: WorkerPeer): Promise<void> {
+    const old = this.peer;
+    for (const off of this.detach.splice(0)) off();
+    this.peer = peer;
+    this.rtvi.lastHeardAt = performance.now();
+    this.attach(peer);
+    this.log.add("worker", "peer_restarted", { pc_id: peer.id });
+    await old.close();
+  }
+
+  private attach(peer: WorkerPeer): void {
+    this.detach.push(
+      peer.onState.on((s) => this.onPeerState(s)),
+      peer.onChatOpen.on(() => {
+        this.chatOpened = true;
+        this.rtvi.lastHeardAt = performance.now();
+      }),
+      peer.onChatMessage.on((text) => {
+        if (!text.startsWith("ping")) this.log.add("page", "chat", text);
+        this.rtvi.receive(text);
+      }),
+      peer.onChatClose.on(() => this.end("ended", "hangup")),
+      peer.onAudioRtp.on((packet) => this.onCallerAudio(packet.payload)),
+    );
+  }
+
+  private onPeerState(state: PeerState): void {
+    if (state === "connected" && !this.dtlsUp) {
+      this.dtlsUp = true;
+      this.log.add("worker", "dtls_connected");
+      this.outbound.start();
+    } else if (state === "failed") {
+      this.end("failed", "ice_failed");
+    } else if (state === "closed") {
+      this.end("ended", "hangup");
+    }
+  }
+
+  private sendChat(text: string): void {
+    this.log.add("worker", "chat", text);
+    this.peer.sendChat(text);
+  }
+
+  /** client-ready: the call starts. */
+  private async start(about: unknown): Promise<void> {
+    this.log.add("worker", "call_started", { about });
+    if (!await markActive(this.opts.sql, this.sessionId)) {
+      log.warn("session was not connecting at call start", { session_id: this.sessionId });
+    }
+    if (this.opts.brainUrl === "echo:") {
+      this.decoder = new OpusDecoder({ sampleRate: 48000 });
+      this.echo = new EchoSource();
+      this.outbound.source = this.echo;
+    }
+    log.info("call started", { session_id: this.sessionId, brain: this.opts.brainUrl });
+  }
+
+  private onCallerAudio(payload: Uint8Array): void {
+    if (!this.echo || !this.decoder) return;
+    try {
+      this.echo.push(this.decoder.decode(payload));
+    } catch {
+      // A corrupt packet is dropped; the next one decodes.
+    }
+  }
+
+  /** Ends the call once: stops audio, tells the page, closes the peer, writes the record. */
+  async end(status: EndStatus, reason: string): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.endReason = reason;
+    for (const t of this.timers) clearTimeout(t);
+    this.outbound.stop();
+    this.decoder?.close();
+    if (this.peer.chatOpen) this.peer.sendChat(signalling("peerLeft"));
+    for (const off of this.detach.splice(0)) off();
+    await this.peer.close();
+    this.log.add("worker", "call_ended", { status, reason });
+    await this.log.flush();
+    try {
+      await finishSession(this.opts.sql, this.sessionId, status, reason);
+    } catch (err) {
+      log.error("could not record the end of the call", {
+        session_id: this.sessionId,
+        cause: (err as Error).message,
+      });
+    }
+    log.info("call ended", { session_id: this.sessionId, status, reason });
+    this.opts.onEnded?.(this);
+    this.resolveEnded();
+  }
+}

@@ -1,0 +1,52 @@
+// Outbound audio for one call: from the moment DTLS is up, every 20 ms on the pacer's grid, one
+// Opus packet goes out — the next frame of whatever is speaking, or pre-encoded silence.
+import { OPUS_SILENCE_20MS, OpusEncoder } from "../../wasm/opus.ts";
+import { Pacer, type PacerOptions } from "../audio/pacer.ts";
+import type { OpusRtpSender } from "../rtc/rtp_sender.ts";
+
+/** Something that can give the next 20 ms of 48 kHz mono PCM, or nothing (silence). */
+export interface FrameSource {
+  next(now?: number): Int16Array | undefined;
+}
+
+export class OutboundAudio {
+  private encoder = new OpusEncoder();
+  private pacer: Pacer;
+  source?: FrameSource;
+  /** Frames that carried audio (not silence). */
+  voiced = 0;
+
+  constructor(private sender: () => OpusRtpSender, pacerOptions: PacerOptions = {}) {
+    this.pacer = new Pacer((t) => this.tick(t.frame), pacerOptions);
+  }
+
+  get stats() {
+    return this.pacer.stats();
+  }
+
+  start(): void {
+    this.pacer.start();
+  }
+
+  private lastFrame = -1;
+
+  private tick(frame: number): void {
+    const rtp = this.sender();
+    // Frames the pacer skipped after a stall still advance the RTP clock.
+    if (this.lastFrame >= 0 && frame > this.lastFrame + 1) rtp.skip(frame - this.lastFrame - 1);
+    this.lastFrame = frame;
+    const pcm = this.source?.next();
+    // Silence is sent as packets too (no DTX gaps), so no talkspurt marker is needed.
+    if (pcm) {
+      this.voiced++;
+      rtp.send(this.encoder.encode(pcm));
+    } else {
+      rtp.send(OPUS_SILENCE_20MS);
+    }
+  }
+
+  stop(): void {
+    this.pacer.stop();
+    this.encoder.close();
+  }
+}

@@ -1,0 +1,34 @@
+// Speech fixtures made on this machine: espeak-ng speaks, sox converts to 48 kHz mono 16-bit.
+const cache = new Map<string, string>();
+
+async function run(cmd: string, args: string[]) {
+  const out = await new Deno.Command(cmd, { args, stdout: "null", stderr: "piped" }).output();
+  if (!out.success) {
+    throw new Error(`${cmd} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+/** A WAV of `text` spoken by espeak-ng, at 48 kHz mono, with `padSeconds` of silence around. */
+export async function speechWav(text: string, padSeconds = 0.3, rate = 48000): Promise<string> {
+  const key = `${text}|${padSeconds}|${rate}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const dir = await Deno.makeTempDir({ prefix: "speech-" });
+  const raw = `${dir}/raw.wav`, out = `${dir}/speech.wav`;
+  await run("espeak-ng", ["-v", "en-us", "-s", "150", "-w", raw, text]);
+  await run("sox", [
+    raw,
+    "-r",
+    String(rate),
+    "-c",
+    "1",
+    "-b",
+    "16",
+    out,
+    "pad",
+    String(padSeconds),
+    String(padSeconds),
+  ]);
+  cache.set(key, out);
+  return out;
+}
