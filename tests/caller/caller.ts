@@ -38,6 +38,11 @@ export interface CallerOptions {
   trickle?: boolean;
   /** Keep-alive period once the channel is open (default 1000 ms, the client's). */
   pingIntervalMs?: number;
+  /**
+   * The pc_id of a connection this caller replaces: its first offer is sent with that pc_id
+   * and `restart_pc: true`, as the client does after ICE fails (§1.6).
+   */
+  restartOf?: string;
 }
 
 /** An RTVI envelope (or any JSON the server sends on the channel). */
@@ -120,7 +125,8 @@ export class TestCaller {
   static async connect(opts: CallerOptions): Promise<TestCaller> {
     const caller = new TestCaller(opts);
     try {
-      await caller.#negotiate(false);
+      caller.pcId = opts.restartOf ?? null;
+      await caller.#negotiate(opts.restartOf !== undefined);
       return caller;
     } catch (e) {
       await caller.hangUp();
