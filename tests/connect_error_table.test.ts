@@ -177,6 +177,26 @@ Deno.test("connect error table", async (t) => {
     },
   );
 
+  await t.step(
+    "400 invalid_request: U+0000 anywhere (PostgreSQL text cannot hold it)",
+    async () => {
+      const cases: [unknown, string][] = [
+        [{ ...ok, metadata: { ".": "\u0000" } }, "metadata.."],
+        [{ ...ok, display_name: "a\u0000b" }, "display_name"],
+        [{ ...ok, init: { deep: [{ ["k\u0000"]: 1 }] } }, "init.deep.0.k\u0000"],
+      ];
+      for (const [body, field] of cases) {
+        const r = await refusedWithoutWrites(
+          api,
+          () => api.post(CONNECT, body, acme.sk),
+          400,
+          "invalid_request",
+        );
+        assertEquals(r.body.error.details.field, field);
+      }
+    },
+  );
+
   await t.step("413 request_too_large: body over 64 KiB", async () => {
     const body = JSON.stringify({ ...ok, init: { blob: "x".repeat(70 * 1024) } });
     await refusedWithoutWrites(

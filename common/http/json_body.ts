@@ -53,9 +53,28 @@ export async function readJson(c: Context, emptyAsObject = false): Promise<unkno
     if (emptyAsObject) return {};
     throw invalidRequest("", "The request body must be a JSON object.");
   }
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw invalidRequest("", "The request body is not valid JSON.");
   }
+  const nul = pathOfNul(value, "");
+  if (nul !== undefined) {
+    throw invalidRequest(nul, `${nul || "The body"} contains U+0000, which cannot be stored.`);
+  }
+  return value;
+}
+
+/** The dotted path of the first key or string holding U+0000 (PostgreSQL text refuses it). */
+export function pathOfNul(value: unknown, path: string): string | undefined {
+  if (typeof value === "string") return value.includes("\0") ? path : undefined;
+  if (typeof value !== "object" || value === null) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    const child = path ? `${path}.${k}` : k;
+    if (k.includes("\0")) return child;
+    const found = pathOfNul(v, child);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }

@@ -70,7 +70,9 @@ Deno.test("a short stall is caught up frame by frame with gaps, not skipped", as
   const pacer = new Pacer((t) => {
     seen.push({ ...t, at: performance.now() });
     if (t.frame === 3) block(50);
-  });
+    // A generous skip threshold: what is pinned is catching up with gaps, and a loaded CI
+    // machine can add its own lateness on top of the 50 ms block.
+  }, { maxLagFrames: 20 });
   pacer.start();
   await sleep(400);
   pacer.stop();
