@@ -178,11 +178,12 @@ Deno.test("connect error table", async (t) => {
   );
 
   await t.step(
-    "400 invalid_request: U+0000 anywhere (PostgreSQL text cannot hold it)",
+    "400 invalid_request: U+0000 or an unpaired surrogate anywhere (PostgreSQL refuses both)",
     async () => {
       const cases: [unknown, string][] = [
         [{ ...ok, metadata: { ".": "\u0000" } }, "metadata.."],
         [{ ...ok, display_name: "a\u0000b" }, "display_name"],
+        [{ ...ok, display_name: "\ud800" }, "display_name"],
         [{ ...ok, init: { deep: [{ ["k\u0000"]: 1 }] } }, "init.deep.0.k\u0000"],
       ];
       for (const [body, field] of cases) {
@@ -196,6 +197,20 @@ Deno.test("connect error table", async (t) => {
       }
     },
   );
+
+  await t.step("400 invalid_request: JSON nested more than 64 levels", async () => {
+    const deep = `{"agent_id":"${acme.agent_id}","init":{"x":${"[".repeat(100)}${
+      "]".repeat(100)
+    }}}`;
+    await refusedWithoutWrites(api, () => api.post(CONNECT, deep, acme.sk), 400, "invalid_request");
+    const veryDeep = `{"agent_id":${"[".repeat(20000)}${"]".repeat(20000)}}`;
+    await refusedWithoutWrites(
+      api,
+      () => api.post(CONNECT, veryDeep, acme.sk),
+      400,
+      "invalid_request",
+    );
+  });
 
   await t.step("413 request_too_large: body over 64 KiB", async () => {
     const body = JSON.stringify({ ...ok, init: { blob: "x".repeat(70 * 1024) } });

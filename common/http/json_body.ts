@@ -59,22 +59,49 @@ export async function readJson(c: Context, emptyAsObject = false): Promise<unkno
   } catch {
     throw invalidRequest("", "The request body is not valid JSON.");
   }
-  const nul = pathOfNul(value, "");
-  if (nul !== undefined) {
-    throw invalidRequest(nul, `${nul || "The body"} contains U+0000, which cannot be stored.`);
-  }
+  const problem = unstorable(value);
+  if (problem) throw invalidRequest(problem.path, problem.message);
   return value;
 }
 
-/** The dotted path of the first key or string holding U+0000 (PostgreSQL text refuses it). */
-export function pathOfNul(value: unknown, path: string): string | undefined {
-  if (typeof value === "string") return value.includes("\0") ? path : undefined;
-  if (typeof value !== "object" || value === null) return undefined;
-  for (const [k, v] of Object.entries(value)) {
-    const child = path ? `${path}.${k}` : k;
-    if (k.includes("\0")) return child;
-    const found = pathOfNul(v, child);
-    if (found !== undefined) return found;
+/** JSON nested deeper than this is refused: nothing the service reads needs more. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The first place in a parsed body that cannot be stored or walked safely: a key or string
+ * holding U+0000 or an unpaired surrogate (PostgreSQL text and jsonb refuse both), or nesting
+ * deeper than MAX_JSON_DEPTH.
+ * Iterative, so a hostile body cannot overflow the stack.
+ */
+export function unstorable(value: unknown): { path: string; message: string } | undefined {
+  const stack: [unknown, string, number][] = [[value, "", 0]];
+  while (stack.length) {
+    const [v, path, depth] = stack.pop()!;
+    if (typeof v === "string") {
+      const bad = badText(v);
+      if (bad) return { path, message: `${path || "The body"} ${bad}` };
+      continue;
+    }
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      return { path, message: `JSON is nested more than ${MAX_JSON_DEPTH} levels deep.` };
+    }
+    for (const [k, child] of Object.entries(v)) {
+      const childPath = path ? `${path}.${k}` : k;
+      if (k.includes("\0")) {
+        return {
+          path: childPath,
+          message: `${childPath} contains U+0000, which cannot be stored.`,
+        };
+      }
+      stack.push([child, childPath, depth + 1]);
+    }
   }
+  return undefined;
+}
+
+function badText(s: string): string | undefined {
+  if (s.includes("\0")) return "contains U+0000, which cannot be stored.";
+  if (!s.isWellFormed()) return "contains an unpaired surrogate (not valid Unicode).";
   return undefined;
 }
