@@ -1,5 +1,5 @@
 // Builds an API process's dependencies: database, secrets, key cache, and the expiry sweeper.
-import { type Database, openDatabase } from "../db/client.ts";
+import type { Database } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
 import { expireUnused } from "../db/sessions.ts";
 import type { Settings } from "../common/settings.ts";
