@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { cors } from "hono/cors";
-import { ApiError, errorResponse } from "../common/http/errors.ts";
+import { ApiError, handleErrors } from "../common/http/errors.ts";
 import { correlation } from "../common/http/correlation.ts";
 import type { ApiDeps } from "./context.ts";
 import * as connectRoutes from "./connect/route.ts";
@@ -64,27 +64,13 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   mountMcp(app, deps.adminToken);
   extend?.(app);
 
-  app.notFound((c) =>
-    errorResponse(c, new ApiError(404, "not_found", `No route ${c.req.method} ${c.req.path}.`))
+  handleErrors(
+    app,
+    log,
+    (err) =>
+      isUnreachable(err)
+        ? new ApiError(503, "unavailable", "The service cannot reach its database; retry shortly.")
+        : undefined,
   );
-  app.onError((err, c) => {
-    if (err instanceof ApiError) return errorResponse(c, err);
-    if (isUnreachable(err)) {
-      log.error("database unreachable", { path: c.req.path, cause: (err as Error).message });
-      return errorResponse(
-        c,
-        new ApiError(503, "unavailable", "The service cannot reach its database; retry shortly."),
-      );
-    }
-    log.error("unexpected error", {
-      path: c.req.path,
-      correlation_id: c.get("correlationId"),
-      cause: (err as Error)?.stack ?? String(err),
-    });
-    return errorResponse(
-      c,
-      new ApiError(500, "internal_error", "Something went wrong on our side."),
-    );
-  });
   return app;
 }

@@ -4,7 +4,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { cors } from "hono/cors";
 import type { Pool } from "../db/client.ts";
-import { ApiError, errorResponse } from "../common/http/errors.ts";
+import { handleErrors } from "../common/http/errors.ts";
 import { correlation } from "../common/http/correlation.ts";
 import type { TokenVerifier } from "../common/token.ts";
 import { logger } from "../common/log.ts";
@@ -39,21 +39,7 @@ export function createWorkerApp(w: WorkerContext): Hono {
   app.post("/sessions/:session_id/offer", route(postOffer));
   app.patch("/sessions/:session_id/offer", route(patchCandidates));
   app.get("/healthz", (c) => c.json({ ok: true, node_id: w.nodeId, calls: w.calls.size }));
-  app.notFound((c) =>
-    errorResponse(c, new ApiError(404, "not_found", `No route ${c.req.method} ${c.req.path}.`))
-  );
-  app.onError((err, c) => {
-    if (err instanceof ApiError) return errorResponse(c, err);
-    log.error("unexpected error", {
-      path: c.req.path,
-      correlation_id: c.get("correlationId"),
-      cause: (err as Error)?.stack ?? String(err),
-    });
-    // 5xx makes the client retry with a new peer connection: right for transient failures.
-    return errorResponse(
-      c,
-      new ApiError(500, "internal_error", "Something went wrong on our side."),
-    );
-  });
+  // A 5xx makes the client retry with a new peer connection: right for transient failures.
+  handleErrors(app, log);
   return app;
 }
