@@ -9,6 +9,7 @@ import { correlation } from "../common/http/correlation.ts";
 import type { TokenVerifier } from "../common/token.ts";
 import { logger } from "../common/log.ts";
 import type { Call } from "./call/call.ts";
+import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
 
 const log = logger("worker");
@@ -39,7 +40,46 @@ export function createWorkerApp(w: WorkerContext): Hono {
   app.post("/sessions/:session_id/offer", route(postOffer));
   app.patch("/sessions/:session_id/offer", route(patchCandidates));
   app.get("/healthz", (c) => c.json({ ok: true, node_id: w.nodeId, calls: w.calls.size }));
+  app.get("/stats", (c) => c.json(nodeStats(w)));
   // A 5xx makes the client retry with a new peer connection: right for transient failures.
   handleErrors(app, log);
   return app;
+}
+
+/**
+ * Per-node figures for operators and benchmarks: aggregates over the calls on the node now, never
+ * per-session data. Lateness is merged from every call's pacer histogram (percentiles cannot be
+ * averaged); its non-empty buckets are included so a reader can diff two snapshots for a window.
+ */
+export function nodeStats(w: WorkerContext) {
+  const merged = new LatenessHistogram();
+  let ticks = 0, skipped = 0, voiced = 0;
+  for (const call of w.calls.values()) {
+    const s = call.outbound.stats;
+    ticks += s.ticks;
+    skipped += s.skipped;
+    voiced += call.outbound.voiced;
+    if (s.histogram) merged.merge(s.histogram);
+  }
+  const buckets: Record<string, number> = {};
+  merged.counts.forEach((n, i) => {
+    if (n) buckets[i] = n;
+  });
+  return {
+    node_id: w.nodeId,
+    calls: w.calls.size,
+    pacing: {
+      ticks,
+      skipped_frames: skipped,
+      voiced_frames: voiced,
+      late_ms: {
+        mean: merged.count ? merged.sumMs / merged.count : 0,
+        p50: merged.quantile(0.5),
+        p99: merged.quantile(0.99),
+        max: merged.maxLateMs,
+      },
+      histogram: { bucket_ms: merged.bucketMs, max_ms: merged.maxMs, buckets },
+    },
+    memory: { rss_bytes: Deno.memoryUsage().rss },
+  };
 }

@@ -55,6 +55,18 @@ Deno.test("echo call: the caller's speech comes back and the call is recorded", 
     const back = rms(caller.receivedPcm());
     assert(back > quiet * 10 && back > spoken * 0.2, `echo rms ${back} vs spoken ${spoken}`);
 
+    // The node's /stats: aggregate pacing of the call in progress, and nothing per session.
+    const statsRes = await fetch(`${worker.url}/stats`);
+    const statsText = await statsRes.text();
+    assertEquals(statsRes.status, 200);
+    const stats = JSON.parse(statsText);
+    assertEquals(stats.calls, 1);
+    assert(stats.pacing.ticks > 50 && stats.pacing.voiced_frames > 0, statsText);
+    assert(stats.pacing.late_ms.p50 <= stats.pacing.late_ms.p99, statsText);
+    assert(stats.pacing.late_ms.p99 <= stats.pacing.late_ms.max, statsText);
+    assert(!statsText.includes(r.body.session_id), "no session ids in /stats");
+    assert(!statsText.includes(params.headers.Authorization.slice(7)), "no tokens in /stats");
+
     await caller.hangUp();
     await waitStatus(api, r.body.session_id, "ended");
     const record = await api.admin("/api/v1/sessions.get", { session_id: r.body.session_id });

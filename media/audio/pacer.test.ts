@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Pacer, type PacerTick } from "./pacer.ts";
+import { LatenessHistogram, Pacer, type PacerTick } from "./pacer.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -97,4 +97,51 @@ Deno.test("a throwing tick is reported and the pacer keeps going; stop() inside 
   assert.equal(count, 4);
   assert.equal(errors.length, 1);
   assert.equal(pacer.running, false);
+});
+
+Deno.test("lateness histogram: quantiles within one bucket, overflow, negatives, merge, reset", () => {
+  const h = new LatenessHistogram(0.25, 100);
+  assert.equal(h.counts.length, 401, "400 buckets and one overflow, whatever the sample count");
+  assert.equal(h.quantile(0.99), 0, "empty");
+  // 1000 samples 0.00, 0.01, ... 9.99 ms: exact p50 is 5.00, exact p99 is 9.90.
+  const samples = Array.from({ length: 1000 }, (_, i) => i / 100);
+  for (const x of samples) h.add(x);
+  assert.equal(h.count, 1000);
+  const p50 = h.quantile(0.5), p99 = h.quantile(0.99);
+  assert.ok(p50 >= 5 && p50 <= 5.25, `p50 ${p50}`);
+  assert.ok(p99 >= 9.9 && p99 <= 9.99, `p99 ${p99} (capped at the max seen)`);
+  assert.equal(h.maxLateMs, 9.99);
+  assert.ok(Math.abs(h.sumMs / h.count - 4.995) < 1e-9);
+
+  h.add(-0.2); // a timer a little early counts as on time
+  assert.equal(h.counts[0], 26);
+  h.add(250); // beyond the range: the overflow bucket, and the max is kept exactly
+  assert.equal(h.counts[400], 1);
+  assert.equal(h.quantile(1), 250);
+
+  const other = new LatenessHistogram();
+  for (let i = 0; i < 1002; i++) other.add(50);
+  h.merge(other);
+  assert.equal(h.count, 2004);
+  assert.ok(h.quantile(0.9) >= 50 && h.quantile(0.9) <= 50.25, `merged p90 ${h.quantile(0.9)}`);
+  assert.throws(() => h.merge(new LatenessHistogram(1, 100)));
+
+  h.reset();
+  assert.equal(h.count, 0);
+  assert.equal(h.maxLateMs, 0);
+  assert.equal(h.counts.reduce((a, b) => a + b, 0), 0);
+});
+
+Deno.test("without recordJitter the pacer's stats come from its histogram, one count per tick", async () => {
+  const pacer = new Pacer(() => {});
+  pacer.start();
+  await sleep(200);
+  pacer.stop();
+  const stats = pacer.stats();
+  assert.equal(pacer.jitter.length, 0, "no per-tick samples kept");
+  assert.ok(stats.histogram, "histogram on by default");
+  assert.equal(stats.histogram.count, stats.ticks);
+  assert.ok(stats.ticks > 0);
+  assert.ok(stats.p50LateMs <= stats.p99LateMs && stats.p99LateMs <= stats.maxLateMs);
+  assert.equal(new Pacer(() => {}, { histogram: false }).stats().histogram, undefined);
 });

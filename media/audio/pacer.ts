@@ -26,6 +26,11 @@ export interface PacerOptions {
   minGapMs?: number;
   /** Keep each tick's lateness in `jitter` (for benchmarks; grows by one number per tick). */
   recordJitter?: boolean;
+  /**
+   * Count each tick's lateness in a fixed-size histogram (default true): constant memory, so a
+   * call of any length can report p50/p99 lateness.
+   */
+  histogram?: boolean;
   /** Called when `tick` throws; the pacer keeps running. Default: console.error. */
   onError?: (error: unknown) => void;
 }
@@ -37,6 +42,69 @@ export interface PacerStats {
   p50LateMs: number;
   p99LateMs: number;
   maxLateMs: number;
+  /** The live lateness histogram, when kept (for merging across pacers; not a copy). */
+  histogram?: LatenessHistogram;
+}
+
+/**
+ * Lateness counts in fixed buckets (default 0.25 ms wide up to 100 ms, plus one overflow bucket).
+ * Quantiles are bucket upper edges (capped at the largest value seen), so they err on the late
+ * side by at most one bucket width.
+ */
+export class LatenessHistogram {
+  readonly bucketMs: number;
+  readonly maxMs: number;
+  /** counts[i] holds values in [i*bucketMs, (i+1)*bucketMs); the last one everything >= maxMs. */
+  readonly counts: Uint32Array;
+  count = 0;
+  sumMs = 0;
+  maxLateMs = 0;
+
+  constructor(bucketMs = 0.25, maxMs = 100) {
+    this.bucketMs = bucketMs;
+    this.maxMs = maxMs;
+    this.counts = new Uint32Array(Math.ceil(maxMs / bucketMs) + 1);
+  }
+
+  add(ms: number): void {
+    // Timers may fire slightly early: negative lateness counts as on time (bucket 0).
+    const i = ms > 0 ? Math.min(this.counts.length - 1, Math.floor(ms / this.bucketMs)) : 0;
+    this.counts[i]++;
+    this.count++;
+    this.sumMs += ms;
+    if (ms > this.maxLateMs) this.maxLateMs = ms;
+  }
+
+  /** Adds another histogram of the same shape into this one. */
+  merge(other: LatenessHistogram): void {
+    if (other.counts.length !== this.counts.length || other.bucketMs !== this.bucketMs) {
+      throw new Error("histograms of different shapes");
+    }
+    for (let i = 0; i < this.counts.length; i++) this.counts[i] += other.counts[i];
+    this.count += other.count;
+    this.sumMs += other.sumMs;
+    if (other.maxLateMs > this.maxLateMs) this.maxLateMs = other.maxLateMs;
+  }
+
+  /** The q-quantile (same rank as Pacer.stats on raw samples: floor(q * count)). */
+  quantile(q: number): number {
+    if (this.count === 0) return 0;
+    const rank = Math.min(this.count - 1, Math.floor(q * this.count));
+    const overflow = this.counts.length - 1;
+    let seen = 0;
+    for (let i = 0; i < overflow; i++) {
+      seen += this.counts[i];
+      if (seen > rank) return Math.min((i + 1) * this.bucketMs, this.maxLateMs);
+    }
+    return this.maxLateMs; // in the overflow bucket: the largest value seen is all we know
+  }
+
+  reset(): void {
+    this.counts.fill(0);
+    this.count = 0;
+    this.sumMs = 0;
+    this.maxLateMs = 0;
+  }
 }
 
 export class Pacer {
@@ -49,6 +117,8 @@ export class Pacer {
   ticks = 0;
   /** Frames skipped by resynchronisation since start(). */
   skipped = 0;
+  /** Lateness of every tick since start(), unless the `histogram: false` option was given. */
+  readonly histogram: LatenessHistogram | undefined;
 
   #tick: (t: PacerTick) => void;
   #record: boolean;
@@ -66,6 +136,7 @@ export class Pacer {
     this.maxLagFrames = options.maxLagFrames ?? 3;
     this.minGapMs = options.minGapMs ?? this.intervalMs / 4;
     this.#record = options.recordJitter ?? false;
+    this.histogram = options.histogram === false ? undefined : new LatenessHistogram();
     this.#onError = options.onError ?? ((e) => console.error("pacer tick failed:", e));
   }
 
@@ -82,6 +153,7 @@ export class Pacer {
     this.ticks = 0;
     this.skipped = 0;
     this.jitter.length = 0;
+    this.histogram?.reset();
     this.#lastTickAt = -Infinity;
     this.#schedule(0);
   }
@@ -92,7 +164,20 @@ export class Pacer {
     this.#timer = undefined;
   }
 
+  /** Exact figures from `jitter` when recorded; otherwise from the histogram (if kept). */
   stats(): PacerStats {
+    const h = this.histogram;
+    if (!this.#record && h) {
+      return {
+        ticks: this.ticks,
+        skipped: this.skipped,
+        meanLateMs: h.count ? h.sumMs / h.count : 0,
+        p50LateMs: h.quantile(0.5),
+        p99LateMs: h.quantile(0.99),
+        maxLateMs: h.maxLateMs,
+        histogram: h,
+      };
+    }
     const s = [...this.jitter].sort((a, b) => a - b);
     const at = (q: number) => (s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : 0);
     return {
@@ -102,6 +187,7 @@ export class Pacer {
       p50LateMs: at(0.5),
       p99LateMs: at(0.99),
       maxLateMs: s.length ? s[s.length - 1] : 0,
+      histogram: h,
     };
   }
 
@@ -127,6 +213,7 @@ export class Pacer {
     info.scheduledAt = due;
     info.lateMs = now - due;
     if (this.#record) this.jitter.push(info.lateMs);
+    this.histogram?.add(info.lateMs);
     this.ticks++;
     this.#next++;
     this.#lastTickAt = now;
