@@ -1,0 +1,46 @@
+// `deno task bench`: the benchmarks, one after another, each in its own process so that one's
+// JIT state, GC heap and leftover timers cannot colour the next one's figures.
+// Run: deno task bench [name ...]   (names filter by substring, e.g. `deno task bench connect`)
+//
+// bench/connect_phases.ts (where a connect's time goes) and bench/media/opus_choice.ts (the
+// one-off codec choice) are diagnostics and are run by hand, not here.
+const BENCHES = [
+  "bench/connect.ts",
+  "bench/media/echo_calls.ts",
+];
+
+const root = new URL("../", import.meta.url);
+const wanted = Deno.args.length
+  ? BENCHES.filter((b) => Deno.args.some((a) => b.includes(a)))
+  : BENCHES;
+if (wanted.length === 0) {
+  console.error(`no benchmark matches ${Deno.args.join(" ")}; known: ${BENCHES.join(", ")}`);
+  Deno.exit(2);
+}
+
+const failed: string[] = [];
+for (const bench of wanted) {
+  const path = new URL(bench, root).pathname;
+  try {
+    await Deno.stat(path);
+  } catch {
+    console.log(`\n== ${bench}: not present, skipped`);
+    continue;
+  }
+  console.log(`\n== ${bench}`);
+  const started = performance.now();
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", path],
+    cwd: root.pathname,
+    stdin: "null",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  console.log(`== ${bench}: ${code === 0 ? "done" : `FAILED (exit ${code})`} in ${seconds} s`);
+  if (code !== 0) failed.push(bench);
+}
+if (failed.length) {
+  console.error(`\nfailed: ${failed.join(", ")}`);
+  Deno.exit(1);
+}
