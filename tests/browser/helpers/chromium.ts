@@ -1,0 +1,66 @@
+// Debian's Chromium (never a downloaded browser) driven by playwright-core, headless, with a
+// fake microphone that plays a WAV file in a loop, and a fresh profile per launch.
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const ARTIFACTS = new URL("../../../test-artifacts/", import.meta.url).pathname;
+
+export interface Browser {
+  context: BrowserContext;
+  /** Opens a page whose console and errors are collected into `log`. */
+  open(url: string): Promise<Page>;
+  /** Console lines and page errors of every page opened, oldest first. */
+  log: string[];
+  close(): Promise<void>;
+}
+
+export async function launchChromium(options: { fakeMicWav?: string } = {}): Promise<Browser> {
+  const profile = await Deno.makeTempDir({ prefix: "chromium-profile-" });
+  const args = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--use-fake-ui-for-media-stream",
+    "--use-fake-device-for-media-stream",
+    // WebRTC leaves out 127.0.0.1 candidates without this; everything here is on loopback.
+    "--allow-loopback-in-peer-connection",
+    // Lets the page play and analyse the bot's audio without a click.
+    "--autoplay-policy=no-user-gesture-required",
+  ];
+  if (options.fakeMicWav) args.push(`--use-file-for-fake-audio-capture=${options.fakeMicWav}`);
+  // launchPersistentContext is playwright's way to pass --user-data-dir (a fresh one here).
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args,
+  });
+  const log: string[] = [];
+  return {
+    context,
+    log,
+    async open(url) {
+      const page = await context.newPage();
+      page.on("console", (m) => log.push(`[${m.type()}] ${m.text()}`));
+      page.on("pageerror", (e) => log.push(`[pageerror] ${e.message}`));
+      await page.goto(url);
+      return page;
+    },
+    async close() {
+      await context.close().catch(() => {});
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Writes `text` under test-artifacts/ (gitignored), creating the directory. */
+export async function saveArtifact(name: string, data: string | Uint8Array): Promise<string> {
+  await Deno.mkdir(ARTIFACTS, { recursive: true });
+  const path = ARTIFACTS + name;
+  if (typeof data === "string") await Deno.writeTextFile(path, data);
+  else await Deno.writeFile(path, data);
+  return path;
+}

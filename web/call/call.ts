@@ -1,0 +1,161 @@
+/// <reference lib="dom" />
+// One voice call from a page, following the spec's browser-side steps: the page calls
+// sessions.connect itself with a publishable key, then hands the response body to the Pipecat
+// client's connect() with the offer headers turned into a real Headers instance.
+import { PipecatClient } from "@pipecat-ai/client-js";
+import { SmallWebRTCTransport } from "@pipecat-ai/small-webrtc-transport";
+import { MicMediaManager } from "./media_manager.ts";
+
+export interface CallConfig {
+  /** Base URL of the API, e.g. "https://api.example.com" (no trailing slash needed). */
+  apiUrl: string;
+  /** A pk_ key whose allowlist holds this page's origin. */
+  publishableKey: string;
+  agentId: string;
+  /** Extra sessions.connect fields (init, config, record, labels). */
+  connectBody?: Record<string, unknown>;
+}
+
+export type CallPhase =
+  | "idle"
+  | "requesting" // sessions.connect in flight
+  | "refused" // sessions.connect answered non-2xx; no WebRTC was attempted
+  | "connecting" // client.connect() in flight
+  | "ready" // bot-ready arrived: connect() resolved
+  | "ended"
+  | "failed";
+
+/** Plain, serialisable state of the call; pages render it and tests read it. */
+export interface CallState {
+  phase: CallPhase;
+  sessionId?: string;
+  /** The sessions.connect refusal, when there was one. */
+  refusal?: { status: number; code?: string; message?: string };
+  /** True once client.connect() has been called. */
+  connectAttempted: boolean;
+  /** The transport reached "connected" (data channel open). */
+  connected: boolean;
+  botReady: boolean;
+  botReadyData?: unknown;
+  botAudioStarted: boolean;
+  micStarted: boolean;
+  error?: string;
+  /** Short human-readable log of what happened, oldest first. */
+  log: string[];
+}
+
+export interface CallHooks {
+  onChange?(state: CallState): void;
+  onBotAudio?(track: MediaStreamTrack): void;
+  onMicAudio?(track: MediaStreamTrack): void;
+}
+
+const CONNECT_PATH = "/api/v1/sessions.connect";
+
+export class VoiceCall {
+  readonly state: CallState = {
+    phase: "idle",
+    connectAttempted: false,
+    connected: false,
+    botReady: false,
+    botAudioStarted: false,
+    micStarted: false,
+    log: [],
+  };
+  client?: PipecatClient;
+
+  constructor(
+    private config: CallConfig,
+    private audio: HTMLAudioElement,
+    private hooks: CallHooks = {},
+  ) {}
+
+  async start(): Promise<void> {
+    this.update({ phase: "requesting" }, "sessions.connect");
+    let res: Response;
+    try {
+      res = await fetch(this.config.apiUrl.replace(/\/$/, "") + CONNECT_PATH, {
+        method: "POST",
+        headers: {
+          "Authorization": `Bearer ${this.config.publishableKey}`,
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify({ agent_id: this.config.agentId, ...this.config.connectBody }),
+      });
+    } catch (err) {
+      this.update({ phase: "failed", error: String(err) }, `sessions.connect failed: ${err}`);
+      return;
+    }
+    const body = await res.json().catch(() => null);
+    if (!res.ok) {
+      const refusal = {
+        status: res.status,
+        code: body?.error?.code,
+        message: body?.error?.message,
+      };
+      this.update({ phase: "refused", refusal }, `refused: ${res.status} ${refusal.code ?? ""}`);
+      return;
+    }
+
+    // The body goes to connect() as is (the transport lower-camels the outer keys itself);
+    // only the headers must become a Headers instance, or the offer request throws.
+    const params = {
+      ...body,
+      webrtc_request_params: {
+        ...body.webrtc_request_params,
+        headers: new Headers(body.webrtc_request_params.headers),
+      },
+    };
+    this.client = this.makeClient();
+    this.update(
+      { phase: "connecting", sessionId: body.session_id, connectAttempted: true },
+      `connecting session ${body.session_id}`,
+    );
+    try {
+      const data = await this.client.connect(params);
+      this.update({ phase: "ready", botReady: true, botReadyData: data }, "bot ready");
+    } catch (err) {
+      this.update({ phase: "failed", error: String(err) }, `connect failed: ${err}`);
+    }
+  }
+
+  async hangUp(): Promise<void> {
+    await this.client?.disconnect();
+    this.update({ phase: "ended" }, "hung up");
+  }
+
+  private makeClient(): PipecatClient {
+    return new PipecatClient({
+      transport: new SmallWebRTCTransport({ mediaManager: new MicMediaManager() }),
+      enableMic: true,
+      enableCam: false,
+      callbacks: {
+        onConnected: () => this.update({ connected: true }, "transport connected"),
+        onDisconnected: () => {
+          const ended = this.state.phase === "ready" || this.state.phase === "connecting";
+          this.update({ connected: false, ...(ended ? { phase: "ended" } : {}) }, "disconnected");
+        },
+        onTrackStarted: (track, participant) => {
+          if (track.kind !== "audio") return;
+          if (participant?.local) {
+            this.update({ micStarted: true }, "microphone on");
+            this.hooks.onMicAudio?.(track);
+            return;
+          }
+          // The transport reports the bot's track without a participant, once RTP flows.
+          this.audio.srcObject = new MediaStream([track]);
+          this.audio.play().catch((err) => this.update({}, `audio play failed: ${err}`));
+          this.update({ botAudioStarted: true }, "bot audio started");
+          this.hooks.onBotAudio?.(track);
+        },
+        onError: (msg) => this.update({ error: JSON.stringify(msg.data) }, "error from bot"),
+      },
+    });
+  }
+
+  private update(patch: Partial<CallState>, note?: string): void {
+    Object.assign(this.state, patch);
+    if (note) this.state.log.push(note);
+    this.hooks.onChange?.(this.state);
+  }
+}
