@@ -17,7 +17,7 @@ if (import.meta.main) {
   const app = createApp(service.deps);
   const ac = new AbortController();
   const server = Deno.serve({
-    hostname: "0.0.0.0",
+    hostname: settings.host,
     port: settings.apiPort,
     signal: ac.signal,
     onListen: ({ port }) =>

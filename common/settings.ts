@@ -3,6 +3,8 @@ export interface Settings {
   databaseUrl?: string;
   dataDir: string;
   adminToken?: string;
+  /** Address the API and worker HTTP servers listen on (HOST; default all interfaces). */
+  host: string;
   apiPort: number;
   workerPort: number;
   nodeId?: string;
@@ -32,6 +34,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir: env.DATA_DIR || "data",
     adminToken: env.ADMIN_TOKEN || undefined,
+    host: env.HOST || "0.0.0.0",
     apiPort: int(env, "API_PORT", 8787),
     workerPort: int(env, "WORKER_PORT", 8788),
     nodeId: env.NODE_ID || undefined,

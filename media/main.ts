@@ -30,7 +30,7 @@ if (import.meta.main) {
   };
   const ac = new AbortController();
   const server = Deno.serve({
-    hostname: "0.0.0.0",
+    hostname: settings.host,
     port,
     signal: ac.signal,
     onListen: ({ port }) => log.info("listening", { node_id: nodeId, port }),

@@ -12,6 +12,7 @@ import {
   type RTCRtpTransceiver,
   type RtpPacket,
 } from "werift";
+import "./werift_dtls_patch.ts";
 import { type IceOptions, peerConfig } from "./config.ts";
 import { Emitter } from "./emitter.ts";
 import { OpusRtpSender } from "./rtp_sender.ts";

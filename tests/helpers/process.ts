@@ -16,7 +16,7 @@ export interface Child {
 export function spawnDeno(script: string, env: Record<string, string>): Child {
   const process = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", script],
-    env: { NO_COLOR: "1", ...env },
+    env: { NO_COLOR: "1", HOST: "127.0.0.1", ...env },
     stdout: "piped",
     stderr: "piped",
   }).spawn();
