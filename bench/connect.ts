@@ -59,15 +59,26 @@ function finish(latencies: number[], completed: number, errors: number, seconds:
   return { completed, errors, seconds, latencies: Float64Array.from(latencies).sort() };
 }
 
+/** Non-200 replies by status and code (0: no reply), so a refusal is not mistaken for speed. */
+const refusals = new Map<string, number>();
+
 /** One request; the body is read fully so the connection goes back to the keep-alive pool. */
 async function send(t: Target): Promise<boolean> {
+  let tag: string;
   try {
     const res = await fetch(t.url, { ...t.init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-    await res.arrayBuffer();
-    return res.status === 200;
-  } catch {
-    return false;
+    const text = await res.text();
+    if (res.status === 200) return true;
+    let code = "";
+    try {
+      code = JSON.parse(text)?.error?.code ?? "";
+    } catch { /* not JSON */ }
+    tag = `${t.name} ${res.status} ${code}`;
+  } catch (err) {
+    tag = `${t.name} 0 ${(err as Error).name}`;
   }
+  refusals.set(tag, (refusals.get(tag) ?? 0) + 1);
+  return false;
 }
 
 async function closedLoop(t: Target, seconds: number, concurrency: number): Promise<Result> {
@@ -161,10 +172,10 @@ function printTable(
   const [closed, open] = rows;
   const line = (cells: string[]) =>
     console.log(
-      cells[0].padEnd(34) + cells.slice(1).map((c, i) => c.padStart(i === 3 ? 18 : 12)).join(""),
+      cells[0].padEnd(34) + cells.slice(1).map((c, i) => c.padStart(i === 3 ? 18 : 14)).join(""),
     );
   line(["", "connect", "bare", "connect/bare", "target"]);
-  line(["-".repeat(32), "-".repeat(10), "-".repeat(10), "-".repeat(10), "-".repeat(16)]);
+  line(["-".repeat(32), "-".repeat(12), "-".repeat(12), "-".repeat(12), "-".repeat(16)]);
   const c = closed.connect, b = closed.bare;
   line([
     `closed loop ${labels.closed}: req/s`,
@@ -297,6 +308,7 @@ export async function run(): Promise<void> {
     );
     const [{ sessions }] = await sql<{ sessions: number }[]>`
       select count(*)::int as sessions from sessions where status = 'created'`;
+    for (const [tag, n] of refusals) console.log(`non-200: ${tag} x${n}`);
     console.log(`\n${sessions} sessions minted in this run; load average after: ${load()}`);
   } finally {
     clearInterval(beat);

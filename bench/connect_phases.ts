@@ -187,7 +187,7 @@ export async function run(): Promise<void> {
     }
     await heartbeat(db.sql, "node-bench-1");
     console.log("sessions.connect phases (in process, no HTTP):");
-    for (const [k, v] of rows) console.log(`  ${k.padEnd(42)} ${v}`);
+    for (const [k, v] of rows) console.log(`  ${k.padEnd(48)} ${v}`);
   } finally {
     await db.close();
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);

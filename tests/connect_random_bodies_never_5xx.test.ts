@@ -17,7 +17,7 @@ import {
 import { LOCAL_ENGINES } from "../common/capabilities.ts";
 
 const CONNECT = "/api/v1/sessions.connect";
-const RUNS = Number(Deno.env.get("CONNECT_FUZZ_RUNS") ?? 2500);
+const RUNS = Number(Deno.env.get("CONNECT_FUZZ_RUNS") ?? 3000);
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type JsonObject = { [k: string]: Json };
