@@ -8,6 +8,8 @@ import type { RateLimiter } from "./auth/rate_limit.ts";
 
 export interface ApiDeps {
   sql: Pool;
+  /** For the connect-time reservation only (see Database.reservations). */
+  reservations: Pool;
   settings: Settings;
   adminToken: string;
   hashSecret: string;

@@ -36,6 +36,7 @@ export async function startApiService(
   const adminToken = settings.adminToken ?? `adm_${randomBase62(32)}`;
   const deps: ApiDeps = {
     sql: db.sql,
+    reservations: db.reservations,
     settings,
     adminToken,
     hashSecret,

@@ -9,6 +9,15 @@ export type Pool = postgres.Sql;
 
 export interface Database {
   sql: Pool;
+  /**
+   * A pool whose commits do not wait for the WAL flush (synchronous_commit off), for the
+   * connect-time reservation only: every connect updates its node's counter row, and holding
+   * that row's lock through a disk flush serializes all connects on one flush each. A crash can
+   * lose the last few hundred milliseconds of such commits (sessions whose offer the worker then
+   * refuses with 404, and that were never billed); nothing is ever half-written. The embedded
+   * database has one pool for everything.
+   */
+  reservations: Pool;
   /** The URL other processes can use to reach the same database (the embedded one included). */
   url: string;
   embedded: boolean;
@@ -44,7 +53,20 @@ export async function openDatabase(options: OpenOptions = {}): Promise<Database>
 
 function external(url: string, max: number): Database {
   const sql = postgres(url, { max, ...quiet });
-  return { sql, url, embedded: false, close: () => sql.end({ timeout: 5 }) };
+  const reservations = postgres(url, {
+    max,
+    ...quiet,
+    connection: { synchronous_commit: "off" },
+  });
+  return {
+    sql,
+    reservations,
+    url,
+    embedded: false,
+    close: async () => {
+      await Promise.all([sql.end({ timeout: 5 }), reservations.end({ timeout: 5 })]);
+    },
+  };
 }
 
 async function embedded(dataDir: string | undefined, max: number): Promise<Database> {
@@ -67,6 +89,7 @@ async function embedded(dataDir: string | undefined, max: number): Promise<Datab
   const sql = postgres(url, { max, ...quiet });
   return {
     sql,
+    reservations: sql,
     url,
     embedded: true,
     close: async () => {

@@ -105,7 +105,7 @@ export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
   const grant = await apiKey(c, deps);
   const admitted = await admitKey(c, deps, grant);
   const session = newSession(admitted, deps);
-  const node = await openSession(deps.sql, session, deps.settings.nodeStaleSeconds);
+  const node = await openSession(deps.reservations, session, deps.settings.nodeStaleSeconds);
   if (!node) {
     log.warn("no worker node for session", {
       session_id: session.session_id,
