@@ -1,0 +1,49 @@
+// Run by `deno task test` before the tests: the system parts the tests use (espeak-ng and sox make
+// speech fixtures; Debian's Chromium runs the browser tests). Installs what is missing when it can
+// (root with apt), otherwise says exactly what to run.
+const NEEDED: [command: string, pkg: string][] = [
+  ["espeak-ng", "espeak-ng"],
+  ["sox", "sox"],
+  ["chromium", "chromium"],
+];
+
+function has(command: string): boolean {
+  const paths = (Deno.env.get("PATH") ?? "").split(":");
+  return paths.some((dir) => {
+    try {
+      return Deno.statSync(`${dir}/${command}`).isFile;
+    } catch {
+      return false;
+    }
+  });
+}
+
+async function run(cmd: string, args: string[]): Promise<boolean> {
+  const out = await new Deno.Command(cmd, {
+    args,
+    env: { DEBIAN_FRONTEND: "noninteractive" },
+    stdout: "null",
+    stderr: "inherit",
+  }).output();
+  return out.success;
+}
+
+if (import.meta.main) {
+  const missing = NEEDED.filter(([command]) => !has(command)).map(([, pkg]) => pkg);
+  if (missing.length) {
+    const line = `apt-get update && apt-get install -y ${missing.join(" ")}`;
+    const root = Deno.uid?.() === 0;
+    if (!root || !has("apt-get")) {
+      console.error(`The tests need: ${missing.join(", ")}. Run as root: ${line}`);
+      Deno.exit(1);
+    }
+    console.log(`installing ${missing.join(", ")} (${line})`);
+    if (
+      !await run("apt-get", ["update", "-qq"]) ||
+      !await run("apt-get", ["install", "-y", "-qq", ...missing])
+    ) {
+      console.error(`Installing failed. Run as root: ${line}`);
+      Deno.exit(1);
+    }
+  }
+}
