@@ -1,22 +1,17 @@
 // Who is calling: an operator with the admin token, or an API key's grant.
 import type { Context } from "hono";
-import { timingSafeEqual } from "node:crypto";
 import { kindOfRawKey } from "../../common/key_hash.ts";
+import { bearerToken, sameSecret } from "../../common/http/bearer.ts";
 import type { KeyGrant } from "../../db/keys.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 
 export type Caller = { kind: "admin" } | { kind: "key"; grant: KeyGrant };
 
-const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
-
 export function bearer(c: Context): string {
-  const header = c.req.header("authorization");
-  const match = header ? BEARER.exec(header.trim()) : null;
-  if (!match) {
-    throw new ApiError(401, "unauthorized", "Send Authorization: Bearer <API key>.");
-  }
-  return match[1];
+  const token = bearerToken(c);
+  if (!token) throw new ApiError(401, "unauthorized", "Send Authorization: Bearer <API key>.");
+  return token;
 }
 
 const invalidKey = () => new ApiError(401, "invalid_api_key", "The API key is not valid.");
@@ -31,9 +26,9 @@ export async function apiKey(c: Context, deps: ApiDeps): Promise<KeyGrant> {
   return grant;
 }
 
-function isAdminToken(presented: string, adminToken: string): boolean {
-  const a = new TextEncoder().encode(presented), b = new TextEncoder().encode(adminToken);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** Whether `presented` is the admin token (constant time). */
+export function isAdminToken(presented: string | undefined, adminToken: string): boolean {
+  return presented !== undefined && sameSecret(presented, adminToken);
 }
 
 /** The admin token or a secret key; publishable keys may only start calls. */

@@ -2,18 +2,14 @@
 // Stateless: a fresh server and transport per request, so nothing is kept between requests
 // and any API process can answer any request.
 import type { Context, Hono } from "hono";
-import { timingSafeEqual } from "node:crypto";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { ApiError, errorResponse } from "../../common/http/errors.ts";
+import { bearerToken } from "../../common/http/bearer.ts";
+import { isAdminToken } from "../auth/credentials.ts";
 import { type AdminCall, createMcpServer } from "./tools.ts";
 
-const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
-
 function presentsAdminToken(c: Context, adminToken: string): boolean {
-  const match = BEARER.exec(c.req.header("authorization")?.trim() ?? "");
-  if (!match) return false;
-  const a = new TextEncoder().encode(match[1]), b = new TextEncoder().encode(adminToken);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return isAdminToken(bearerToken(c), adminToken);
 }
 
 /**

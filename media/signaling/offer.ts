@@ -7,6 +7,7 @@ import { getSession, markConnecting } from "../../db/sessions.ts";
 import { getAgent } from "../../db/agents.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import { readJson } from "../../common/http/json_body.ts";
+import { bearerToken } from "../../common/http/bearer.ts";
 import { type SessionClaims, TokenError } from "../../common/token.ts";
 import { logger } from "../../common/log.ts";
 import { OfferError, WorkerPeer } from "../rtc/peer.ts";
@@ -15,14 +16,12 @@ import type { WorkerContext } from "../worker.ts";
 
 const log = logger("signaling");
 
-const BEARER = /^Bearer ([\x21-\x7e]+)$/i;
-
 function tokenOf(c: Context): string {
-  const match = BEARER.exec(c.req.header("authorization")?.trim() ?? "");
-  if (!match) {
+  const token = bearerToken(c);
+  if (!token) {
     throw new ApiError(401, "unauthorized", "Send Authorization: Bearer <session token>.");
   }
-  return match[1];
+  return token;
 }
 
 /** Verifies the token for this node and the session in the URL. */
@@ -75,15 +74,15 @@ function readOffer(body: unknown): OfferBody {
   };
 }
 
-async function answerOffer(w: WorkerContext, offer: OfferBody) {
-  try {
-    return await WorkerPeer.answer({ type: "offer", sdp: offer.sdp }, {
-      iceAddresses: w.iceAddresses,
-    });
-  } catch (err) {
-    if (err instanceof OfferError) throw new ApiError(400, "invalid_sdp", err.message);
-    throw err;
-  }
+/** An offer no retry can fix becomes a 400 (the client then gives up); anything else passes. */
+function refuseBadOffer(err: unknown): never {
+  if (err instanceof OfferError) throw new ApiError(400, "invalid_sdp", err.message);
+  throw err;
+}
+
+function answerOffer(w: WorkerContext, offer: OfferBody) {
+  return WorkerPeer.answer({ type: "offer", sdp: offer.sdp }, { iceAddresses: w.iceAddresses })
+    .catch(refuseBadOffer);
 }
 
 const reply = (c: Context, sdp: string, pcId: string) =>
@@ -101,13 +100,9 @@ export async function postOffer(c: Context, w: WorkerContext): Promise<Response>
       throw new ApiError(401, "token_used", "This session token has already started a call.");
     }
     if (!offer.restart_pc) {
-      try {
-        const answer = await running.peer.renegotiate({ type: "offer", sdp: offer.sdp });
-        return reply(c, answer.sdp, running.peer.id);
-      } catch (err) {
-        if (err instanceof OfferError) throw new ApiError(400, "invalid_sdp", err.message);
-        throw err;
-      }
+      const answer = await running.peer.renegotiate({ type: "offer", sdp: offer.sdp })
+        .catch(refuseBadOffer);
+      return reply(c, answer.sdp, running.peer.id);
     }
     const { peer, answer } = await answerOffer(w, offer);
     await running.replacePeer(peer);
