@@ -1,0 +1,54 @@
+// The effective config of a call. Three levels, later wins: the service defaults, the config
+// the session was created with (signed into the token), then every Config the brain sends.
+// Zero values (VOICE_UNSPECIFIED, LANGUAGE_UNSPECIFIED) and absent fields keep what is in
+// effect. idle.timeout_ms is a proto3 scalar, so "absent" and 0 look the same on the wire: a
+// present idle section sets the timeout (0 turns idle off), an absent one keeps it.
+import { DEFAULT_LANGUAGE, DEFAULT_VOICE } from "../../common/capabilities.ts";
+
+export interface CallConfig {
+  tts: { voice: string; language: string };
+  stt: { language: string };
+  idle: { timeout_ms: number };
+}
+
+/** A Config as proto3 JSON with enum names, every field optional. */
+export interface ConfigPatch {
+  tts?: { voice?: string | null; language?: string | null } | null;
+  stt?: { language?: string | null } | null;
+  idle?: { timeout_ms?: number | null } | null;
+}
+
+export function defaultConfig(): CallConfig {
+  return {
+    tts: { voice: DEFAULT_VOICE, language: DEFAULT_LANGUAGE },
+    stt: { language: DEFAULT_LANGUAGE },
+    idle: { timeout_ms: 0 },
+  };
+}
+
+const given = (v: string | null | undefined): v is string =>
+  typeof v === "string" && v !== "" && !v.endsWith("_UNSPECIFIED");
+
+/** `base` with `patch` applied; `base` is not changed. */
+export function applyConfig(base: CallConfig, patch: ConfigPatch | null | undefined): CallConfig {
+  const next: CallConfig = structuredClone(base);
+  if (!patch) return next;
+  if (given(patch.tts?.voice)) next.tts.voice = patch.tts.voice;
+  if (given(patch.tts?.language)) next.tts.language = patch.tts.language;
+  if (given(patch.stt?.language)) next.stt.language = patch.stt.language;
+  if (patch.idle) {
+    const ms = Number(patch.idle.timeout_ms ?? 0);
+    if (Number.isFinite(ms) && ms >= 0) next.idle.timeout_ms = ms;
+  }
+  return next;
+}
+
+/** What differs between two configs, as dotted field names (for logs and live switching). */
+export function changedFields(a: CallConfig, b: CallConfig): string[] {
+  const out: string[] = [];
+  if (a.tts.voice !== b.tts.voice) out.push("tts.voice");
+  if (a.tts.language !== b.tts.language) out.push("tts.language");
+  if (a.stt.language !== b.stt.language) out.push("stt.language");
+  if (a.idle.timeout_ms !== b.idle.timeout_ms) out.push("idle.timeout_ms");
+  return out;
+}

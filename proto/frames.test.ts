@@ -1,0 +1,31 @@
+import { assertEquals, assertThrows } from "../tests/helpers/assert.ts";
+import {
+  decodeBrainFrame,
+  decodeServiceFrame,
+  encodeBrainFrame,
+  encodeServiceFrame,
+} from "./frames.ts";
+
+Deno.test("a service frame round-trips with its seq, timestamp and body", () => {
+  const before = Date.now();
+  const f = decodeServiceFrame(encodeServiceFrame(3, "user_turn", { turn_id: "t1", text: "hi" }));
+  assertEquals(f.seq, 3);
+  assertEquals(f.kind, "user_turn");
+  assertEquals(f.body, { turn_id: "t1", text: "hi" });
+  assertEquals(f.timestamp_ms >= before && f.timestamp_ms <= Date.now(), true);
+});
+
+Deno.test("a brain config frame keeps enum names and tells an absent section from a zero", () => {
+  const f = decodeBrainFrame(
+    encodeBrainFrame(1, "config", { tts: { voice: "VOICE_ARJUN" }, idle: { timeout_ms: 0 } }),
+  );
+  assertEquals(f.kind, "config");
+  assertEquals(f.body.tts, { voice: "VOICE_ARJUN", language: "LANGUAGE_UNSPECIFIED" });
+  assertEquals(f.body.idle, { timeout_ms: 0 });
+  assertEquals(f.body.stt, null);
+});
+
+Deno.test("bytes that are not a frame are refused", () => {
+  assertThrows(() => decodeBrainFrame(new Uint8Array([0xff, 0xff, 0xff])), Error);
+  assertThrows(() => decodeBrainFrame(encodeBrainFrame(1, "greeting", {}).slice(0, 2)), Error);
+});
