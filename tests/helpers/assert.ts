@@ -2,11 +2,14 @@
 import assert from "node:assert/strict";
 
 export function assertEquals<T>(actual: T, expected: T, msg?: string): void {
-  assert.deepStrictEqual(actual, expected, msg);
+  // @types/node 26 types the message as non-optional in the string overload.
+  if (msg === undefined) assert.deepStrictEqual(actual, expected);
+  else assert.deepStrictEqual(actual, expected, msg);
 }
 
 export function assert_(cond: unknown, msg?: string): asserts cond {
-  assert.ok(cond, msg);
+  if (msg === undefined) assert.ok(cond);
+  else assert.ok(cond, msg);
 }
 export { assert_ as assert };
 
@@ -25,5 +28,6 @@ export function assertThrows<E extends Error>(
 }
 
 export function assertMatch(actual: string, re: RegExp, msg?: string): void {
-  assert.match(actual, re, msg);
+  if (msg === undefined) assert.match(actual, re);
+  else assert.match(actual, re, msg);
 }
