@@ -1,0 +1,205 @@
+// The bot's voice on one call: units are synthesized as they arrive and played in order, one
+// 20 ms frame per outbound tick. It knows exactly how much of each unit went out, so a cut-off
+// (barge-in) stops at the next frame and reports what the caller heard.
+import { FRAME_SAMPLES_48K } from "../../wasm/opus.ts";
+import type { FrameSource } from "../call/outbound.ts";
+import { heardText, type WordTiming } from "./heard.ts";
+
+/** Synthesized audio of a unit: 48 kHz mono PCM, with the words it contains. */
+export interface SpeechChunk {
+  pcm: Int16Array;
+  words: WordTiming[];
+}
+
+export type Synthesize = (text: string, signal: AbortSignal) => AsyncIterable<SpeechChunk>;
+
+export interface SpokenUnit {
+  turnId: string;
+  unitId: string;
+  text: string;
+}
+
+export interface UnitHeard extends SpokenUnit {
+  heard: string;
+  cutOff: boolean;
+}
+
+export interface SpeakerEvents {
+  /** The first frame of a turn's reply went out (the bot started speaking). */
+  onTurnAudioStarted?(turnId: string): void;
+  /** The first frame of a unit went out. */
+  onUnitStarted?(unit: SpokenUnit): void;
+  /** A word of the playing unit finished: `heard` is the unit's heard text so far. */
+  onProgress?(unit: SpokenUnit, heard: string): void;
+  /** A unit is done: played out, or cut off (heard is what went out before the cut). */
+  onUnitDone?(unit: UnitHeard): void;
+  /** The last unit of a turn played out. */
+  onTurnFinished?(turnId: string): void;
+  /** Nothing is left to play: the bot stopped speaking. */
+  onIdle?(): void;
+  onSynthesisError?(unit: SpokenUnit, err: Error): void;
+}
+
+class Playback {
+  frames: Int16Array[] = [];
+  partial = new Int16Array(FRAME_SAMPLES_48K);
+  partialLength = 0;
+  words: WordTiming[] = [];
+  synthDone = false;
+  started = false;
+  playedFrames = 0;
+  heardSoFar = "";
+  abort = new AbortController();
+  constructor(readonly unit: SpokenUnit, readonly last: boolean) {}
+
+  get playedMs(): number {
+    return this.playedFrames * 20;
+  }
+
+  add(pcm: Int16Array): void {
+    let i = 0;
+    while (i < pcm.length) {
+      const n = Math.min(FRAME_SAMPLES_48K - this.partialLength, pcm.length - i);
+      this.partial.set(pcm.subarray(i, i + n), this.partialLength);
+      this.partialLength += n;
+      i += n;
+      if (this.partialLength === FRAME_SAMPLES_48K) {
+        this.frames.push(this.partial);
+        this.partial = new Int16Array(FRAME_SAMPLES_48K);
+        this.partialLength = 0;
+      }
+    }
+  }
+
+  finishSynthesis(): void {
+    // The tail is padded with silence to a whole frame.
+    if (this.partialLength > 0) this.frames.push(this.partial);
+    this.partialLength = 0;
+    this.synthDone = true;
+  }
+}
+
+export class Speaker implements FrameSource {
+  private queue: Playback[] = [];
+  /** Turns whose last unit has been queued. */
+  private closedTurns = new Set<string>();
+  private audioStartedTurns = new Set<string>();
+  /** Frames that carried the bot's voice. */
+  voicedFrames = 0;
+  /** Characters handed to synthesis. */
+  synthesizedCharacters = 0;
+
+  constructor(private synthesize: Synthesize, private events: SpeakerEvents = {}) {}
+
+  /** Whether anything is playing or waiting to play. */
+  get busy(): boolean {
+    return this.queue.length > 0;
+  }
+
+  /** Queues a unit; synthesis starts at once so it is ready when its turn to play comes. */
+  enqueue(unit: SpokenUnit, last: boolean): void {
+    if (unit.text.trim() === "") {
+      if (last) this.closeTurn(unit.turnId);
+      return;
+    }
+    const p = new Playback(unit, last);
+    this.queue.push(p);
+    this.synthesizedCharacters += unit.text.length;
+    this.run(p);
+  }
+
+  private async run(p: Playback): Promise<void> {
+    try {
+      for await (const chunk of this.synthesize(p.unit.text, p.abort.signal)) {
+        if (p.abort.signal.aborted) return;
+        p.words.push(...chunk.words);
+        p.add(chunk.pcm);
+      }
+    } catch (err) {
+      if (!p.abort.signal.aborted) this.events.onSynthesisError?.(p.unit, err as Error);
+    }
+    p.finishSynthesis();
+  }
+
+  private closeTurn(turnId: string): void {
+    this.closedTurns.add(turnId);
+    // A turn whose units all played before its (empty) last unit came is finished now.
+    if (!this.queue.some((p) => p.unit.turnId === turnId)) this.finishTurn(turnId);
+  }
+
+  private finishTurn(turnId: string): void {
+    this.closedTurns.delete(turnId);
+    this.audioStartedTurns.delete(turnId);
+    this.events.onTurnFinished?.(turnId);
+  }
+
+  /** The next 20 ms of the bot's voice, or undefined for silence. Called on the pacer's grid. */
+  next(): Int16Array | undefined {
+    const p = this.queue[0];
+    if (!p) return undefined;
+    const frame = p.frames.shift();
+    if (!frame) {
+      if (p.synthDone) {
+        this.complete(p);
+        return this.next();
+      }
+      return undefined; // synthesis has not caught up: a gap of silence, not counted as heard
+    }
+    if (!p.started) {
+      p.started = true;
+      if (!this.audioStartedTurns.has(p.unit.turnId)) {
+        this.audioStartedTurns.add(p.unit.turnId);
+        this.events.onTurnAudioStarted?.(p.unit.turnId);
+      }
+      this.events.onUnitStarted?.(p.unit);
+    }
+    p.playedFrames++;
+    this.voicedFrames++;
+    const heard = heardText(p.unit.text, p.words, p.playedMs);
+    if (heard !== p.heardSoFar) {
+      p.heardSoFar = heard;
+      this.events.onProgress?.(p.unit, heard);
+    }
+    if (p.synthDone && p.frames.length === 0) this.complete(p);
+    return frame;
+  }
+
+  private complete(p: Playback): void {
+    this.queue.shift();
+    this.events.onUnitDone?.({ ...p.unit, heard: p.unit.text, cutOff: false });
+    if (p.last) this.closeTurn(p.unit.turnId);
+    else if (
+      this.closedTurns.has(p.unit.turnId) &&
+      !this.queue.some((q) => q.unit.turnId === p.unit.turnId)
+    ) {
+      this.finishTurn(p.unit.turnId);
+    }
+    if (this.queue.length === 0) this.events.onIdle?.();
+  }
+
+  /**
+   * Barge-in: stops everything of `turnId` (or everything) before the next frame. Returns what
+   * was heard of each unit it stopped, the playing one and the ones never started.
+   */
+  cutOff(turnId?: string): UnitHeard[] {
+    const stopped: UnitHeard[] = [];
+    const keep: Playback[] = [];
+    for (const p of this.queue) {
+      if (turnId !== undefined && p.unit.turnId !== turnId) {
+        keep.push(p);
+        continue;
+      }
+      p.abort.abort();
+      const heard = heardText(p.unit.text, p.words, p.playedMs);
+      const done = { ...p.unit, heard, cutOff: true };
+      stopped.push(done);
+      this.events.onUnitDone?.(done);
+    }
+    const wasBusy = this.queue.length > 0;
+    this.queue = keep;
+    if (turnId === undefined) this.closedTurns.clear();
+    else this.closedTurns.delete(turnId);
+    if (wasBusy && keep.length === 0) this.events.onIdle?.();
+    return stopped;
+  }
+}
