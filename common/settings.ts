@@ -19,6 +19,8 @@ export interface Settings {
   /** A node whose heartbeat is older than this is never chosen. */
   nodeStaleSeconds: number;
   workerCapacity: number;
+  /** Local folder call recordings are written to (RECORDINGS_DIR; default DATA_DIR/recordings). */
+  recordingsDir: string;
 }
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -49,6 +51,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     rateLimitBurst: int(env, "RATE_LIMIT_BURST", 100),
     nodeStaleSeconds: int(env, "NODE_STALE_SECONDS", 10),
     workerCapacity: int(env, "WORKER_CAPACITY", 50),
+    recordingsDir: env.RECORDINGS_DIR || `${env.DATA_DIR || "data"}/recordings`,
   };
   return settings;
 }

@@ -43,12 +43,12 @@ testOnEveryDatabase("a call's life: created, connecting, active, ended", async (
   const s = session();
   assertEquals((await openSession(db.sql, s, 10))?.node_id, "n1");
   assertEquals(await load(), 1);
-  assertEquals(await markActive(db.sql, s.session_id), false, "active before connecting");
+  assertEquals(await markActive(db.sql, s.session_id), undefined, "active before connecting");
   assertEquals(await markConnecting(db.sql, s.session_id, "tok_other", "n1"), false);
   assertEquals(await markConnecting(db.sql, s.session_id, s.token_id, "n2"), false);
   assertEquals(await markConnecting(db.sql, s.session_id, s.token_id, "n1"), true);
   assertEquals(await markConnecting(db.sql, s.session_id, s.token_id, "n1"), false, "token reuse");
-  assertEquals(await markActive(db.sql, s.session_id), true);
+  assertEquals(await markActive(db.sql, s.session_id), { record: false });
   await appendEvents(db.sql, [
     { session_id: s.session_id, source: "brain", kind: "Greeting", data: { text: "hi" } },
     { session_id: s.session_id, source: "worker", kind: "SessionStart" },

@@ -90,33 +90,57 @@ export async function markConnecting(
   return rows.length === 1;
 }
 
-export async function markActive(sql: Sql, sessionId: string): Promise<boolean> {
-  const rows = await sql`update sessions set status = 'active', started_at = now()
-    where id = ${sessionId} and status = 'connecting' returning id`;
-  return rows.length === 1;
+/**
+ * The call started: `connecting` → `active`. Returns whether the call is to be recorded, or
+ * undefined when the session was not connecting.
+ */
+export async function markActive(
+  sql: Sql,
+  sessionId: string,
+): Promise<{ record: boolean } | undefined> {
+  const rows = await sql<{ record_effective: boolean }[]>`
+    update sessions set status = 'active', started_at = now()
+    where id = ${sessionId} and status = 'connecting' returning record_effective`;
+  return rows.length === 1 ? { record: rows[0].record_effective } : undefined;
+}
+
+/** What a call produced, written with its end. */
+export interface CallOutcome {
+  turns?: unknown[];
+  recognisedSeconds?: number;
+  synthesizedCharacters?: number;
+  /** Where the recording was stored, when the call was recorded. */
+  recordingUrl?: string | null;
 }
 
 /**
- * Ends a session that is not ended yet, releases its node reservation and books call seconds.
- * Returns false when it had already ended.
+ * Ends a session that is not ended yet, releases its node reservation and books its usage: call
+ * seconds, and what the call recognised and synthesized. Returns false when it had already ended.
  */
 export async function finishSession(
   sql: Sql,
   sessionId: string,
   status: "ended" | "failed",
   reason: string,
+  outcome: CallOutcome = {},
 ): Promise<boolean> {
+  const turns = sql.json((outcome.turns ?? []) as never);
+  const recognised = outcome.recognisedSeconds ?? 0;
+  const characters = outcome.synthesizedCharacters ?? 0;
   const rows = await sql`
     with done as (
-      update sessions set status = ${status}, end_reason = ${reason}, ended_at = now()
+      update sessions set status = ${status}, end_reason = ${reason}, ended_at = now(),
+        turns = ${turns}, recording_url = ${outcome.recordingUrl ?? null}
       where id = ${sessionId} and status in ('created', 'connecting', 'active')
       returning id, node_id, started_at, ended_at
     ), released as (
       update worker_nodes n set active_calls = greatest(n.active_calls - 1, 0)
       from done where n.id = done.node_id
     ), billed as (
-      update usage u set call_seconds = extract(epoch from done.ended_at - done.started_at)
-      from done where u.session_id = done.id and done.started_at is not null
+      update usage u set
+        call_seconds = coalesce(extract(epoch from done.ended_at - done.started_at), 0),
+        recognised_seconds = ${recognised}, synthesized_characters = ${characters}
+      from done where u.session_id = done.id
     )
     select id from done`;
   return rows.length === 1;

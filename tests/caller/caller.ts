@@ -18,7 +18,7 @@ import { Emitter } from "../../media/rtc/emitter.ts";
 import { OpusRtpSender } from "../../media/rtc/rtp_sender.ts";
 import { keepCandidates, listCandidates, stripCandidates } from "../../media/rtc/sdp.ts";
 import { FRAME_SAMPLES_48K, OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
-import { readWav, to48k } from "./wav.ts";
+import { readWav, rms, to48k } from "./wav.ts";
 
 export const RTVI_VERSION = "2.1.0";
 
@@ -54,6 +54,10 @@ export interface RtviMessage {
   message?: unknown;
 }
 
+interface Microphone {
+  queue: { pcm: Int16Array; offset: number; started?: (t: number) => void; done: () => void }[];
+}
+
 export interface Arrival {
   /** performance.now() when the packet arrived. */
   at: number;
@@ -80,6 +84,8 @@ export class TestCaller {
   readonly onMessage = new Emitter<[RtviMessage]>();
   /** Bot audio packets as they arrived. */
   readonly arrivals: Arrival[] = [];
+  /** Each received frame's arrival time and loudness, to see when the bot spoke. */
+  readonly heardFrames: { at: number; rms: number }[] = [];
   /** performance.now() of each frame handed to the network by stream(). */
   readonly sentAt: number[] = [];
   pingsSent = 0;
@@ -237,6 +243,64 @@ export class TestCaller {
     });
   }
 
+  #mic: Microphone | undefined;
+
+  /**
+   * A live microphone: from now on a 20 ms frame goes out every 20 ms, silence unless something
+   * is being said, as a browser's would. Use `say()` to speak into it.
+   */
+  openMicrophone(): void {
+    if (this.#mic) return;
+    if (this.#pacer?.running) throw new Error("already streaming");
+    const mic: Microphone = { queue: [] };
+    this.#mic = mic;
+    const encoder = new OpusEncoder();
+    const frame = new Int16Array(FRAME_SAMPLES_48K);
+    let next = 0;
+    const pacer = new Pacer((t) => {
+      if (this.#closed) {
+        pacer.stop();
+        encoder.close();
+        return;
+      }
+      if (t.frame > next) this.#tx.skip(t.frame - next);
+      next = t.frame + 1;
+      frame.fill(0);
+      const item = mic.queue[0];
+      if (item) {
+        if (item.offset === 0) item.started?.(performance.now());
+        const part = item.pcm.subarray(item.offset, item.offset + FRAME_SAMPLES_48K);
+        frame.set(part);
+        item.offset += FRAME_SAMPLES_48K;
+        if (item.offset >= item.pcm.length) {
+          mic.queue.shift();
+          item.done();
+        }
+      }
+      this.#tx.send(encoder.encode(frame));
+      this.sentAt.push(performance.now());
+    });
+    this.#pacer = pacer;
+    pacer.start();
+  }
+
+  /**
+   * Says 48 kHz mono PCM into the open microphone after whatever is queued. Resolves when the
+   * last frame was sent, with performance.now() of the first frame.
+   */
+  say(pcm48k: Int16Array): Promise<{ startedAt: number; endedAt: number }> {
+    if (!this.#mic) this.openMicrophone();
+    let startedAt = 0;
+    return new Promise((resolve) => {
+      this.#mic!.queue.push({
+        pcm: pcm48k,
+        offset: 0,
+        started: (t) => (startedAt = t),
+        done: () => resolve({ startedAt, endedAt: performance.now() }),
+      });
+    });
+  }
+
   /** Everything received so far, decoded at 48 kHz mono, lost packets concealed. */
   receivedPcm(): Int16Array {
     const out = new Int16Array(this.#pcm.reduce((a, p) => a + p.length, 0));
@@ -337,11 +401,14 @@ export class TestCaller {
       for (let i = 1; i < gap && i <= 10; i++) this.#pcm.push(this.#decoder.conceal().slice());
     }
     this.#lastSeq = h.sequenceNumber;
+    let pcm: Int16Array;
     try {
-      this.#pcm.push(this.#decoder.decode(p.payload).slice());
+      pcm = this.#decoder.decode(p.payload).slice();
     } catch {
-      this.#pcm.push(this.#decoder.conceal().slice());
+      pcm = this.#decoder.conceal().slice();
     }
+    this.#pcm.push(pcm);
+    this.heardFrames.push({ at: performance.now(), rms: rms(pcm) });
   }
 }
 
