@@ -1,0 +1,337 @@
+// One brain WebSocket (one call): decodes ServiceFrames, runs the handlers, encodes BrainFrames.
+// Handlers never block the socket: each turn runs on its own, so turns may overlap and a Cancel
+// reaches a turn while it is still working.
+import type protobuf from "protobufjs";
+import { BrainFrameType, ConfigType, ServiceFrameType } from "../../proto/mod.ts";
+import { applyConfig, type ConfigJson, configJson, configMessage } from "./config.ts";
+import type {
+  BrainHandlers,
+  HeardText,
+  JsonObject,
+  Reply,
+  RtviMessage,
+  Session,
+  WebSocketLike,
+} from "./types.ts";
+
+const OPEN = 1;
+
+type Body = Record<string, unknown>;
+type ServiceFrame = protobuf.Message & Record<string, unknown> & { frame?: string };
+
+function logError(what: string, fields: Record<string, string>, err?: unknown) {
+  const where = Object.entries(fields).map(([k, v]) => `${k}=${v}`).join(" ");
+  // The stack or message only: never the frame contents, which may carry the caller's words.
+  const detail = err instanceof Error
+    ? (err.stack ?? err.message)
+    : err === undefined
+    ? ""
+    : String(err);
+  console.error(`[brain] ${what} ${where}${detail ? "\n" + detail : ""}`);
+}
+
+async function bytesOf(data: unknown): Promise<Uint8Array | null> {
+  if (data instanceof Uint8Array) return data; // includes Node's Buffer
+  if (data instanceof ArrayBuffer) return new Uint8Array(data);
+  if (ArrayBuffer.isView(data)) {
+    return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  }
+  if (typeof Blob !== "undefined" && data instanceof Blob) {
+    return new Uint8Array(await data.arrayBuffer());
+  }
+  return null;
+}
+
+function heardOf(h: Record<string, unknown>): HeardText {
+  return {
+    unitId: String(h.unit_id ?? ""),
+    turnId: String(h.turn_id ?? ""),
+    text: String(h.text ?? ""),
+    cutOff: Boolean(h.cut_off),
+  };
+}
+
+function parseInit(json: string): JsonObject {
+  if (!json) return {};
+  const value = JSON.parse(json);
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? value : {};
+}
+
+function isIterable(reply: unknown): reply is AsyncIterable<string> | Iterable<string> {
+  return typeof reply === "object" && reply !== null &&
+    (Symbol.asyncIterator in reply || Symbol.iterator in reply);
+}
+
+class CallSession implements Session {
+  heard: HeardText[] = [];
+  ended = false;
+  private endSent = false;
+
+  readonly id: string;
+  readonly agentId: string;
+  readonly init: JsonObject;
+  config: ConfigJson;
+  private readonly send: (body: Body) => void;
+
+  // No parameter properties here or below: Node's type stripping cannot run them.
+  constructor(
+    id: string,
+    agentId: string,
+    init: JsonObject,
+    config: ConfigJson,
+    send: (body: Body) => void,
+  ) {
+    this.id = id;
+    this.agentId = agentId;
+    this.init = init;
+    this.config = config;
+    this.send = send;
+  }
+
+  configure(config: ConfigJson): void {
+    const message = configMessage(config); // throws before anything is sent
+    this.config = applyConfig(this.config, configJson(message));
+    this.send({ config: message });
+  }
+
+  dispatch(type: string, data?: unknown): void {
+    if (typeof type !== "string" || type === "") {
+      throw new Error("session.dispatch: type must be a non-empty string");
+    }
+    this.send({ action: { type, json: JSON.stringify(data ?? null) } });
+  }
+
+  end(reason = "ended_by_brain"): void {
+    if (this.endSent) return;
+    this.endSent = true;
+    this.send({ end_session: { reason } });
+  }
+}
+
+/** The protocol core for one socket. Created by `Brain.accept`. */
+export class BrainConnection {
+  /** Resolves when the socket is closed and `onSessionEnd` (if due) has run. */
+  readonly done: Promise<void>;
+  private resolveDone!: () => void;
+  private seq = 0;
+  private session: CallSession | null = null;
+  private ready: Promise<void> = Promise.resolve();
+  private readonly turns = new Map<string, AbortController>();
+  private finalHeard: HeardText[] | null = null;
+  private finished = false;
+  private inbox: Promise<void> = Promise.resolve();
+
+  private readonly socket: WebSocketLike;
+  private readonly handlers: BrainHandlers;
+  private readonly sessionId: string;
+
+  constructor(socket: WebSocketLike, handlers: BrainHandlers, sessionId = "") {
+    this.socket = socket;
+    this.handlers = handlers;
+    this.sessionId = sessionId;
+    this.done = new Promise((resolve) => (this.resolveDone = resolve));
+    if ("binaryType" in socket) socket.binaryType = "arraybuffer";
+    const onMessage = (event: { data?: unknown }) => {
+      // A chain keeps frames in order even when one needs an async conversion (Blob).
+      this.inbox = this.inbox.then(() => this.receive(event.data))
+        .catch((err) => this.log("frame handling failed", err));
+    };
+    const onClose = () => {
+      this.inbox = this.inbox.then(() => this.finish("disconnected", false));
+    };
+    if (socket.addEventListener) {
+      socket.addEventListener("message", onMessage);
+      socket.addEventListener("close", onClose);
+      socket.addEventListener("error", () => {}); // a close event follows
+    } else {
+      const s = socket as unknown as Record<string, unknown>;
+      s.onmessage = onMessage;
+      s.onclose = onClose;
+    }
+  }
+
+  /** Closes the socket; the session ends as "disconnected" if no End came first. */
+  close(): void {
+    try {
+      this.socket.close(1000, "brain closing");
+    } catch { /* already closed */ }
+  }
+
+  private send(body: Body): void {
+    if (this.finished) return;
+    if (this.socket.readyState !== undefined && this.socket.readyState !== OPEN) return;
+    const frame = BrainFrameType.fromObject({ seq: ++this.seq, timestamp_ms: Date.now(), ...body });
+    try {
+      this.socket.send(BrainFrameType.encode(frame).finish());
+    } catch (err) {
+      this.log("send failed", err); // the socket is closing; its close event ends the session
+    }
+  }
+
+  private log(what: string, err?: unknown, turnId?: string) {
+    const fields: Record<string, string> = { session: this.session?.id ?? this.sessionId };
+    if (turnId) fields.turn = turnId;
+    logError(what, fields, err);
+  }
+
+  private async receive(data: unknown): Promise<void> {
+    if (this.finished) return;
+    const bytes = await bytesOf(data);
+    if (!bytes) return this.log("ignored a non-binary message");
+    let frame: ServiceFrame;
+    try {
+      frame = ServiceFrameType.decode(bytes) as ServiceFrame;
+    } catch (err) {
+      return this.log("could not decode a ServiceFrame", err);
+    }
+    const kind = frame.frame;
+    if (!kind) return;
+    const body = ServiceFrameType.toObject(frame, { longs: Number })[kind] as Body;
+    if (kind === "session_start") return this.start(body);
+    const session = this.session;
+    if (!session) return this.log(`${kind} before session_start, ignored`);
+    switch (kind) {
+      case "user_turn": {
+        const id = String(body.turn_id ?? "");
+        const text = String(body.text ?? "");
+        this.runTurn(id, (signal) => this.handlers.onTurn({ id, text, signal }, session));
+        return;
+      }
+      case "user_idle": {
+        const id = String(body.turn_id ?? "");
+        const idleMs = Number(body.idle_ms ?? 0);
+        const onIdle = this.handlers.onUserIdle;
+        this.runTurn(id, (signal) => onIdle?.call(this.handlers, { id, idleMs, signal }, session));
+        return;
+      }
+      case "cancel":
+        this.turns.get(String(body.turn_id ?? ""))?.abort();
+        return;
+      case "heard": {
+        const heard = heardOf(body);
+        session.heard.push(heard);
+        this.call("onHeard", () => this.handlers.onHeard?.(heard, session));
+        return;
+      }
+      case "client_message": {
+        let message: RtviMessage;
+        try {
+          message = JSON.parse(String(body.json ?? ""));
+        } catch (err) {
+          return this.log("client_message is not JSON, ignored", err);
+        }
+        this.call("onRtvi", () => this.handlers.onRtvi?.(message, session));
+        return;
+      }
+      case "finalize": {
+        const list = ((body.heard ?? []) as Record<string, unknown>[]).map(heardOf);
+        this.finalHeard = list;
+        session.heard = list;
+        return;
+      }
+      case "end":
+        return this.finish(String(body.reason ?? ""), true);
+    }
+  }
+
+  private start(body: Body): void {
+    if (this.session) return this.log("second session_start, ignored");
+    const id = String(body.session_id ?? "");
+    if (this.sessionId && id !== this.sessionId) {
+      this.log(`session_start id ${id} differs from the URL's session_id`);
+    }
+    let init: JsonObject = {};
+    try {
+      init = parseInit(String(body.init_json ?? ""));
+    } catch (err) {
+      this.log("init_json is not JSON, using {}", err);
+    }
+    const config = body.config ? configJson(ConfigType.fromObject(body.config as Body)) : {};
+    const session = new CallSession(
+      id,
+      String(body.agent_id ?? ""),
+      init,
+      config,
+      (b) => this.send(b),
+    );
+    this.session = session;
+    const onStart = this.handlers.onSessionStart;
+    this.ready = (async () => {
+      let greeting: unknown = "";
+      try {
+        greeting = (await onStart?.call(this.handlers, session)) ?? "";
+      } catch (err) {
+        this.log("onSessionStart failed; greeting is empty", err);
+      }
+      if (typeof greeting !== "string") {
+        this.log(`onSessionStart returned a ${typeof greeting}, not a string; greeting is empty`);
+        greeting = "";
+      }
+      // Sent after every Config that onSessionStart caused: voice and language apply to it.
+      this.send({ greeting: { text: greeting } });
+    })();
+  }
+
+  private async runTurn(turnId: string, handler: (signal: AbortSignal) => Reply): Promise<void> {
+    const controller = new AbortController();
+    const signal = controller.signal;
+    this.turns.set(turnId, controller);
+    const live = () => !signal.aborted && !this.finished;
+    let n = 0;
+    const speak = (text: unknown) => {
+      if (typeof text !== "string") throw new Error(`a turn handler yielded a ${typeof text}`);
+      if (text.trim() === "" || !live()) return;
+      n += 1;
+      this.send({ speech_unit: { turn_id: turnId, unit_id: `${turnId}.${n}`, text, last: false } });
+    };
+    try {
+      await this.ready; // turns start once onSessionStart has run
+      if (!live()) return;
+      const reply = handler(signal);
+      if (isIterable(reply)) {
+        for await (const text of reply) {
+          if (!live()) break; // stops the generator; what it yields later is dropped
+          speak(text);
+        }
+      } else {
+        speak((await reply) ?? "");
+      }
+    } catch (err) {
+      if (live()) this.log("turn handler failed", err, turnId);
+    } finally {
+      if (this.turns.get(turnId) === controller) this.turns.delete(turnId);
+      if (live()) {
+        this.send({
+          speech_unit: { turn_id: turnId, unit_id: `${turnId}.end`, text: "", last: true },
+        });
+      }
+    }
+  }
+
+  private call(name: string, fn: () => unknown): void {
+    try {
+      Promise.resolve(fn()).catch((err) => this.log(`${name} failed`, err));
+    } catch (err) {
+      this.log(`${name} failed`, err);
+    }
+  }
+
+  private async finish(reason: string, closeSocket: boolean): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    for (const controller of this.turns.values()) controller.abort();
+    this.turns.clear();
+    const session = this.session;
+    if (session) {
+      session.ended = true;
+      const heard = this.finalHeard ?? session.heard;
+      try {
+        await this.handlers.onSessionEnd?.(session, { reason, heard });
+      } catch (err) {
+        this.log("onSessionEnd failed", err);
+      }
+    }
+    if (closeSocket) this.close();
+    this.resolveDone();
+  }
+}

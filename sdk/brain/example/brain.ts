@@ -1,0 +1,49 @@
+// The example brain: repeats what the caller said, tells a long story to interrupt, ends on "bye".
+import { type Brain, createBrain } from "../mod.ts";
+
+const STORY = [
+  "Once upon a time, a small robot lived in a lighthouse by the sea.",
+  "Every night it counted the ships that passed and wished one of them would stop.",
+  "One stormy evening a fishing boat lost its way, and the robot turned its lamp toward it.",
+  "The fishermen followed the light home and came back the next day to say thank you.",
+  "From then on the robot was never lonely again, and that is the end of the story.",
+];
+
+/** Builds the example brain. Serve it with `deno run -A sdk/brain/example/main.ts`. */
+export function createExampleBrain(): Brain {
+  return createBrain({
+    onSessionStart: () => "Hello! I am the example brain. Say something and I will repeat it.",
+
+    async *onTurn(turn, session) {
+      session.dispatch("transcript", { turn_id: turn.id, text: turn.text }); // shows on the page
+      const words = turn.text.toLowerCase();
+      if (/\b(good)?bye\b/.test(words)) {
+        yield "Goodbye! Thanks for calling.";
+        session.end("caller said goodbye");
+        return;
+      }
+      yield `You said: ${turn.text}`;
+      if (/\b(story|long)\b/.test(words)) {
+        for (const sentence of STORY) {
+          if (turn.signal.aborted) return; // the caller interrupted
+          yield sentence;
+        }
+      }
+    },
+
+    onRtvi(message, session) {
+      // Page messages arrive verbatim; the client's sendClientMessage("ping", d) sends
+      // {type: "client-message", data: {t: "ping", d}}.
+      const kind = message.type === "client-message" ? message.data?.t : message.type;
+      if (kind === "ping") {
+        session.dispatch("pong", { at: Date.now(), got: message.data?.d ?? null });
+      }
+    },
+
+    onUserIdle: () => "Are you still there?",
+
+    onSessionEnd(session, { reason, heard }) {
+      console.log(`session ${session.id} ended (${reason}); caller heard ${heard.length} units`);
+    },
+  });
+}

@@ -1,0 +1,29 @@
+/**
+ * The brain SDK: write the conversational side of a voice call as a few handlers.
+ *
+ * The service's media worker dials the brain at `{brain_url}?session_id={id}` over a WebSocket
+ * and speaks the protobuf frames of `proto/voice/v1/brain.proto`; this module hides them.
+ *
+ * @example
+ * import { createBrain } from "./sdk/brain/mod.ts";
+ * const brain = createBrain({
+ *   onSessionStart: () => "Hello!",
+ *   async *onTurn(turn) { yield `You said: ${turn.text}`; },
+ * });
+ * console.log(brain.serve({ port: 8790, path: "/brain" }).url);
+ * @module
+ */
+export { type Brain, createBrain, type ServedBrain, type ServeOptions } from "./brain.ts";
+export type { ConfigJson, LanguageName, VoiceName } from "./config.ts";
+export type {
+  BrainHandlers,
+  HeardText,
+  IdleTurn,
+  JsonObject,
+  Reply,
+  RtviMessage,
+  Session,
+  SessionEndInfo,
+  Turn,
+  WebSocketLike,
+} from "./types.ts";

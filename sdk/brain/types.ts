@@ -1,0 +1,130 @@
+// The public shapes of the brain SDK: what handlers receive and may return.
+import type { ConfigJson } from "./config.ts";
+
+/** A JSON object, as parsed from the session's init. */
+export type JsonObject = Record<string, unknown>;
+
+/** One call, as the brain sees it. Handlers of the same call get the same object. */
+export interface Session {
+  /** The session id (`session_id` of the connect request). */
+  readonly id: string;
+  /** The agent the session was created for. */
+  readonly agentId: string;
+  /** The session's `init` object from the connect request, parsed; `{}` when none was given. */
+  readonly init: JsonObject;
+  /** The effective config: the worker's at session start, then every `configure` applied. */
+  readonly config: ConfigJson;
+  /** What the caller actually heard so far, in order (replaced by the final list at Finalize). */
+  readonly heard: readonly HeardText[];
+  /** True once the session has ended (End received or socket closed); sends are then dropped. */
+  readonly ended: boolean;
+  /**
+   * Changes voice, language or idle timeout now (sends a Config frame). Enum values are given by
+   * name, e.g. `{ tts: { voice: "VOICE_ARJUN", language: "LANGUAGE_HI" } }`.
+   * @throws Error for an unknown enum name, unknown field or out-of-range number; nothing is sent.
+   */
+  configure(config: ConfigJson): void;
+  /**
+   * Sends a typed action to the page, which receives it as an RTVI `server-message`
+   * `{ type, data }`. `data` must be JSON-serialisable; omitted, it is `null`.
+   */
+  dispatch(type: string, data?: unknown): void;
+  /** Asks the service to end the call (sends EndSession once; later calls do nothing). */
+  end(reason?: string): void;
+}
+
+/** A finished caller turn the brain should answer. */
+export interface Turn {
+  /** The turn id; speech units for this turn carry it. */
+  readonly id: string;
+  /** What the caller said (finalized recognition). */
+  readonly text: string;
+  /** Fires when the service cancels the turn (the caller interrupted); stop work then. */
+  readonly signal: AbortSignal;
+}
+
+/** The caller and the bot have both been quiet for `idleMs`: the brain has the floor. */
+export interface IdleTurn {
+  /** The turn id the brain answers on. */
+  readonly id: string;
+  /** How long both sides have been silent, in milliseconds. */
+  readonly idleMs: number;
+  /** Fires when the service cancels this turn. */
+  readonly signal: AbortSignal;
+}
+
+/** What the caller heard of one speech unit. */
+export interface HeardText {
+  readonly unitId: string;
+  readonly turnId: string;
+  /** The part of the unit the caller actually heard. */
+  readonly text: string;
+  /** True when the caller interrupted the unit. */
+  readonly cutOff: boolean;
+}
+
+/** Why and how a session ended, given to `onSessionEnd`. */
+export interface SessionEndInfo {
+  /** The service's reason, or `"disconnected"` when the socket closed without an End. */
+  readonly reason: string;
+  /** Everything the caller heard, in order. */
+  readonly heard: readonly HeardText[];
+}
+
+/** A page message (RTVI JSON, verbatim), e.g. `{ type: "client-message", data: { t, d } }`. */
+export interface RtviMessage {
+  type?: string;
+  id?: string;
+  label?: string;
+  data?: { t?: string; d?: unknown; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/**
+ * What a turn handler returns. Each string an (async) iterable yields is one speech unit, sent
+ * as soon as it is yielded; a plain string (or a promise of one) is a single unit; nothing
+ * means the brain lets the turn pass. Empty strings are skipped.
+ */
+export type Reply =
+  | AsyncIterable<string>
+  | Iterable<string>
+  | string
+  | void
+  | Promise<string | void>;
+
+/** The callbacks of a brain. Only `onTurn` is required. */
+export interface BrainHandlers {
+  /**
+   * The call starts. May call `session.configure(...)`; those Config frames are sent before the
+   * greeting. Returns the greeting to speak (none: an empty greeting). Turns wait for it.
+   */
+  onSessionStart?(session: Session): string | void | Promise<string | void>;
+  /** The caller finished a turn. Returns the reply; see {@link Reply}. */
+  onTurn(turn: Turn, session: Session): Reply;
+  /** The caller heard (part of) a speech unit. */
+  onHeard?(heard: HeardText, session: Session): void | Promise<void>;
+  /**
+   * The page sent a message (RTVI JSON, verbatim). Cannot speak: the return value is ignored.
+   * May dispatch, configure or end.
+   */
+  onRtvi?(message: RtviMessage, session: Session): unknown;
+  /** Silence for the configured idle timeout. Replies like `onTurn`; none lets the floor pass. */
+  onUserIdle?(idle: IdleTurn, session: Session): Reply;
+  /** The call is over (End, or the socket closed). Runs exactly once per started session. */
+  onSessionEnd?(session: Session, end: SessionEndInfo): void | Promise<void>;
+}
+
+/**
+ * The socket the SDK needs: the browser/Deno `WebSocket`, or a Node `ws` socket. Messages are
+ * binary; `binaryType` is set to `"arraybuffer"` when the socket has it.
+ */
+export interface WebSocketLike {
+  binaryType?: string;
+  readonly readyState?: number;
+  send(data: Uint8Array): void;
+  close(code?: number, reason?: string): void;
+  addEventListener?(
+    type: "message" | "close" | "error",
+    listener: (event: { data?: unknown }) => void,
+  ): void;
+}
