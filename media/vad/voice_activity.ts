@@ -1,0 +1,306 @@
+/**
+ * Turns a call's 16 kHz mono PCM into speech start/end events with Silero v5.
+ *
+ * Audio comes in chunks of any size (the worker pushes 320 samples per 20 ms Opus packet); it is
+ * cut into 512-sample (32 ms) frames and each frame is run through the call's own Silero stream,
+ * one at a time, in order. Timestamps are audio time: ms since the first sample pushed, so the
+ * same audio always gives the same events however it was chunked and however fast it ran.
+ *
+ * Decisions (Pipecat's start/stop windows, silero-vad's hysteresis):
+ * - a frame is speech when p >= positiveThreshold; speech starts once consecutive speech frames
+ *   cover startMs (a frame below positiveThreshold before that drops the run);
+ * - while speaking, a frame with p < negativeThreshold starts a silence run, a frame with
+ *   p >= positiveThreshold ends it, frames in between extend it; the turn ends once the silence
+ *   run covers stopMs.
+ */
+
+import {
+  SILERO_FRAME_MS,
+  SILERO_FRAME_SAMPLES,
+  SILERO_SAMPLE_RATE,
+  type SileroModel,
+  sileroModel,
+  type SileroStream,
+} from "./silero.ts";
+
+export interface VadSettings {
+  /** A frame at or above this probability counts as speech (default 0.5). */
+  positiveThreshold?: number;
+  /** While speaking, a frame below this counts as silence (default 0.35). */
+  negativeThreshold?: number;
+  /** Speech must last this long to start a turn (default 200 ms; ~64 ms for barge-in). */
+  startMs?: number;
+  /** Silence this long ends the turn (default 600 ms). */
+  stopMs?: number;
+  /**
+   * Frames whose RMS is below this level (dBFS) are taken as silence (probability 0) without
+   * running the model, to save CPU on muted or noise-suppressed microphones. Default -60;
+   * -Infinity runs the model on every frame.
+   */
+  silenceFloorDbfs?: number;
+}
+
+export const DEFAULT_VAD_SETTINGS: Readonly<Required<VadSettings>> = Object.freeze({
+  positiveThreshold: 0.5,
+  negativeThreshold: 0.35,
+  startMs: 200,
+  stopMs: 600,
+  silenceFloorDbfs: -60,
+});
+
+export type VadEvent =
+  /** atMs: end of the frame that completed startMs; onsetMs: start of the run's first frame. */
+  | { type: "speech_start"; atMs: number; onsetMs: number }
+  /** atMs: end of the frame that completed stopMs; speechMs: onset to start of the silence run. */
+  | { type: "speech_end"; atMs: number; speechMs: number };
+
+/** What the model said about one frame (for meters, logs and tuning). */
+export interface VadFrame {
+  /** Audio time of the frame's start and end, in ms. */
+  startMs: number;
+  endMs: number;
+  probability: number;
+  /** True when the frame was below silenceFloorDbfs and the model was not run. */
+  gated: boolean;
+}
+
+export interface VoiceActivityOptions {
+  /** Called for every frame, in order, before any event that frame produces. */
+  onFrame?: (frame: VadFrame) => void;
+  /** How much recent PCM is kept for audioSince()/recentAudio() (default 2000 ms). */
+  keepMs?: number;
+}
+
+type State = "quiet" | "starting" | "speaking" | "stopping";
+
+const SAMPLES_PER_MS = SILERO_SAMPLE_RATE / 1000;
+
+export class VoiceActivity {
+  readonly #stream: SileroStream;
+  readonly #settings: Required<VadSettings>;
+  readonly #onFrame?: (frame: VadFrame) => void;
+
+  // Recent PCM, a ring of `#history.length` samples ending at sample `#pushed`.
+  readonly #history: Int16Array;
+  #pushed = 0;
+
+  // Framing: the frame being filled, and whole frames waiting for the model.
+  #filling: Float32Array;
+  #filled = 0;
+  #spare: Float32Array[] = [];
+  #tail: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  // Decision state, advanced by frames in order.
+  #frames = 0;
+  #state: State = "quiet";
+  #runStartMs = 0;
+  #onsetMs = 0;
+  #silenceStartMs = 0;
+  #gateRms = 0;
+
+  constructor(model: SileroModel, settings: VadSettings = {}, options: VoiceActivityOptions = {}) {
+    this.#stream = model.stream();
+    this.#settings = { ...DEFAULT_VAD_SETTINGS };
+    this.configure(settings);
+    this.#onFrame = options.onFrame;
+    const keepMs = options.keepMs ?? 2000;
+    if (!(keepMs >= 0)) throw new RangeError(`keepMs must be >= 0, got ${keepMs}`);
+    this.#history = new Int16Array(Math.ceil(keepMs * SAMPLES_PER_MS));
+    this.#filling = new Float32Array(SILERO_FRAME_SAMPLES);
+  }
+
+  /** A VoiceActivity on the process-wide Silero model. */
+  static async create(
+    settings: VadSettings = {},
+    options: VoiceActivityOptions = {},
+  ): Promise<VoiceActivity> {
+    return new VoiceActivity(await sileroModel(), settings, options);
+  }
+
+  /** The settings in force. */
+  get settings(): Readonly<Required<VadSettings>> {
+    return { ...this.#settings };
+  }
+
+  /** Changes settings from the next frame on; omitted fields keep their value. */
+  configure(update: VadSettings): void {
+    const next = { ...this.#settings };
+    for (const [k, v] of Object.entries(update) as [keyof VadSettings, number | undefined][]) {
+      if (v !== undefined) next[k] = v;
+    }
+    const { positiveThreshold: pos, negativeThreshold: neg, startMs, stopMs } = next;
+    if (!(pos >= 0 && pos <= 1)) throw new RangeError(`positiveThreshold out of 0..1: ${pos}`);
+    if (!(neg >= 0 && neg <= pos)) {
+      throw new RangeError(`negativeThreshold must be in 0..positiveThreshold: ${neg}`);
+    }
+    if (!(startMs >= 0) || !(stopMs >= 0)) {
+      throw new RangeError(`startMs and stopMs must be >= 0: ${startMs}, ${stopMs}`);
+    }
+    if (Number.isNaN(next.silenceFloorDbfs)) throw new RangeError("silenceFloorDbfs is NaN");
+    Object.assign(this.#settings, next);
+    // Compare mean squares instead of taking a log per frame.
+    this.#gateRms = 10 ** (next.silenceFloorDbfs / 20);
+  }
+
+  /** Shorthand for configure({ startMs }): e.g. a short window for barge-in while the bot speaks. */
+  setStartMs(ms: number): void {
+    this.configure({ startMs: ms });
+  }
+
+  /** Between a speech_start and its speech_end (as of the frames processed so far). */
+  get inSpeech(): boolean {
+    return this.#state === "speaking" || this.#state === "stopping";
+  }
+
+  /** Audio time of everything pushed so far, in ms. */
+  get pushedMs(): number {
+    return this.#pushed / SAMPLES_PER_MS;
+  }
+
+  /** Audio time up to which frames have been decided, in ms. */
+  get processedMs(): number {
+    return this.#frames * SILERO_FRAME_MS;
+  }
+
+  /**
+   * Copy of the PCM pushed from audio time `fromMs` to now (e.g. a speech_start's onsetMs, so the
+   * recogniser hears the turn from its true onset). Starts later if that is older than keepMs.
+   */
+  audioSince(fromMs: number): Int16Array {
+    const oldest = Math.max(0, this.#pushed - this.#history.length);
+    const from = Math.min(this.#pushed, Math.max(oldest, Math.round(fromMs * SAMPLES_PER_MS)));
+    const out = new Int16Array(this.#pushed - from);
+    const cap = this.#history.length;
+    for (let done = 0; done < out.length;) {
+      const at = (from + done) % cap;
+      const n = Math.min(out.length - done, cap - at);
+      out.set(this.#history.subarray(at, at + n), done);
+      done += n;
+    }
+    return out;
+  }
+
+  /** Copy of the last `ms` of PCM pushed (at most keepMs). */
+  recentAudio(ms: number): Int16Array {
+    return this.audioSince(this.pushedMs - ms);
+  }
+
+  /**
+   * Adds PCM (16 kHz mono). The samples are copied before this returns, so a reused buffer may be
+   * passed. Resolves with the events of the frames this chunk completed, after every earlier
+   * push's frames; inference never runs twice at once for one VoiceActivity.
+   */
+  push(pcm: Int16Array): Promise<VadEvent[]> {
+    if (this.#closed) return Promise.reject(new Error("VoiceActivity is closed"));
+    this.#remember(pcm);
+    const frames: Float32Array[] = [];
+    for (let i = 0; i < pcm.length;) {
+      const n = Math.min(pcm.length - i, SILERO_FRAME_SAMPLES - this.#filled);
+      const f = this.#filling;
+      for (let j = 0; j < n; j++) f[this.#filled + j] = pcm[i + j] / 32768;
+      this.#filled += n;
+      i += n;
+      if (this.#filled === SILERO_FRAME_SAMPLES) {
+        frames.push(f);
+        this.#filling = this.#spare.pop() ?? new Float32Array(SILERO_FRAME_SAMPLES);
+        this.#filled = 0;
+      }
+    }
+    const run = this.#tail.then(() => this.#decide(frames));
+    // A failed inference rejects its own push only; later pushes still run.
+    this.#tail = run.catch(() => {});
+    return run;
+  }
+
+  /** Stops accepting audio. Frames already pushed are still decided. */
+  close(): void {
+    this.#closed = true;
+  }
+
+  #remember(pcm: Int16Array): void {
+    const cap = this.#history.length;
+    if (cap === 0) {
+      this.#pushed += pcm.length;
+      return;
+    }
+    const src = pcm.length > cap ? pcm.subarray(pcm.length - cap) : pcm;
+    this.#pushed += pcm.length - src.length;
+    for (let done = 0; done < src.length;) {
+      const at = this.#pushed % cap;
+      const n = Math.min(src.length - done, cap - at);
+      this.#history.set(src.subarray(done, done + n), at);
+      done += n;
+      this.#pushed += n;
+    }
+  }
+
+  async #decide(frames: Float32Array[]): Promise<VadEvent[]> {
+    const events: VadEvent[] = [];
+    for (const frame of frames) {
+      let p = 0;
+      const gated = meanSquare(frame) < this.#gateRms * this.#gateRms;
+      try {
+        if (!gated) p = await this.#stream.probability(frame);
+      } finally {
+        this.#spare.push(frame);
+      }
+      const startMs = this.#frames * SILERO_FRAME_MS;
+      const endMs = startMs + SILERO_FRAME_MS;
+      this.#frames++;
+      this.#onFrame?.({ startMs, endMs, probability: p, gated });
+      const event = this.#step(p, startMs, endMs);
+      if (event) events.push(event);
+    }
+    return events;
+  }
+
+  #step(p: number, startMs: number, endMs: number): VadEvent | null {
+    const { positiveThreshold, negativeThreshold, startMs: needStart, stopMs } = this.#settings;
+    switch (this.#state) {
+      case "quiet":
+      case "starting":
+        if (p < positiveThreshold) {
+          this.#state = "quiet";
+          return null;
+        }
+        if (this.#state === "quiet") {
+          this.#state = "starting";
+          this.#runStartMs = startMs;
+        }
+        if (endMs - this.#runStartMs < framesMs(needStart)) return null;
+        this.#state = "speaking";
+        this.#onsetMs = this.#runStartMs;
+        return { type: "speech_start", atMs: endMs, onsetMs: this.#onsetMs };
+      case "speaking":
+      case "stopping":
+        if (p >= positiveThreshold) {
+          this.#state = "speaking";
+          return null;
+        }
+        if (this.#state === "speaking") {
+          if (p >= negativeThreshold) return null;
+          this.#state = "stopping";
+          this.#silenceStartMs = startMs;
+        }
+        if (endMs - this.#silenceStartMs < framesMs(stopMs)) return null;
+        this.#state = "quiet";
+        return {
+          type: "speech_end",
+          atMs: endMs,
+          speechMs: this.#silenceStartMs - this.#onsetMs,
+        };
+    }
+  }
+}
+
+/** A window in whole frames, rounded to nearest and at least one, as Pipecat counts them. */
+function framesMs(ms: number): number {
+  return Math.max(1, Math.round(ms / SILERO_FRAME_MS)) * SILERO_FRAME_MS;
+}
+
+function meanSquare(frame: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < frame.length; i++) sum += frame[i] * frame[i];
+  return sum / frame.length;
+}
