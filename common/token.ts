@@ -3,6 +3,9 @@
 import * as jose from "jose";
 import { newId } from "./ids.ts";
 
+// jose's own key type: with @types/node in the graph its CryptoKey is node's, not the DOM's.
+type JoseKey = Awaited<ReturnType<typeof jose.importJWK>>;
+
 const ALG = "EdDSA";
 const ISSUER = "voice-api";
 
@@ -41,7 +44,7 @@ function publicPart(jwk: jose.JWK): jose.JWK {
 }
 
 export class TokenSigner {
-  private constructor(private key: CryptoKey | Uint8Array, private kid: string) {}
+  private constructor(private key: JoseKey, private kid: string) {}
 
   static async fromJwk(json: string): Promise<TokenSigner> {
     const jwk = JSON.parse(json) as jose.JWK;
@@ -80,7 +83,7 @@ export class TokenError extends Error {
 }
 
 export class TokenVerifier {
-  private constructor(private key: CryptoKey | Uint8Array) {}
+  private constructor(private key: JoseKey) {}
 
   static async fromJwk(json: string): Promise<TokenVerifier> {
     return new TokenVerifier(await jose.importJWK(publicPart(JSON.parse(json)), ALG));
