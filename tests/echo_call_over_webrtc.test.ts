@@ -5,8 +5,8 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { makeTenant, startTestApi } from "./helpers/api_server.ts";
 import { startWorkerProcess } from "./helpers/process.ts";
 import { speechWav } from "./helpers/audio.ts";
-import { TestCaller } from "./caller/caller.ts";
-import { readWav, rms, to48k } from "./caller/wav.ts";
+import { TestCaller } from "../caller/caller.ts";
+import { readWav, rms, to48k } from "../caller/wav.ts";
 
 async function waitStatus(
   api: { db: { sql: import("../db/client.ts").Pool } },

@@ -3,7 +3,7 @@
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { makeTenant, startTestApi, type TestApi } from "./helpers/api_server.ts";
 import { startWorkerProcess } from "./helpers/process.ts";
-import { TestCaller } from "./caller/caller.ts";
+import { TestCaller } from "../caller/caller.ts";
 
 async function endedWithin(api: TestApi, sessionId: string, ms: number) {
   const start = performance.now();

@@ -3,7 +3,7 @@
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { makeTenant, readReply, startTestApi, type TestApi } from "./helpers/api_server.ts";
 import { startWorkerProcess, type WorkerProcess } from "./helpers/process.ts";
-import { CallerHttpError, TestCaller } from "./caller/caller.ts";
+import { CallerHttpError, TestCaller } from "../caller/caller.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
 import { TokenSigner } from "../common/token.ts";
 

@@ -6,8 +6,8 @@
 // stdout: lines `@@echo <json>` — {type:"ready"}, {type:"marked"}, {type:"result"}; anything
 // else on stdout (library chatter) is ignored by the driver.
 import { Pacer } from "../../media/audio/pacer.ts";
-import { TestCaller } from "../../tests/caller/caller.ts";
-import { readWav, rms, to48k } from "../../tests/caller/wav.ts";
+import { TestCaller } from "../../caller/caller.ts";
+import { readWav, rms, to48k } from "../../caller/wav.ts";
 
 export interface CallersConfig {
   calls: { endpoint: string; headers: Record<string, string> }[];

@@ -7,7 +7,7 @@
 
 import { Pacer } from "../../media/audio/pacer.ts";
 import { WorkerPeer } from "../../media/rtc/peer.ts";
-import { TestCaller } from "../../tests/caller/caller.ts";
+import { TestCaller } from "../../caller/caller.ts";
 
 const CALLS = Number(Deno.args[0] ?? 5);
 const SECONDS = Number(Deno.args[1] ?? 3);

@@ -4,7 +4,7 @@
  */
 
 import { speechWav } from "../../tests/helpers/audio.ts";
-import { readWav } from "../../tests/caller/wav.ts";
+import { readWav } from "../../caller/wav.ts";
 import { OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
 
 // Windowed-sinc low-pass for 48 kHz -> 16 kHz: cutoff 7 kHz (below the 8 kHz Nyquist), 191 taps

@@ -4,8 +4,8 @@
 import type { Brain } from "../../sdk/brain/mod.ts";
 import { makeTenant, startTestApi, type Tenant, type TestApi } from "./api_server.ts";
 import { startWorkerProcess, type WorkerProcess } from "./process.ts";
-import { TestCaller } from "../caller/caller.ts";
-import { readWav, to48k } from "../caller/wav.ts";
+import { TestCaller } from "../../caller/caller.ts";
+import { readWav, to48k } from "../../caller/wav.ts";
 import { speechWav } from "./audio.ts";
 
 export interface LogEntry {

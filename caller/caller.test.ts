@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { type PeerState, WorkerPeer } from "../../media/rtc/peer.ts";
-import { listCandidates } from "../../media/rtc/sdp.ts";
+import { type PeerState, WorkerPeer } from "../media/rtc/peer.ts";
+import { listCandidates } from "../media/rtc/sdp.ts";
 import { CallerHttpError, TestCaller } from "./caller.ts";
 import { readWav, rms, to48k } from "./wav.ts";
 

@@ -12,12 +12,12 @@ import {
   type RTCRtpTransceiver,
   type RtpPacket,
 } from "werift";
-import { Pacer } from "../../media/audio/pacer.ts";
-import { peerConfig } from "../../media/rtc/config.ts";
-import { Emitter } from "../../media/rtc/emitter.ts";
-import { OpusRtpSender } from "../../media/rtc/rtp_sender.ts";
-import { keepCandidates, listCandidates, stripCandidates } from "../../media/rtc/sdp.ts";
-import { FRAME_SAMPLES_48K, OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
+import { Pacer } from "../media/audio/pacer.ts";
+import { peerConfig } from "../media/rtc/config.ts";
+import { Emitter } from "../media/rtc/emitter.ts";
+import { OpusRtpSender } from "../media/rtc/rtp_sender.ts";
+import { keepCandidates, listCandidates, stripCandidates } from "../media/rtc/sdp.ts";
+import { FRAME_SAMPLES_48K, OpusDecoder, OpusEncoder } from "../wasm/opus.ts";
 import { readWav, rms, to48k } from "./wav.ts";
 
 export const RTVI_VERSION = "2.1.0";
