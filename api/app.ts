@@ -11,6 +11,7 @@ import * as keys from "./admin/keys.ts";
 import * as sessions from "./admin/sessions.ts";
 import { capabilities } from "./capabilities.ts";
 import { mountMcp } from "./mcp/http.ts";
+import { mountConsole } from "./console/mod.ts";
 import { logger } from "../common/log.ts";
 
 const log = logger("api");
@@ -62,6 +63,7 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
     }
   });
   mountMcp(app, deps.adminToken);
+  mountConsole(app, deps);
   extend?.(app);
 
   handleErrors(

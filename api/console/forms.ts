@@ -1,0 +1,33 @@
+// Reading the console's url-encoded forms.
+import { normalizeOrigin } from "../auth/origin.ts";
+
+export type Form = Record<string, string | File | (string | File)[]>;
+
+/** A text field, trimmed; files and repeated fields read as their first text value. */
+export function field(form: Form, name: string): string {
+  const v = form[name];
+  const first = Array.isArray(v) ? v[0] : v;
+  return typeof first === "string" ? first.trim() : "";
+}
+
+export const checked = (form: Form, name: string) => field(form, name) === "on";
+
+/**
+ * Allowed origins typed one per line (commas and spaces also separate them), held to the same
+ * rule as keys.create: scheme://host[:port], no path, no trailing slash.
+ */
+export function parseOrigins(text: string): { origins: string[] } | { error: string } {
+  const origins: string[] = [];
+  for (const o of text.split(/[\s,]+/).filter(Boolean)) {
+    const n = normalizeOrigin(o);
+    let path = "";
+    try {
+      path = new URL(o).pathname;
+    } catch { /* n is undefined too */ }
+    if (!n || path !== "/" || o.endsWith("/")) {
+      return { error: `${JSON.stringify(o)} is not an origin (scheme://host[:port], no path).` };
+    }
+    if (!origins.includes(n)) origins.push(n);
+  }
+  return { origins };
+}

@@ -1,0 +1,67 @@
+// Reading turn records defensively and laying out their steps.
+import { assertEquals } from "../../tests/helpers/assert.ts";
+import {
+  decodeCursor,
+  encodeCursor,
+  formatSeconds,
+  readTurns,
+  readUnit,
+  segments,
+} from "./records.ts";
+
+Deno.test("a unit splits into the heard part and the rest", () => {
+  assertEquals(readUnit({ unit_id: "u", text: "One two.", heard: "One", cut_off: true }, 0), {
+    unit_id: "u",
+    text: "One two.",
+    heard: "One",
+    rest: " two.",
+    cut_off: true,
+  });
+  // No `heard`: all heard unless cut off; a `heard` that is not a prefix leaves no rest.
+  assertEquals(readUnit({ text: "Hi" }, 2)?.heard, "Hi");
+  assertEquals(readUnit({ text: "Hi", cut_off: true }, 0)?.rest, "Hi");
+  assertEquals(readUnit({ text: "Hi", heard: "Bye" }, 0)?.rest, "");
+  assertEquals(readUnit("Hi", 0), undefined);
+});
+
+Deno.test("turns with missing or odd fields read as empty, never throw", () => {
+  assertEquals(readTurns(null), []);
+  assertEquals(readTurns({ turns: [] }), []);
+  const [t] = readTurns([1, { marks: { first_unit: "5", first_audio: 80 }, started_at: "x" }]);
+  assertEquals(t.turn_id, "#2");
+  assertEquals(t.marks, { first_audio: 80 });
+  assertEquals(t.started_at, null);
+  assertEquals(t.units, []);
+});
+
+Deno.test("steps run from end of speech through each mark that happened", () => {
+  const [t] = readTurns([{
+    marks: { speech_ended: 1000, final_text: 1200, user_turn_sent: 1250, first_unit: 1600 },
+  }]);
+  assertEquals(segments(t), [
+    { step: "recognition", from: 0, ms: 200 },
+    { step: "to brain", from: 200, ms: 50 },
+    { step: "brain", from: 250, ms: 350 },
+  ]);
+  const [greeting] = readTurns([{ marks: { first_unit: 140, first_audio: 230 } }]);
+  assertEquals(segments(greeting).map((s) => [s.step, s.ms]), [["brain", 140], [
+    "synthesis",
+    90,
+  ]]);
+});
+
+Deno.test("cursors round-trip and bad ones read as the first page", () => {
+  const at = new Date("2025-01-02T03:04:05.678Z");
+  assertEquals(decodeCursor(encodeCursor({ timings: { created_at: at }, session_id: "ses_x" })), {
+    created_at: at,
+    session_id: "ses_x",
+  });
+  assertEquals(decodeCursor("!!"), undefined);
+  assertEquals(decodeCursor(btoa("[1]")), undefined);
+});
+
+Deno.test("durations read in seconds, then minutes", () => {
+  assertEquals(formatSeconds(24), "24.0 s");
+  assertEquals(formatSeconds(125.4), "2 min 05 s");
+  assertEquals(formatSeconds(undefined), "—");
+});

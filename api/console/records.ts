@@ -1,0 +1,181 @@
+// Reading the session record for display: turns (the contract in the worker's turn record) read
+// defensively, since old sessions and echo calls have none or fewer fields, plus formatting.
+
+export const STEP_MARKS = [
+  "speech_ended",
+  "final_text",
+  "user_turn_sent",
+  "first_unit",
+  "first_audio",
+  "done",
+] as const;
+export type Mark = typeof STEP_MARKS[number];
+
+export const LATENCIES = [
+  ["recognition", "Recognition"],
+  ["to_brain", "To brain"],
+  ["brain", "Brain"],
+  ["synthesis", "Synthesis"],
+  ["end_to_first_audio", "End of speech → first audio"],
+] as const;
+export type Latency = typeof LATENCIES[number][0];
+
+export interface UnitView {
+  unit_id: string;
+  text: string;
+  /** The part the caller heard, a prefix of `text` when the worker reports one. */
+  heard: string;
+  /** What was never played: struck when the caller cut it off, greyed otherwise. */
+  rest: string;
+  cut_off: boolean;
+}
+
+export interface TurnView {
+  turn_id: string;
+  trigger: string;
+  user_text: string | null;
+  started_at: Date | null;
+  marks: Partial<Record<Mark, number>>;
+  latency_ms: Partial<Record<Latency, number>>;
+  units: UnitView[];
+  interrupted: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
+const num = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isFinite(v) ? v : undefined;
+
+function numbers<K extends string>(v: unknown, keys: readonly K[]): Partial<Record<K, number>> {
+  const out: Partial<Record<K, number>> = {};
+  if (!isObject(v)) return out;
+  for (const k of keys) {
+    const n = num(v[k]);
+    if (n !== undefined) out[k] = n;
+  }
+  return out;
+}
+
+function date(v: unknown): Date | null {
+  if (v instanceof Date) return isNaN(v.getTime()) ? null : v;
+  if (typeof v !== "string") return null;
+  const d = new Date(v);
+  return isNaN(d.getTime()) ? null : d;
+}
+
+export function readUnit(v: unknown, i: number): UnitView | undefined {
+  if (!isObject(v)) return undefined;
+  const text = str(v.text) ?? "";
+  const cut_off = v.cut_off === true;
+  // No `heard` means nothing says it was cut: treat the whole unit as heard unless cut off.
+  const heard = str(v.heard) ?? (cut_off ? "" : text);
+  const rest = text.startsWith(heard) ? text.slice(heard.length) : "";
+  return { unit_id: str(v.unit_id) ?? `u${i + 1}`, text, heard, rest, cut_off };
+}
+
+/** The turns of `timings.turns`, skipping anything that is not a turn object. */
+export function readTurns(raw: unknown): TurnView[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((t, i) => isObject(t) ? [readTurn(t, i)] : []);
+}
+
+function readTurn(t: Record<string, unknown>, i: number): TurnView {
+  return {
+    turn_id: str(t.turn_id) ?? `#${i + 1}`,
+    trigger: str(t.trigger) ?? "",
+    user_text: str(t.user_text) ?? null,
+    started_at: date(t.started_at),
+    marks: numbers(t.marks, STEP_MARKS),
+    latency_ms: numbers(t.latency_ms, LATENCIES.map(([k]) => k)),
+    units: (Array.isArray(t.units) ? t.units : []).map(readUnit).filter((u) => u !== undefined),
+    interrupted: t.interrupted === true,
+  };
+}
+
+/** Consecutive steps of a turn on its own time axis, from end of speech (or turn start). */
+export interface Segment {
+  step: string;
+  from: number;
+  ms: number;
+}
+
+const SEGMENT_NAMES: Partial<Record<Mark, string>> = {
+  final_text: "recognition",
+  user_turn_sent: "to brain",
+  first_unit: "brain",
+  first_audio: "synthesis",
+};
+
+export function segments(turn: TurnView): Segment[] {
+  const origin = turn.marks.speech_ended ?? 0;
+  const out: Segment[] = [];
+  let at = origin;
+  for (const mark of ["final_text", "user_turn_sent", "first_unit", "first_audio"] as const) {
+    const t = turn.marks[mark];
+    if (t === undefined) continue;
+    out.push({ step: SEGMENT_NAMES[mark]!, from: at - origin, ms: Math.max(0, t - at) });
+    at = Math.max(at, t);
+  }
+  return out;
+}
+
+export function formatMs(ms: number | undefined): string {
+  return ms === undefined ? "—" : `${Math.round(ms)} ms`;
+}
+
+export function formatSeconds(seconds: number | undefined | null): string {
+  if (seconds === undefined || seconds === null || !Number.isFinite(seconds)) return "—";
+  if (seconds < 60) return `${seconds.toFixed(1)} s`;
+  const m = Math.floor(seconds / 60), s = Math.round(seconds % 60);
+  return `${m} min ${String(s).padStart(2, "0")} s`;
+}
+
+export function formatTime(d: Date | null | undefined): string {
+  if (!d) return "—";
+  return d.toISOString().replace("T", " ").replace(/\.\d+Z$/, " UTC");
+}
+
+/** Seconds between two instants, or the time since `from` when `to` is missing and `live`. */
+export function secondsBetween(
+  from: Date | null,
+  to: Date | null,
+  live = false,
+): number | undefined {
+  if (!from) return undefined;
+  const end = to ?? (live ? new Date() : null);
+  return end ? (end.getTime() - from.getTime()) / 1000 : undefined;
+}
+
+/** A JSON value on one short line, for table cells. */
+export function preview(value: unknown, max = 96): string {
+  if (isObject(value) && typeof value.text === "string") return clip(value.text, max);
+  let s: string;
+  try {
+    s = JSON.stringify(value) ?? "";
+  } catch {
+    s = String(value);
+  }
+  return clip(s, max);
+}
+
+function clip(s: string, max: number): string {
+  return s.length > max ? s.slice(0, max - 1) + "…" : s;
+}
+
+// Paging cursors: the same shape sessions.list hands out (created_at and id of the last row).
+export function encodeCursor(s: { timings: { created_at: Date }; session_id: string }): string {
+  return btoa(JSON.stringify([s.timings.created_at.toISOString(), s.session_id]));
+}
+
+export function decodeCursor(cursor: string | undefined) {
+  if (!cursor) return undefined;
+  try {
+    const [at, id] = JSON.parse(atob(cursor));
+    const created_at = new Date(at);
+    if (typeof id !== "string" || isNaN(created_at.getTime())) return undefined;
+    return { created_at, session_id: id };
+  } catch {
+    return undefined;
+  }
+}
