@@ -113,6 +113,9 @@ Deno.test("console sign-in", async (t) => {
       });
       assertEquals(sameSite.status, 303);
       await sameSite.body?.cancel();
+      // A page on another port of this host is same-site: its posts carry the cookie.
+      const otherPort = await op.post("/console/sign-out", {}, { "sec-fetch-site": "same-site" });
+      assertEquals(otherPort.status, 403);
       assertEquals((await api.db.sql`select count(*)::int as n from agents`)[0].n, 0);
     });
 

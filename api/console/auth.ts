@@ -5,9 +5,10 @@
 // own, it says nothing about the token, and changing ADMIN_TOKEN signs every console out.
 //
 // CSRF: the cookie is SameSite=Strict (a cross-site form post does not carry it), and every
-// POST must also come from this origin: its Origin header names the host the request was sent
-// to, or, when a browser sends no Origin, Sec-Fetch-Site says same-origin. Anything else is
-// refused before the handler runs, sign-in included (login CSRF).
+// POST must also come from this very origin, since pages on other ports of the same host are
+// "same-site" and do get the cookie: Sec-Fetch-Site must say same-origin, or, from a client that
+// does not send it, the Origin header must name the host the request was sent to. Anything else
+// is refused (403) before the handler runs, sign-in included (login CSRF).
 import type { Context, MiddlewareHandler } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import { createHmac } from "node:crypto";
@@ -86,6 +87,10 @@ export function requireSignIn(adminToken: string): MiddlewareHandler {
 
 /** Whether a state-changing request comes from a page of this very origin. */
 export function sameOriginRequest(c: Context): boolean {
+  // Browsers set Sec-Fetch-Site themselves; "same-site" (another port of this host, such as the
+  // demo page) carries the SameSite=Strict cookie too, so only "same-origin" passes.
+  const site = c.req.header("sec-fetch-site");
+  if (site !== undefined) return site === "same-origin";
   const origin = c.req.header("origin");
   const host = c.req.header("host") ?? new URL(c.req.url).host;
   if (origin !== undefined) {
@@ -96,7 +101,7 @@ export function sameOriginRequest(c: Context): boolean {
       return false;
     }
   }
-  return c.req.header("sec-fetch-site") === "same-origin";
+  return false;
 }
 
 /** Refuses (403) any non-GET/HEAD request that is not same-origin. */

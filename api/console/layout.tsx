@@ -28,6 +28,7 @@ code, pre, .mono { font-family:ui-monospace, SFMono-Regular, Menlo, monospace; f
 pre { background:var(--bg); padding:.5em; overflow:auto; max-height:24em; margin:.3em 0; }
 .muted { color:var(--muted); }
 .small { font-size:12px; }
+.badge + .badge, td .badge { margin-left:.3em; }
 .badge { display:inline-block; padding:0 .5em; border-radius:1em; font-size:12px; border:1px solid var(--line); }
 .s-active, .s-connecting { color:var(--accent); border-color:var(--accent); }
 .s-ended { color:var(--ok); border-color:var(--ok); }
@@ -74,6 +75,7 @@ export const Layout: FC<{ title: string; signedIn?: boolean; children?: Child }>
       <meta charset="utf-8" />
       <meta name="viewport" content="width=device-width, initial-scale=1" />
       <title>{title} · Console</title>
+      <link rel="icon" href="data:," />
       <style>{raw(CSS)}</style>
       <script src={SCRIPT_PATH} defer></script>
     </head>
@@ -103,7 +105,7 @@ export const Time: FC<{ at: Date | null | undefined }> = ({ at }) =>
 export const Status: FC<{ status: string; reason?: string | null }> = ({ status, reason }) => (
   <span>
     <span class={`badge s-${status}`}>{status}</span>
-    {reason ? <span class="muted small">{reason}</span> : ""}
+    {reason ? <span class="muted small">{` ${reason}`}</span> : ""}
   </span>
 );
 

@@ -58,8 +58,7 @@ Deno.test("console recording route", async (t) => {
   const wav = encodeWav({ sampleRate: 16000, samples: new Int16Array(16000).fill(1000) });
   await Deno.writeFile(`${dir}/call.wav`, wav);
   await Deno.writeTextFile(`${root}/outside.wav`, "not for you");
-  Deno.env.set("RECORDINGS_DIR", dir);
-  const api = await startTestApi();
+  const api = await startTestApi({ RECORDINGS_DIR: dir });
   const op = await signIn(api);
   try {
     const acme = await makeTenant(api, "acme");
@@ -121,7 +120,6 @@ Deno.test("console recording route", async (t) => {
     });
   } finally {
     await api.close();
-    Deno.env.delete("RECORDINGS_DIR");
     await Deno.remove(root, { recursive: true });
   }
 });

@@ -4,11 +4,6 @@
 import { fileURLToPath } from "node:url";
 import { sep as SEPARATOR } from "node:path";
 
-/** RECORDINGS_DIR from the environment, as the worker reads it (default data/recordings). */
-export function recordingsDirFromEnv(): string {
-  return Deno.env.get("RECORDINGS_DIR") || "data/recordings";
-}
-
 /** The real path of the recording `url` names when it lies inside `dir`; else undefined. */
 export async function resolveRecording(url: string, dir: string): Promise<string | undefined> {
   let path: string;

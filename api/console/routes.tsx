@@ -32,20 +32,21 @@ import { type SessionFilter, SessionsPage, STATUSES } from "./sessions.tsx";
 import { SessionPage } from "./session.tsx";
 import { checked, field, type Form, parseOrigins } from "./forms.ts";
 import { decodeCursor, encodeCursor } from "./records.ts";
-import { fileResponse, recordingsDirFromEnv, resolveRecording } from "./recording.ts";
+import { fileResponse, resolveRecording } from "./recording.ts";
 
 const log = logger("console");
 
 export interface ConsoleOptions {
-  /** Where local recordings live; only files inside it are played. Default: RECORDINGS_DIR. */
+  /** Where local recordings live; only files inside it are played. Default: settings.recordingsDir. */
   recordingsDir?: string;
 }
 
 const SECURITY_HEADERS: Record<string, string> = {
   "Cache-Control": "no-store",
   "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; " +
-    "media-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "Referrer-Policy": "no-referrer",
+    "media-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  // Not no-referrer: under it browsers send `Origin: null` on form posts.
+  "Referrer-Policy": "same-origin",
   "X-Content-Type-Options": "nosniff",
 };
 
@@ -77,7 +78,7 @@ async function tenantsOf(deps: ApiDeps): Promise<string[]> {
 }
 
 export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
-  const recordingsDir = options.recordingsDir ?? recordingsDirFromEnv();
+  const recordingsDir = options.recordingsDir ?? deps.settings.recordingsDir;
   const ui = new Hono();
   ui.use("*", async (c, next) => {
     await next();
