@@ -275,7 +275,11 @@ export interface ListFilter {
   cursor?: { created_at: Date; session_id: string };
 }
 
-/** Newest first; the record without its log (sessions.get has that). */
+/**
+ * Newest first; the record without its log (sessions.get has that). Ordered at millisecond
+ * precision, the precision of the cursor (a JS Date), so rows sharing a millisecond are paged
+ * by id instead of being skipped.
+ */
 export async function listSessions(
   sql: Sql,
   f: ListFilter,
@@ -290,10 +294,11 @@ export async function listSessions(
       ${f.status ? sql`and s.status = ${f.status}` : sql``}
       ${
     f.cursor
-      ? sql`and (s.created_at, s.id) < (${f.cursor.created_at}, ${f.cursor.session_id})`
+      ? sql`and (date_trunc('milliseconds', s.created_at), s.id)
+          < (${f.cursor.created_at}, ${f.cursor.session_id})`
       : sql``
   }
-    order by s.created_at desc, s.id desc
+    order by date_trunc('milliseconds', s.created_at) desc, s.id desc
     limit ${f.limit}`;
   return rows.map((r) => {
     const { log: _log, ...rest } = toRecord(r, []);
