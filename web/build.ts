@@ -1,7 +1,7 @@
 // Bundles the browser pages into web/dist/ with esbuild: everything the page runs, the Pipecat
 // client included, comes from this repository's node_modules; nothing is fetched at run time.
 //
-//   deno run -A web/build.ts        (or import { buildWeb } from a test)
+//   deno run -A web/build.ts        (or import { buildWeb } / { buildDemoPage } from code)
 import * as esbuild from "esbuild";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,9 @@ export const DIST = join(WEB, "dist");
 
 /** Page directories under web/: each has an index.html and a main.ts. */
 const PAGES = ["call"];
+
+/** The demo page's directory under web/ (and under DIST once built). */
+export const DEMO_PAGE = "call";
 
 export async function buildWeb(): Promise<string> {
   try {
@@ -41,6 +44,16 @@ export async function buildWeb(): Promise<string> {
     await esbuild.stop();
   }
   return DIST;
+}
+
+/**
+ * Builds the pages and returns the demo page's built folder (index.html, main.js, main.js.map),
+ * for a server to serve at `/`. Its index.html loads `demo-config.js` from beside itself if the
+ * server provides one (a script setting `globalThis.CALL_CONFIG = {apiUrl, publishableKey,
+ * agentId}`); without it the page reads the query string.
+ */
+export async function buildDemoPage(): Promise<string> {
+  return join(await buildWeb(), DEMO_PAGE);
 }
 
 if (import.meta.main) {

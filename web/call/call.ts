@@ -2,7 +2,7 @@
 // One voice call from a page, following the spec's browser-side steps: the page calls
 // sessions.connect itself with a publishable key, then hands the response body to the Pipecat
 // client's connect() with the offer headers turned into a real Headers instance.
-import { PipecatClient } from "@pipecat-ai/client-js";
+import { type BotOutputData, PipecatClient, type TranscriptData } from "@pipecat-ai/client-js";
 import { SmallWebRTCTransport } from "@pipecat-ai/small-webrtc-transport";
 import { MicMediaManager } from "./media_manager.ts";
 
@@ -48,6 +48,11 @@ export interface CallHooks {
   onChange?(state: CallState): void;
   onBotAudio?(track: MediaStreamTrack): void;
   onMicAudio?(track: MediaStreamTrack): void;
+  onUserTranscript?(data: TranscriptData): void;
+  onBotOutput?(data: BotOutputData): void;
+  onSpeaking?(who: "user" | "bot", speaking: boolean): void;
+  /** RTVI server-message data as is; the service sends brain actions as `{type, data}`. */
+  onServerMessage?(data: unknown): void;
 }
 
 const CONNECT_PATH = "/api/v1/sessions.connect";
@@ -119,6 +124,13 @@ export class VoiceCall {
     }
   }
 
+  /** An RTVI client-message `{t, d}` to the brain; only once the call is ready. */
+  sendClientMessage(t: string, d?: unknown): void {
+    if (!this.client || this.state.phase !== "ready") throw new Error("the call is not ready");
+    this.client.sendClientMessage(t, d);
+    this.update({}, `sent client message ${t}`);
+  }
+
   async hangUp(): Promise<void> {
     await this.client?.disconnect();
     this.update({ phase: "ended" }, "hung up");
@@ -148,6 +160,13 @@ export class VoiceCall {
           this.update({ botAudioStarted: true }, "bot audio started");
           this.hooks.onBotAudio?.(track);
         },
+        onUserTranscript: (d) => this.hooks.onUserTranscript?.(d),
+        onBotOutput: (d) => this.hooks.onBotOutput?.(d),
+        onUserStartedSpeaking: () => this.hooks.onSpeaking?.("user", true),
+        onUserStoppedSpeaking: () => this.hooks.onSpeaking?.("user", false),
+        onBotStartedSpeaking: () => this.hooks.onSpeaking?.("bot", true),
+        onBotStoppedSpeaking: () => this.hooks.onSpeaking?.("bot", false),
+        onServerMessage: (d) => this.hooks.onServerMessage?.(d),
         onError: (msg) => this.update({ error: JSON.stringify(msg.data) }, "error from bot"),
       },
     });

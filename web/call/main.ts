@@ -1,11 +1,22 @@
 /// <reference lib="dom" />
-// The call page: wires a VoiceCall to the buttons, status and level meters in index.html, and
-// exposes the call's state and audio energy on `window.callPage` for tests.
+// The demo page: voice and language pickers, call and hang-up, the live conversation with what
+// the caller heard, who is speaking, the brain's actions and a box to message the brain. Its
+// state is on `window.callPage` for tests.
 //
-// Configuration comes from `globalThis.CALL_CONFIG` (set by an embedding page) or the query string:
+// Configuration comes from `globalThis.CALL_CONFIG` (set by demo-config.js or an embedding page)
+// or the query string:
 //   index.html?api=http://127.0.0.1:8787&key=pk_...&agent=ag_...[&autostart=1]
 import { type CallConfig, VoiceCall } from "./call.ts";
+import { Conversation } from "./conversation.ts";
 import { EnergyMeter } from "./meter.ts";
+import { fillSelect, renderActions, renderConversation, renderSpeaking } from "./view.ts";
+import {
+  type Capabilities,
+  choiceConfig,
+  defaultChoice,
+  fetchCapabilities,
+  type VoiceChoice,
+} from "./voice_choice.ts";
 
 declare global {
   var CALL_CONFIG: Partial<CallConfig> | undefined;
@@ -15,10 +26,19 @@ declare global {
 export interface CallPage {
   config: CallConfig;
   call?: VoiceCall;
+  /** What the page shows of the current (or last) call. */
+  conversation: Conversation;
+  /** The capabilities the pickers were filled from; undefined until read, or if unreadable. */
+  capabilities?: Capabilities;
+  capabilitiesError?: string;
+  /** Resolves once the pickers are filled (or capabilities could not be read). */
+  ready: Promise<void>;
   botMeter?: EnergyMeter;
   micMeter?: EnergyMeter;
+  choice(): VoiceChoice | undefined;
   start(): Promise<void>;
   hangUp(): Promise<void>;
+  sendClientMessage(t: string, d?: unknown): void;
 }
 
 function readConfig(): CallConfig {
@@ -35,22 +55,88 @@ function readConfig(): CallConfig {
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const callButton = $<HTMLButtonElement>("call");
 const hangUpButton = $<HTMLButtonElement>("hangup");
+const sendButton = $<HTMLButtonElement>("msg-send");
+const pickers = {
+  voice: $<HTMLSelectElement>("voice"),
+  tts: $<HTMLSelectElement>("tts-language"),
+  stt: $<HTMLSelectElement>("stt-language"),
+};
 let audioContext: AudioContext | undefined;
+
+function render(): void {
+  const c = page.conversation;
+  renderConversation(c, $("conversation"));
+  renderSpeaking(c, $("speaking-user"), $("speaking-bot"));
+  renderActions(c, $("actions"));
+}
+
+/** "ping" → "ping"; '{"a":1}' → {a: 1}; "" → undefined. */
+function parseData(text: string): unknown {
+  if (!text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+async function loadPickers(): Promise<void> {
+  try {
+    const caps = await fetchCapabilities(page.config.apiUrl);
+    const chosen = defaultChoice(caps);
+    fillSelect(pickers.voice, caps.voices, chosen.voice);
+    fillSelect(pickers.tts, caps.tts_languages, chosen.ttsLanguage);
+    fillSelect(pickers.stt, caps.stt_languages, chosen.sttLanguage);
+    page.capabilities = caps;
+  } catch (err) {
+    // The call still works on the agent's own voice and language.
+    page.capabilitiesError = String(err);
+    const note = $("caps-note");
+    note.textContent = `Voices and languages could not be read (${err}); ` +
+      "calls use the agent's own.";
+    note.hidden = false;
+  }
+}
 
 const page: CallPage = {
   config: readConfig(),
+  conversation: new Conversation(),
+  ready: Promise.resolve(),
+  choice() {
+    if (!page.capabilities) return undefined;
+    return {
+      voice: pickers.voice.value,
+      ttsLanguage: pickers.tts.value,
+      sttLanguage: pickers.stt.value,
+    };
+  },
   async start() {
     callButton.disabled = true;
     // Created on the click so browsers that require a gesture let it run.
     audioContext ??= new AudioContext();
     await audioContext.resume();
     const ctx = audioContext;
-    page.call = new VoiceCall(page.config, $<HTMLAudioElement>("bot-audio"), {
+    page.conversation = new Conversation();
+    render();
+    $("session-id").textContent = "–";
+    const choice = page.choice();
+    const config: CallConfig = choice
+      ? {
+        ...page.config,
+        connectBody: { ...page.config.connectBody, config: choiceConfig(choice) },
+      }
+      : page.config;
+    const conv = () => page.conversation;
+    page.call = new VoiceCall(config, $<HTMLAudioElement>("bot-audio"), {
       onChange: (state) => {
         $("phase").textContent = state.phase;
+        $("session-id").textContent = state.sessionId ?? "–";
         $("log").textContent = state.log.join("\n");
-        hangUpButton.disabled = state.phase !== "ready" && state.phase !== "connecting";
+        const live = state.phase === "ready" || state.phase === "connecting";
+        hangUpButton.disabled = !live;
+        sendButton.disabled = state.phase !== "ready";
         callButton.disabled = !["idle", "refused", "ended", "failed"].includes(state.phase);
+        for (const p of Object.values(pickers)) p.disabled = live || !page.capabilities;
       },
       onBotAudio: (track) => {
         page.botMeter?.stop();
@@ -60,20 +146,35 @@ const page: CallPage = {
         page.micMeter?.stop();
         page.micMeter = new EnergyMeter(ctx, track);
       },
+      onUserTranscript: (d) => (conv().userTranscript(d), render()),
+      onBotOutput: (d) => (conv().botOutput(d), render()),
+      onSpeaking: (who, on) => (conv().speakingChanged(who, on), render()),
+      onServerMessage: (d) => (conv().serverMessage(d), render()),
     });
     await page.call.start();
   },
   async hangUp() {
     await page.call?.hangUp();
   },
+  sendClientMessage(t, d) {
+    page.call?.sendClientMessage(t, d);
+  },
 };
 globalThis.callPage = page;
+page.ready = loadPickers();
 
 callButton.addEventListener("click", () => void page.start());
 hangUpButton.addEventListener("click", () => void page.hangUp());
+$<HTMLFormElement>("message").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const t = $<HTMLInputElement>("msg-type").value.trim();
+  if (t) page.sendClientMessage(t, parseData($<HTMLInputElement>("msg-data").value));
+});
 setInterval(() => {
   $<HTMLMeterElement>("bot-level").value = page.botMeter?.level ?? 0;
   $<HTMLMeterElement>("mic-level").value = page.micMeter?.level ?? 0;
 }, 100);
 
-if (new URLSearchParams(location.search).get("autostart") === "1") void page.start();
+if (new URLSearchParams(location.search).get("autostart") === "1") {
+  void page.ready.then(() => page.start());
+}

@@ -1,0 +1,222 @@
+// The demo page end to end, the way a new user meets it: Debian Chromium opens web/call with its
+// configuration from /demo-config.js and its API on its own origin (as `deno task run` serves it),
+// picks a voice from /api/v1/capabilities, calls the whole service (API, a real worker process
+// with the local speech engines, the example brain) and talks through a fake microphone. The
+// page must show the greeting, the caller's words, the bot's answer with the part the caller
+// heard marked, who is speaking, the brain's answer to a client message, and the session id.
+//
+// Sanitizers are off: playwright-core keeps its browser pipe, timers and child-process handles
+// open in ways Deno's op/resource sanitizers count as leaks even after the browser is closed.
+import { assert, assertEquals } from "../helpers/assert.ts";
+import { type CallService, startCallService } from "../helpers/call_harness.ts";
+import { speechWav } from "../helpers/audio.ts";
+import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
+import { buildDemoPage } from "../../web/build.ts";
+import type { CallState } from "../../web/call/call.ts";
+import type {
+  Action,
+  BotUnit,
+  SpeakingChange,
+  TranscriptLine,
+} from "../../web/call/conversation.ts";
+import { ARTIFACTS, type Browser, launchChromium, saveArtifact } from "./helpers/chromium.ts";
+import { serveStatic, type StaticServer } from "./helpers/static_server.ts";
+import type { Page } from "playwright-core";
+
+const CONNECT = "/api/v1/sessions.connect";
+const SAID = "what is the weather like today";
+const GREETING = "Hello! I am the example brain.";
+
+/** What the page exposes on window.callPage, as plain data. */
+interface Snapshot {
+  state?: CallState;
+  transcript: TranscriptLine[];
+  bot: BotUnit[];
+  actions: Action[];
+  speakingChanges: SpeakingChange[];
+}
+
+function snapshot(page: Page): Promise<Snapshot> {
+  return page.evaluate(() => {
+    const p = (globalThis as unknown as {
+      callPage: {
+        call?: { state: CallState };
+        conversation: Omit<Snapshot, "state">;
+      };
+    }).callPage;
+    const c = p.conversation;
+    return JSON.parse(JSON.stringify({
+      state: p.call?.state,
+      transcript: c.transcript,
+      bot: c.bot,
+      actions: c.actions,
+      speakingChanges: c.speakingChanges,
+    }));
+  });
+}
+
+/** Polls the page until `ok(snapshot)` or `ms` pass; returns the last snapshot either way. */
+async function waitForPage(page: Page, ok: (s: Snapshot) => boolean, ms: number) {
+  const until = Date.now() + ms;
+  let s = await snapshot(page);
+  while (!ok(s) && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 150));
+    s = await snapshot(page);
+  }
+  return s;
+}
+
+const shot = async (page: Page, name: string) =>
+  await saveArtifact(`demo/${name}.png`, await page.screenshot({ fullPage: true }));
+
+/** The caller's speech with silence around it: Chromium loops the file, and turns must end. */
+async function microphoneWav(): Promise<string> {
+  const speech = await speechWav(SAID, 0.3);
+  const out = await Deno.makeTempFile({ prefix: "demo-mic-", suffix: ".wav" });
+  // 4 s before (the greeting plays uninterrupted), 7 s after (the answer plays to its end).
+  const sox = await new Deno.Command("sox", { args: [speech, out, "pad", "4", "7"] }).output();
+  if (!sox.success) throw new Error(new TextDecoder().decode(sox.stderr));
+  return out;
+}
+
+const speech = (s: Snapshot) => s.transcript.filter((l) => l.final && l.text.trim() !== "");
+const answer = (s: Snapshot) => s.bot.find((u) => u.text.startsWith("You said:") && u.heard);
+
+Deno.test({
+  name: "Demo page: a call shows greeting, transcript, heard answer, speaking, pong and session",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await Deno.mkdir(ARTIFACTS + "demo", { recursive: true });
+    const dist = await buildDemoPage();
+    const wav = await microphoneWav();
+    let service: CallService | undefined, site: StaticServer | undefined;
+    let browser: Browser | undefined, page: Page | undefined;
+    try {
+      service = await startCallService(createExampleBrain());
+      // The page's origin serves it at `/` with /demo-config.js and (passed through) the API.
+      const files: Record<string, string> = {};
+      site = serveStatic(dist, { files, proxy: { prefix: "/api/", to: service.api.url } });
+      const key = await service.api.admin("/api/v1/keys.create", {
+        agent_id: service.tenant.agent_id,
+        kind: "publishable",
+        allowed_origins: [site.origin],
+      });
+      assertEquals(key.status, 200, JSON.stringify(key.body));
+      // No apiUrl: the page uses its own origin, as when `deno task run` serves it.
+      files["/demo-config.js"] = `globalThis.CALL_CONFIG = ${
+        JSON.stringify({ publishableKey: key.body.session_key, agentId: service.tenant.agent_id })
+      };`;
+
+      browser = await launchChromium({ fakeMicWav: wav });
+      page = await browser.open(`${site.origin}/`);
+      const connects: { request: unknown; response?: { session_id: string } }[] = [];
+      page.on("request", (r) => {
+        if (r.url().endsWith(CONNECT) && r.method() === "POST") {
+          connects.push({ request: r.postDataJSON() });
+        }
+      });
+      page.on("response", async (r) => {
+        if (r.url().endsWith(CONNECT) && r.request().method() === "POST") {
+          const body = await r.json();
+          const c = connects.find((c) => !c.response);
+          if (c) c.response = body;
+        }
+      });
+
+      // The pickers hold what the deployment offers; the caller picks a voice.
+      await page.evaluate(() =>
+        (globalThis as unknown as { callPage: { ready: Promise<void> } })
+          .callPage.ready
+      );
+      const caps = await (await fetch(service.api.url + "/api/v1/capabilities")).json();
+      const options = (sel: string) =>
+        page!.$$eval(`${sel} option`, (os) => os.map((o) => (o as HTMLOptionElement).value));
+      assertEquals(await options("#voice"), caps.voices);
+      assertEquals(await options("#tts-language"), caps.tts_languages);
+      assertEquals(await options("#stt-language"), caps.stt_languages);
+      const voice = caps.voices.at(-1);
+      await page.selectOption("#voice", voice);
+      await shot(page, "1-before-call");
+
+      await page.click("#call");
+      let s = await waitForPage(page, (s) => s.state?.phase === "ready", 20_000);
+      assertEquals(s.state?.phase, "ready", `call did not get ready: ${JSON.stringify(s.state)}`);
+
+      // The choice went into sessions.connect with both language legs; the id is on the page.
+      assertEquals(connects.length, 1);
+      const sent = connects[0].request as { agent_id: string; config: unknown };
+      assertEquals(sent.config, {
+        tts: { voice, language: caps.defaults.language },
+        stt: { language: caps.defaults.language },
+      });
+      const sessionId = connects[0].response?.session_id;
+      assert(sessionId, "the connect response was not seen");
+      assertEquals(await page.textContent("#session-id"), sessionId);
+
+      // The greeting is bot output.
+      s = await waitForPage(page, (s) => s.bot.some((u) => u.text.includes(GREETING)), 20_000);
+      assert(
+        s.bot.some((u) => u.text.includes(GREETING)),
+        `no greeting in bot output: ${JSON.stringify(s.bot)}`,
+      );
+      await shot(page, "2-greeting");
+
+      // The caller's words arrive as a final transcript line, shown in black.
+      s = await waitForPage(page, (s) => speech(s).length > 0, 30_000);
+      assert(speech(s).length > 0, `no final caller transcript: ${JSON.stringify(s.transcript)}`);
+      assert(
+        await page.locator("#conversation li.user.final .text").count() > 0,
+        "a final caller line is not on the page",
+      );
+
+      // The brain answers "You said: ..." and the part the caller heard is marked.
+      s = await waitForPage(page, (s) => answer(s) !== undefined, 30_000);
+      const unit = answer(s);
+      assert(unit, `no "You said:" bot output with heard text: ${JSON.stringify(s.bot)}`);
+      assert(unit.text.startsWith(unit.heard.trimEnd()), JSON.stringify(unit));
+      const marked = await page.locator("#conversation li.bot .heard").allTextContents();
+      assert(
+        marked.some((t) => t.startsWith("You said")),
+        `no heard mark on the answer: ${JSON.stringify(marked)}`,
+      );
+      await shot(page, "3-answer-heard");
+
+      // Who is speaking changed for both sides.
+      const changes = s.speakingChanges.map((c) => `${c.who}:${c.speaking}`);
+      for (const c of ["user:true", "user:false", "bot:true", "bot:false"]) {
+        assert(changes.includes(c), `no ${c} speaking change in ${changes.join(" ")}`);
+      }
+
+      // A client message "ping" comes back from the brain as a "pong" action on the page.
+      await page.fill("#msg-type", "ping");
+      await page.fill("#msg-data", '{"n": 1}');
+      await page.click("#msg-send");
+      s = await waitForPage(page, (s) => s.actions.some((a) => a.type === "pong"), 10_000);
+      const pong = s.actions.find((a) => a.type === "pong");
+      assert(pong, `no pong action: ${JSON.stringify(s.actions)}`);
+      assertEquals((pong.data as { got: unknown }).got, { n: 1 });
+      const shown = await page.locator("#actions li .type").allTextContents();
+      assert(shown.includes("pong"), `actions shown: ${JSON.stringify(shown)}`);
+      await shot(page, "4-pong");
+
+      // Hanging up ends the session on the service's side.
+      await page.click("#hangup");
+      const record = await service.record(sessionId, "ended");
+      assertEquals(record.end_reason, "hangup");
+      await waitForPage(page, (s) => s.state?.phase === "ended", 5_000);
+      assertEquals(await page.textContent("#phase"), "ended");
+    } finally {
+      // Kept after any run, passing or not (test-artifacts/ is gitignored).
+      if (page) await shot(page, "5-last").catch(() => {});
+      await saveArtifact("demo/console.log", (browser?.log ?? []).join("\n") + "\n");
+      await browser?.close();
+      await site?.close();
+      if (service) {
+        await saveArtifact("demo/worker.log", service.worker.child.output());
+        await service.close();
+      }
+      await Deno.remove(wav).catch(() => {});
+    }
+  },
+});

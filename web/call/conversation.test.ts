@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { Conversation } from "./conversation.ts";
+
+const t = (text: string, final: boolean) => ({ text, final, timestamp: "", user_id: "" });
+const out = (
+  text: string,
+  spoken_status: "new" | "in-progress" | "completed",
+  heard: string,
+  segment_id?: number,
+) => ({
+  text,
+  aggregated_by: "sentence",
+  will_be_spoken: true,
+  spoken_status,
+  spoken_progress: { accumulated_text: heard, remaining_text: text.slice(heard.length) },
+  ...(segment_id === undefined ? {} : { segment_id }),
+});
+
+Deno.test("interim transcripts are replaced by the next interim and by their final", () => {
+  const c = new Conversation();
+  c.userTranscript(t("what", false));
+  c.userTranscript(t("what is the", false));
+  c.userTranscript(t("what is the weather", true));
+  c.userTranscript(t("and", false));
+  assert.deepEqual(c.transcript, [
+    { seq: 0, text: "what is the weather", final: true },
+    { seq: 1, text: "and", final: false },
+  ]);
+});
+
+Deno.test("bot output progress updates one unit; completed with text left is cut off", () => {
+  const c = new Conversation();
+  c.botOutput(out("Hello there.", "new", ""));
+  c.botOutput(out("Hello there.", "in-progress", "Hello "));
+  c.botOutput(out("Hello there.", "completed", "Hello there."));
+  c.botOutput(out("You said: hi.", "new", ""));
+  c.botOutput(out("You said: hi.", "completed", "You said"));
+  assert.deepEqual(
+    c.bot.map((u) => [u.text, u.heard, u.remaining, u.status, u.cutOff]),
+    [
+      ["Hello there.", "Hello there.", "", "completed", false],
+      ["You said: hi.", "You said", ": hi.", "completed", true],
+    ],
+  );
+});
+
+Deno.test("the same text said twice makes two units; progress goes to the open one", () => {
+  const c = new Conversation();
+  c.botOutput(out("Yes.", "new", ""));
+  c.botOutput(out("Yes.", "completed", "Yes."));
+  c.botOutput(out("Yes.", "new", ""));
+  c.botOutput(out("Yes.", "in-progress", "Ye"));
+  assert.deepEqual(c.bot.map((u) => [u.heard, u.status]), [["Yes.", "completed"], [
+    "Ye",
+    "in-progress",
+  ]]);
+});
+
+Deno.test("segment ids pick the unit when the server sends them", () => {
+  const c = new Conversation();
+  c.botOutput(out("One.", "new", "", 1));
+  c.botOutput(out("Two.", "new", "", 2));
+  c.botOutput(out("One.", "completed", "On", 1));
+  assert.deepEqual(c.bot.map((u) => [u.segmentId, u.status, u.cutOff]), [
+    [1, "completed", true],
+    [2, "new", false],
+  ]);
+});
+
+Deno.test("bot output without speech progress is shown whole with nothing marked heard", () => {
+  const c = new Conversation();
+  c.botOutput({ text: "Plain." });
+  assert.deepEqual(c.bot, [
+    { seq: 0, text: "Plain.", heard: "", remaining: "Plain.", status: "new", cutOff: false },
+  ]);
+});
+
+Deno.test("the timeline interleaves caller lines and bot units in the order they began", () => {
+  const c = new Conversation();
+  c.botOutput(out("Hi.", "new", ""));
+  c.userTranscript(t("hello", false));
+  c.botOutput(out("Hi.", "completed", "Hi."));
+  c.userTranscript(t("hello there", true));
+  c.botOutput(out("You said: hello there", "new", ""));
+  assert.deepEqual(
+    c.timeline().map((e) => e.kind === "user" ? `user:${e.line.text}` : `bot:${e.unit.text}`),
+    ["bot:Hi.", "user:hello there", "bot:You said: hello there"],
+  );
+});
+
+Deno.test("brain actions come as {type, data}; other server messages are kept as they are", () => {
+  const c = new Conversation();
+  c.serverMessage({ type: "pong", data: { at: 1 } });
+  c.serverMessage("hello");
+  assert.deepEqual(c.actions, [
+    { type: "pong", data: { at: 1 } },
+    { type: "(message)", data: "hello" },
+  ]);
+});
+
+Deno.test("speaking changes set the indicator and are kept in order", () => {
+  const c = new Conversation();
+  c.speakingChanged("user", true);
+  c.speakingChanged("user", false);
+  c.speakingChanged("bot", true);
+  assert.deepEqual(c.speaking, { user: false, bot: true });
+  assert.equal(c.speakingChanges.length, 3);
+});

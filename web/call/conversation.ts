@@ -1,0 +1,121 @@
+// What the page shows of a call, built from the RTVI events the client emits: the caller's
+// transcript, the bot's output with the part the caller heard, who is speaking, and the actions
+// the brain dispatched. Plain data, so the page renders it and tests read it from `window`.
+import type { BotOutputData, TranscriptData } from "@pipecat-ai/client-js";
+
+export interface TranscriptLine {
+  /** Arrival order shared with bot units, so the page can interleave them. */
+  seq: number;
+  text: string;
+  /** false while recognition may still change it (shown grey); the final replaces it. */
+  final: boolean;
+}
+
+export interface BotUnit {
+  seq: number;
+  text: string;
+  /** What the caller has heard of it so far (`spoken_progress.accumulated_text`). */
+  heard: string;
+  /** What has not been heard (yet, or ever once `cutOff`). */
+  remaining: string;
+  status: "new" | "in-progress" | "completed";
+  /** Completed with text left unheard: the caller interrupted or the call ended. */
+  cutOff: boolean;
+  segmentId?: number;
+}
+
+export interface Action {
+  type: string;
+  data: unknown;
+}
+
+export type Speaker = "user" | "bot";
+
+export interface SpeakingChange {
+  who: Speaker;
+  speaking: boolean;
+}
+
+export class Conversation {
+  transcript: TranscriptLine[] = [];
+  bot: BotUnit[] = [];
+  actions: Action[] = [];
+  speaking: Record<Speaker, boolean> = { user: false, bot: false };
+  /** Every speaking change, oldest first (the indicator shows the latest state). */
+  speakingChanges: SpeakingChange[] = [];
+  private seq = 0;
+
+  userTranscript(d: TranscriptData): void {
+    const last = this.transcript.at(-1);
+    // An interim is replaced by the next interim or by its final, in the same place.
+    if (last && !last.final) Object.assign(last, { text: d.text, final: d.final });
+    else this.transcript.push({ seq: this.seq++, text: d.text, final: d.final });
+  }
+
+  botOutput(d: BotOutputData): void {
+    const status = d.spoken_status;
+    const progress = d.spoken_progress;
+    if (!status) {
+      // A server without speech progress: the unit is shown whole, with nothing marked heard.
+      this.bot.push({
+        seq: this.seq++,
+        text: d.text,
+        heard: "",
+        remaining: d.text,
+        status: "new",
+        cutOff: false,
+      });
+      return;
+    }
+    let unit = status === "new" ? undefined : this.openUnit(d);
+    if (!unit) {
+      unit = { seq: this.seq++, text: d.text, heard: "", remaining: d.text, status, cutOff: false };
+      if (d.segment_id !== undefined) unit.segmentId = d.segment_id;
+      this.bot.push(unit);
+    }
+    unit.status = status;
+    if (progress) {
+      unit.heard = progress.accumulated_text;
+      unit.remaining = progress.remaining_text;
+    } else if (status === "completed") {
+      unit.heard = d.text;
+      unit.remaining = "";
+    }
+    unit.cutOff = status === "completed" && unit.remaining.trim() !== "";
+  }
+
+  /** Caller lines and bot units in the order they began. */
+  timeline(): ({ kind: "user"; line: TranscriptLine } | { kind: "bot"; unit: BotUnit })[] {
+    return [
+      ...this.transcript.map((line) => ({ kind: "user" as const, line })),
+      ...this.bot.map((unit) => ({ kind: "bot" as const, unit })),
+    ].sort((a, b) =>
+      (a.kind === "user" ? a.line.seq : a.unit.seq) - (b.kind === "user" ? b.line.seq : b.unit.seq)
+    );
+  }
+
+  speakingChanged(who: Speaker, speaking: boolean): void {
+    this.speaking[who] = speaking;
+    this.speakingChanges.push({ who, speaking });
+  }
+
+  /** A `server-message`; the service sends the brain's actions as `{type, data}`. */
+  serverMessage(message: unknown): void {
+    const m = message as { type?: unknown; data?: unknown } | null;
+    if (m && typeof m === "object" && typeof m.type === "string") {
+      this.actions.push({ type: m.type, data: m.data ?? null });
+    } else {
+      this.actions.push({ type: "(message)", data: message });
+    }
+  }
+
+  /** The unit a progress message is about: by segment id, else the latest open one with its text. */
+  private openUnit(d: BotOutputData): BotUnit | undefined {
+    for (let i = this.bot.length - 1; i >= 0; i--) {
+      const u = this.bot[i];
+      if (u.status === "completed") continue;
+      if (d.segment_id !== undefined ? u.segmentId === d.segment_id : u.text === d.text) return u;
+    }
+    return undefined;
+  }
+}
