@@ -1,0 +1,572 @@
+// The caller simulator: dials a session through the real service exactly as a page does
+// (sessions.connect, then the offer to the returned worker endpoint), says a script of turns as
+// audio, and checks that the brain behind the agent greets, answers every turn and keeps to the
+// protocol. Every step has a time limit; the conversation and per-turn latencies measured at the
+// caller come out as events.
+//
+// Outcome (exit codes of `deno task call`):
+//   0  the greeting and every turn passed.
+//   1  the call was set up but the conversation failed: no greeting, a step timed out, an RTVI
+//      `error`/`error-response` arrived, or the bot hung up while script turns remained.
+//   2  the call could not be set up: bad input, the API unreachable, sessions.connect or the
+//      offer refused, no bot-ready.
+// The bot hanging up after its reply to the last turn has begun is a normal end, not a failure.
+import { CallerHttpError, type RtviMessage, TestCaller } from "./caller.ts";
+import { speechEndMs, type SpokenTurn } from "./script.ts";
+
+export type FailureKind =
+  | "usage"
+  | "unreachable"
+  | "connect refused"
+  | "offer refused"
+  | "no bot-ready"
+  | "no greeting"
+  | "timeout"
+  | "protocol error"
+  | "hung up early"
+  | "interrupted";
+
+export interface Failure {
+  kind: FailureKind;
+  message: string;
+  /** The service's error envelope code when it refused (connect refused, offer refused). */
+  code?: string;
+}
+
+/** Latencies in ms, measured at the caller; null when the thing never happened. */
+export interface Latency {
+  /** End of the caller's speech → the final user-transcription (turns only). */
+  transcript?: number | null;
+  /** End of the caller's speech (turns) or bot-ready (greeting) → the first bot-output. */
+  bot_output: number | null;
+  /** Same start → the first received bot audio frame louder than the audio level. */
+  bot_audio: number | null;
+}
+
+/** One line of the conversation; `t_ms` is ms since the simulation started. */
+export type CallEvent =
+  & { t_ms: number }
+  & (
+    | { type: "session"; session_id: string }
+    | { type: "ready"; after_ms: number }
+    | { type: "caller"; text: string }
+    | { type: "heard"; text: string }
+    | { type: "bot"; text: string; cut_off: boolean; heard: string | null }
+    | { type: "action"; data: unknown }
+    | { type: "latency"; step: "greeting" | number; latency: Latency }
+    | { type: "error"; message: RtviMessage }
+    | { type: "hangup" }
+    | { type: "failure"; failure: Failure }
+    | { type: "done"; exit_code: number; turns: number }
+  );
+
+export interface TurnReport {
+  said: string;
+  /** Final transcripts the service sent during the turn. */
+  heard: string[];
+  /** Bot units as spoken (their full text). */
+  bot: string[];
+  latency: Latency;
+}
+
+export interface SimulationResult {
+  exit_code: 0 | 1 | 2 | 130;
+  session_id: string | null;
+  failure: Failure | null;
+  greeting: { bot: string[]; latency: Latency } | null;
+  turns: TurnReport[];
+  events: CallEvent[];
+}
+
+export interface SimulationOptions {
+  /** API base URL, e.g. http://127.0.0.1:8787. */
+  api: string;
+  /** sk_ or pk_ key. */
+  key: string;
+  agent: string;
+  /** Sent as the Origin header (a pk_ key's allowlist decides on it). */
+  origin?: string;
+  /** The connect body's `config` and `init`. */
+  config?: Record<string, unknown>;
+  init?: Record<string, unknown>;
+  /** The connect body's `display_name` label. */
+  displayName?: string;
+  turns: SpokenTurn[];
+  /** Limit of each step (bot-ready, greeting, transcript, reply start, reply end). */
+  timeoutMs: number;
+  /**
+   * How long the bot must stay quiet after bot-stopped-speaking for its reply to count as done
+   * (a brain may pause between units); also the caller's pause before speaking. Default 600.
+   */
+  settleMs?: number;
+  /** A received 20 ms frame louder than this (RMS) is bot audio. Default 300. */
+  audioLevel?: number;
+  onEvent?: (e: CallEvent) => void;
+  /** Aborting hangs up and ends with exit code 130. */
+  signal?: AbortSignal;
+}
+
+/** What ended a wait other than the awaited message. */
+type Stop = { kind: "timeout" } | { kind: "error"; msg: RtviMessage } | { kind: "hangup" } | {
+  kind: "aborted";
+};
+type Hit = { kind: "match"; index: number; at: number; msg: RtviMessage };
+
+const CLOSED = "__closed", ABORTED = "__aborted";
+
+/** Received chat messages with their arrival times, and waits over them from an index. */
+class Watch {
+  readonly seen: { at: number; msg: RtviMessage }[] = [];
+  /** Resolves at the first error, hang-up or abort. */
+  readonly terminal: Promise<void>;
+  #wake = new Set<() => void>();
+  #endTerminal!: () => void;
+
+  constructor(
+    caller: TestCaller,
+    signal: AbortSignal | undefined,
+    onMessage: (m: RtviMessage) => void,
+  ) {
+    this.terminal = new Promise((r) => this.#endTerminal = r);
+    for (const m of caller.messages) this.#push(m);
+    caller.onMessage.on((m) => {
+      this.#push(m);
+      onMessage(m);
+    });
+    caller.chat.stateChanged.subscribe((s) => {
+      if (s === "closed") this.#push({ type: CLOSED });
+    });
+    if (signal?.aborted) this.#push({ type: ABORTED });
+    signal?.addEventListener("abort", () => this.#push({ type: ABORTED }), { once: true });
+  }
+
+  #push(msg: RtviMessage): void {
+    this.seen.push({ at: performance.now(), msg });
+    if (stopOf(msg)) this.#endTerminal();
+    for (const w of [...this.#wake]) w();
+  }
+
+  /** The first message at `from` or later that matches, unless a stop comes first. */
+  async next(
+    from: number,
+    match: (m: RtviMessage) => boolean,
+    deadline: number,
+  ): Promise<Hit | Stop> {
+    for (let i = from;; i++) {
+      while (i >= this.seen.length) {
+        const left = deadline - performance.now();
+        if (left <= 0 || !(await this.#arrival(left))) return { kind: "timeout" };
+      }
+      const { at, msg } = this.seen[i];
+      const stop = stopOf(msg);
+      if (stop) return stop;
+      if (match(msg)) return { kind: "match", index: i, at, msg };
+    }
+  }
+
+  #arrival(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.#wake.delete(wake);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        this.#wake.delete(wake);
+        resolve(false);
+      }, ms);
+      this.#wake.add(wake);
+    });
+  }
+}
+
+function stopOf(msg: RtviMessage): Stop | null {
+  if (msg.type === ABORTED) return { kind: "aborted" };
+  if (msg.type === CLOSED) return { kind: "hangup" };
+  if (msg.type === "signalling" && (msg.message as { type?: string })?.type === "peerLeft") {
+    return { kind: "hangup" };
+  }
+  if (msg.label === "rtvi-ai" && (msg.type === "error" || msg.type === "error-response")) {
+    return { kind: "error", msg };
+  }
+  return null;
+}
+
+const isRtvi = (type: string) => (m: RtviMessage) => m.label === "rtvi-ai" && m.type === type;
+const isFinal = (m: RtviMessage) =>
+  isRtvi("user-transcription")(m) && (m.data as { final?: boolean })?.final === true;
+const BOT_EVENTS = new Set(["bot-output", "bot-started-speaking", "bot-stopped-speaking"]);
+const isBotEvent = (m: RtviMessage) => m.label === "rtvi-ai" && BOT_EVENTS.has(m.type);
+
+/** A step failed. */
+class StepFailed extends Error {
+  constructor(readonly failure: Failure, readonly exitCode: 1 | 130 = 1) {
+    super(failure.message);
+  }
+}
+
+type EventBody = CallEvent extends infer E ? E extends unknown ? Omit<E, "t_ms"> : never : never;
+
+interface BotOutputData {
+  text?: string;
+  segment_id?: number;
+  spoken_status?: string;
+  spoken_progress?: { accumulated_text?: string; remaining_text?: string };
+}
+
+/** Runs one simulated call; never throws for anything the service or brain does. */
+export async function simulateCall(o: SimulationOptions): Promise<SimulationResult> {
+  const t0 = performance.now();
+  const settleMs = o.settleMs ?? 600;
+  const level = o.audioLevel ?? 300;
+  const result: SimulationResult = {
+    exit_code: 0,
+    session_id: null,
+    failure: null,
+    greeting: null,
+    turns: [],
+    events: [],
+  };
+  const emit = (e: EventBody) => {
+    const event = { t_ms: Math.round(performance.now() - t0), ...e } as CallEvent;
+    result.events.push(event);
+    o.onEvent?.(event);
+  };
+  const finish = (failure: Failure | null, code: SimulationResult["exit_code"]) => {
+    result.failure = failure;
+    result.exit_code = code;
+    if (failure) emit({ type: "failure", failure });
+    emit({ type: "done", exit_code: code, turns: result.turns.length });
+    return result;
+  };
+
+  // sessions.connect, as the customer's server (sk_) or page (pk_ with its Origin) does.
+  const body: Record<string, unknown> = { agent_id: o.agent };
+  if (o.config) body.config = o.config;
+  if (o.init) body.init = o.init;
+  if (o.displayName) body.display_name = o.displayName;
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${o.key}`,
+    "content-type": "application/json",
+  };
+  if (o.origin) headers.origin = o.origin;
+  const base = o.api.replace(/\/+$/, "");
+  let connect: { status: number; body: unknown };
+  try {
+    const res = await fetch(`${base}/api/v1/sessions.connect`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(body),
+      signal: o.signal,
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch { /* not JSON: shown as text */ }
+    connect = { status: res.status, body: parsed };
+  } catch (err) {
+    if (o.signal?.aborted) return finish({ kind: "interrupted", message: "interrupted" }, 130);
+    return finish({
+      kind: "unreachable",
+      message: `cannot reach the API at ${base}: ${(err as Error).message}`,
+    }, 2);
+  }
+  if (connect.status !== 200) return finish(refusal("connect refused", connect), 2);
+  const params = connect.body as {
+    session_id: string;
+    webrtc_request_params: { endpoint: string; headers: Record<string, string> };
+  };
+  result.session_id = params.session_id;
+  emit({ type: "session", session_id: params.session_id });
+
+  let caller: TestCaller;
+  try {
+    caller = await TestCaller.connect({
+      offerUrl: params.webrtc_request_params.endpoint,
+      headers: params.webrtc_request_params.headers,
+    });
+  } catch (err) {
+    if (err instanceof CallerHttpError) {
+      let parsed: unknown = err.body;
+      try {
+        parsed = JSON.parse(err.body);
+      } catch { /* text */ }
+      return finish(refusal("offer refused", { status: err.status, body: parsed }), 2);
+    }
+    return finish({ kind: "offer refused", message: (err as Error).message }, 2);
+  }
+
+  // Units announced ("new") but not yet completed, printed when they complete or at step end.
+  const pending = new Map<string, string>();
+  let current: { heard: string[]; bot: string[] } | null = null;
+  let hungUpByUs = false, hangupShown = false;
+  const botHungUp = () => {
+    if (hungUpByUs || hangupShown) return;
+    hangupShown = true;
+    emit({ type: "hangup" });
+  };
+  const printBot = (text: string, heard: string | null, cutOff: boolean) => {
+    current?.bot.push(text);
+    emit({ type: "bot", text, cut_off: cutOff, heard });
+  };
+  const flushPending = () => {
+    for (const text of pending.values()) printBot(text, null, false);
+    pending.clear();
+  };
+  const onMessage = (m: RtviMessage) => {
+    const data = m.data as Record<string, unknown> | undefined;
+    if (m.type === "signalling" && (m.message as { type?: string })?.type === "peerLeft") {
+      return botHungUp();
+    }
+    if (m.label !== "rtvi-ai") return;
+    if (isFinal(m)) {
+      const text = String(data?.text ?? "");
+      current?.heard.push(text);
+      emit({ type: "heard", text });
+    } else if (m.type === "bot-output") {
+      const d = (data ?? {}) as BotOutputData;
+      const text = String(d.text ?? "");
+      const key = d.segment_id !== undefined ? `#${d.segment_id}` : text;
+      if (d.spoken_status === "new" || d.spoken_status === "in-progress") {
+        if (!pending.has(key)) pending.set(key, text);
+        return;
+      }
+      pending.delete(key);
+      const remaining = d.spoken_progress?.remaining_text ?? "";
+      const heard = d.spoken_progress?.accumulated_text ?? null;
+      printBot(text, heard, d.spoken_status === "completed" && remaining.trim() !== "");
+    } else if (m.type === "server-message") emit({ type: "action", data: m.data });
+    else if (m.type === "error" || m.type === "error-response") emit({ type: "error", message: m });
+  };
+  const watch = new Watch(caller, o.signal, onMessage);
+  caller.chat.stateChanged.subscribe((s) => {
+    if (s === "closed") botHungUp();
+  });
+  const firstAudio = (since: number) =>
+    caller.heardFrames.find((f) => f.at >= since && f.rms > level)?.at ?? null;
+  const ms = (from: number, to: number | null) => to === null ? null : Math.round(to - from);
+
+  const failureOf = (stop: Stop, step: string): StepFailed => {
+    switch (stop.kind) {
+      case "error":
+        return new StepFailed({
+          kind: "protocol error",
+          message: `RTVI ${stop.msg.type} during ${step}: ${JSON.stringify(stop.msg.data)}`,
+        });
+      case "hangup":
+        return new StepFailed({ kind: "hung up early", message: `the bot hung up during ${step}` });
+      case "aborted":
+        return new StepFailed({ kind: "interrupted", message: "interrupted" }, 130);
+      case "timeout":
+        return new StepFailed({ kind: "timeout", message: `timed out during ${step}` });
+    }
+  };
+
+  /**
+   * Waits for the bot's reply from message index `from`: it starts (bot-output or
+   * bot-started-speaking) within the timeout, ends with bot-stopped-speaking followed by
+   * `settleMs` of quiet (or the bot hanging up), with no more than the timeout between bot
+   * events, and is heard.
+   */
+  const awaitReply = async (
+    from: number,
+    since: number,
+    step: string,
+    noStart: FailureKind,
+  ): Promise<{ firstOutput: number | null; firstAudio: number; hungUp: boolean }> => {
+    let firstOutput: number | null = null;
+    let hungUp = false;
+    const first = await watch.next(from, isBotEvent, performance.now() + o.timeoutMs);
+    if (first.kind === "timeout") {
+      throw new StepFailed({
+        kind: noStart,
+        message: `no reply from the bot within ${o.timeoutMs / 1000} s of ${step}`,
+      });
+    }
+    if (first.kind !== "match") throw failureOf(first, step);
+    if (first.msg.type === "bot-output") firstOutput = first.at;
+    let stopped = first.msg.type === "bot-stopped-speaking";
+    let index = first.index;
+    for (;;) {
+      const wait = stopped ? settleMs : o.timeoutMs;
+      const hit = await watch.next(index + 1, isBotEvent, performance.now() + wait);
+      if (hit.kind === "timeout") {
+        if (stopped) break;
+        throw new StepFailed({
+          kind: "timeout",
+          message: `the bot did not stop speaking (${step}): no bot event for ${
+            o.timeoutMs / 1000
+          } s`,
+        });
+      }
+      if (hit.kind === "hangup") {
+        hungUp = true;
+        break;
+      }
+      if (hit.kind !== "match") throw failureOf(hit, step);
+      index = hit.index;
+      if (hit.msg.type === "bot-output") firstOutput ??= hit.at;
+      if (hit.msg.type === "bot-stopped-speaking") stopped = true;
+      if (hit.msg.type === "bot-started-speaking") stopped = false;
+    }
+    flushPending();
+    // Audio and data travel separately: give the last frames a moment to land.
+    let audio = firstAudio(since);
+    for (let i = 0; audio === null && i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      audio = firstAudio(since);
+    }
+    if (audio === null) {
+      throw new StepFailed({
+        kind: noStart,
+        message: `the bot's reply (${step}) was not heard: no audio louder than RMS ${level}`,
+      });
+    }
+    return { firstOutput, firstAudio: audio, hungUp };
+  };
+
+  let step = 0;
+  try {
+    // bot-ready
+    try {
+      await caller.waitOpen(o.timeoutMs);
+    } catch {
+      return finish({
+        kind: "no bot-ready",
+        message: `the data channel did not open within ${o.timeoutMs / 1000} s`,
+      }, 2);
+    }
+    const askedAt = performance.now();
+    caller.sendClientReady();
+    const ready = await watch.next(0, isRtvi("bot-ready"), askedAt + o.timeoutMs);
+    if (ready.kind === "timeout") {
+      return finish({
+        kind: "no bot-ready",
+        message: `no bot-ready within ${o.timeoutMs / 1000} s of client-ready`,
+      }, 2);
+    }
+    if (ready.kind !== "match") throw failureOf(ready, "connect");
+    const readyAt = ready.at;
+    emit({ type: "ready", after_ms: Math.round(readyAt - askedAt) });
+    caller.openMicrophone();
+
+    // The greeting.
+    current = { heard: [], bot: [] };
+    const g = await awaitReply(ready.index + 1, readyAt, "the greeting", "no greeting");
+    const gLatency = {
+      bot_output: ms(readyAt, g.firstOutput),
+      bot_audio: ms(readyAt, g.firstAudio),
+    };
+    result.greeting = { bot: current.bot, latency: gLatency };
+    emit({ type: "latency", step: "greeting", latency: gLatency });
+    const hungUpEarly = (after: string, left: number) =>
+      new StepFailed({
+        kind: "hung up early",
+        message: `the bot hung up after ${after} with ${left} script turn${
+          left === 1 ? "" : "s"
+        } left`,
+      });
+    if (g.hungUp && o.turns.length > 0) throw hungUpEarly("the greeting", o.turns.length);
+
+    for (const turn of o.turns) {
+      step++;
+      const from = watch.seen.length;
+      current = { heard: [], bot: [] };
+      const report: TurnReport = {
+        said: turn.label,
+        heard: current.heard,
+        bot: current.bot,
+        latency: { transcript: null, bot_output: null, bot_audio: null },
+      };
+      result.turns.push(report);
+      emit({ type: "caller", text: turn.label });
+      const said = await Promise.race([caller.say(turn.pcm), watch.terminal.then(() => null)]);
+      if (!said) {
+        const stop = await watch.next(from, () => false, 0);
+        throw failureOf(stop.kind === "match" ? { kind: "timeout" } : stop, `turn ${step}`);
+      }
+      const speechEnd = said.startedAt + speechEndMs(turn.pcm);
+      const final = await watch.next(from, isFinal, speechEnd + o.timeoutMs);
+      if (final.kind === "timeout") {
+        throw new StepFailed({
+          kind: "timeout",
+          message: `turn ${step}: no final user-transcription within ${
+            o.timeoutMs / 1000
+          } s of the end of the caller's speech (the service heard nothing?)`,
+        });
+      }
+      if (final.kind !== "match") throw failureOf(final, `turn ${step}`);
+      report.latency.transcript = ms(speechEnd, final.at);
+      const r = await awaitReply(final.index + 1, speechEnd, `turn ${step}`, "timeout");
+      report.latency.bot_output = ms(speechEnd, r.firstOutput);
+      report.latency.bot_audio = ms(speechEnd, r.firstAudio);
+      emit({ type: "latency", step, latency: report.latency });
+      if (r.hungUp && step < o.turns.length) {
+        throw hungUpEarly(`turn ${step}`, o.turns.length - step);
+      }
+      if (r.hungUp) break;
+    }
+    return finish(null, 0);
+  } catch (err) {
+    if (!(err instanceof StepFailed)) throw err;
+    flushPending();
+    return finish(err.failure, err.exitCode);
+  } finally {
+    hungUpByUs = true;
+    await caller.hangUp();
+  }
+}
+
+/** The service's error envelope `{error:{code,message}}` as a failure. */
+function refusal(kind: FailureKind, r: { status: number; body: unknown }): Failure {
+  const env = (r.body as { error?: { code?: string; message?: string } } | null)?.error;
+  if (env && typeof env === "object") {
+    return {
+      kind,
+      code: env.code,
+      message: `HTTP ${r.status} ${env.code ?? "?"}: ${env.message ?? ""}`.trim(),
+    };
+  }
+  const text = typeof r.body === "string" ? r.body : JSON.stringify(r.body);
+  return { kind, message: `HTTP ${r.status}: ${text.slice(0, 300)}` };
+}
+
+/** One readable line per event. */
+export function formatEvent(e: CallEvent): string {
+  switch (e.type) {
+    case "session":
+      return `session: ${e.session_id}`;
+    case "ready":
+      return `connected: bot-ready ${e.after_ms} ms after client-ready`;
+    case "caller":
+      return `caller: ${e.text}`;
+    case "heard":
+      return `heard as: ${e.text === "" ? "(nothing)" : e.text}`;
+    case "bot":
+      return e.cut_off ? `bot: ${e.text}  [cut off; heard: "${e.heard ?? ""}"]` : `bot: ${e.text}`;
+    case "action":
+      return `actions: ${JSON.stringify(e.data)}`;
+    case "latency": {
+      const l = e.latency;
+      const f = (v: number | null | undefined) => v === null || v === undefined ? "-" : `${v} ms`;
+      return e.step === "greeting"
+        ? `latency (greeting, from bot-ready): first bot-output ${
+          f(l.bot_output)
+        }, first bot audio ${f(l.bot_audio)}`
+        : `latency (turn ${e.step}, from end of speech): transcript ${
+          f(l.transcript)
+        }, first bot-output ${f(l.bot_output)}, first bot audio ${f(l.bot_audio)}`;
+    }
+    case "error":
+      return `error: ${JSON.stringify(e.message.data ?? e.message)}`;
+    case "hangup":
+      return "bot hung up";
+    case "failure":
+      return `FAILED (${e.failure.kind}): ${e.failure.message}`;
+    case "done":
+      return e.exit_code === 0
+        ? `passed: greeting and ${e.turns} turn${e.turns === 1 ? "" : "s"}`
+        : `exit ${e.exit_code}`;
+  }
+}
