@@ -7,6 +7,7 @@ import { TokenVerifier } from "../common/token.ts";
 import { signingJwk } from "../common/signing_key.ts";
 import { registerWorkerNode } from "./node/registration.ts";
 import { createWorkerApp, type WorkerContext } from "./worker.ts";
+import { localEngines } from "./call/local_engines.ts";
 
 const log = logger("worker");
 
@@ -21,12 +22,19 @@ if (import.meta.main) {
   const db = await openDatabase({ url: settings.databaseUrl, max: 4 });
   const port = settings.workerPort;
   const nodeId = settings.nodeId ?? `node-${Deno.hostname()}-${port}`;
+  // The engines load before the node registers, so no call is routed here before it can speak.
+  const engines = await localEngines().catch((err) => {
+    console.error(`The speech engines could not start: ${(err as Error).message}`);
+    Deno.exit(3);
+  });
   const context: WorkerContext = {
     sql: db.sql,
     nodeId,
     verifier: await TokenVerifier.fromJwk(await signingJwk(db, settings)),
     iceAddresses: settings.iceAddresses,
     calls: new Map(),
+    engines,
+    recordingsDir: settings.recordingsDir,
   };
   const ac = new AbortController();
   const server = Deno.serve({
@@ -47,6 +55,7 @@ if (import.meta.main) {
     await registration.setDraining(true).catch(() => {});
     await Promise.all([...context.calls.values()].map((c) => c.end("ended", "worker_shutdown")));
     await registration.stop();
+    await engines.close();
     ac.abort();
     await server.finished;
     await db.close();

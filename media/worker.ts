@@ -8,6 +8,7 @@ import { handleErrors } from "../common/http/errors.ts";
 import { correlation } from "../common/http/correlation.ts";
 import type { TokenVerifier } from "../common/token.ts";
 import { logger } from "../common/log.ts";
+import type { CallEngines } from "./call/engines.ts";
 import type { Call } from "./call/call.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
@@ -21,6 +22,9 @@ export interface WorkerContext {
   iceAddresses: string[];
   /** Calls on this node by session id. */
   calls: Map<string, Call>;
+  /** The speech engines calls use; absent, only the echo diagnostic can be served. */
+  engines?: CallEngines;
+  recordingsDir?: string;
 }
 
 export function createWorkerApp(w: WorkerContext): Hono {

@@ -1,13 +1,25 @@
-// Run by `deno task test` before the tests: the system parts the tests use (espeak-ng and sox make
-// speech fixtures; Debian's Chromium runs the browser tests). Installs what is missing when it can
-// (root with apt), otherwise says exactly what to run.
-const NEEDED: [command: string, pkg: string][] = [
+// Run by `deno task test` before the tests: the system parts the tests use (espeak-ng, festival
+// and sox make speech fixtures; pocketsphinx is the worker's recogniser; Debian's Chromium runs the
+// browser tests). Installs what is missing when it can (root with apt), otherwise says exactly
+// what to run. An entry starting with "/" is a file, not a command.
+const NEEDED: [commandOrFile: string, pkg: string][] = [
   ["espeak-ng", "espeak-ng"],
+  ["text2wave", "festival"],
   ["sox", "sox"],
   ["chromium", "chromium"],
+  ["pocketsphinx_continuous", "pocketsphinx"],
+  ["/usr/share/pocketsphinx/model/en-us/en-us.lm.bin", "pocketsphinx-en-us"],
+  ["/usr/include/pocketsphinx/pocketsphinx.h", "libpocketsphinx-dev"],
 ];
 
 function has(command: string): boolean {
+  if (command.startsWith("/")) {
+    try {
+      return Deno.statSync(command).isFile;
+    } catch {
+      return false;
+    }
+  }
   const paths = (Deno.env.get("PATH") ?? "").split(":");
   return paths.some((dir) => {
     try {

@@ -1,5 +1,6 @@
-// One call on this worker: the peer, RTVI on its chat channel, outbound audio, what plays
-// (echo for now; the brain pipeline plugs in the same way), liveness and the session's status.
+// One call on this worker: the peer, RTVI on its chat channel, outbound audio, what plays (a
+// conversation with the brain, or the echo diagnostic), liveness and the session's status.
+import { resolve } from "node:path";
 import type { Pool } from "../../db/client.ts";
 import { finishSession, markActive } from "../../db/sessions.ts";
 import { logger } from "../../common/log.ts";
@@ -7,17 +8,29 @@ import { OpusDecoder } from "../../wasm/opus.ts";
 import type { PeerState, WorkerPeer } from "../rtc/peer.ts";
 import { RtviSession } from "../rtvi/session.ts";
 import { signalling } from "../rtvi/protocol.ts";
+import { applyConfig, defaultConfig } from "./call_config.ts";
+import { Conversation, type ConversationOutcome } from "./conversation.ts";
 import { EchoSource } from "./echo.ts";
+import type { CallEngines } from "./engines.ts";
+import { CallRecording } from "./recording.ts";
 import { OutboundAudio } from "./outbound.ts";
 import { SessionLog } from "./session_log.ts";
 
 const log = logger("call");
+
+const toFileUrl = (path: string) => new URL(`file://${resolve(path)}`).href;
 
 export interface CallOptions {
   sessionId: string;
   tokenId: string;
   agentId: string;
   brainUrl: string;
+  /** The normalized agent input signed into the token (init, config, record, labels). */
+  input?: { init?: unknown; config?: unknown } | null;
+  /** The speech engines; absent on a worker that only serves the echo diagnostic. */
+  engines?: CallEngines;
+  /** Folder recordings are written to. */
+  recordingsDir?: string;
   sql: Pool;
   /** Hang-up when no frame (pings included) came from the page for this long. */
   livenessMs?: number;
@@ -48,6 +61,8 @@ export class Call {
   private resolveEnded!: () => void;
   private echo?: EchoSource;
   private decoder?: OpusDecoder;
+  conversation?: Conversation;
+  private recording?: CallRecording;
 
   constructor(peer: WorkerPeer, opts: CallOptions) {
     this.opts = opts;
@@ -61,6 +76,7 @@ export class Call {
       onClientReady: (about) => this.start(about),
       onPageMessage: (m) => {
         this.log.add("page", m.type, m.data);
+        this.conversation?.onPageMessage(m);
         return { received: true };
       },
       onDisconnectBot: () => this.end("ended", "disconnect_bot"),
@@ -118,25 +134,50 @@ export class Call {
   }
 
   private sendChat(text: string): void {
-    this.log.add("worker", "chat", text);
+    this.log.add("to_page", "chat", text);
     this.peer.sendChat(text);
   }
 
   /** client-ready: the call starts. */
   private async start(about: unknown): Promise<void> {
     this.log.add("worker", "call_started", { about });
-    if (!await markActive(this.opts.sql, this.sessionId)) {
+    const active = await markActive(this.opts.sql, this.sessionId);
+    if (!active) {
       log.warn("session was not connecting at call start", { session_id: this.sessionId });
     }
+    if (this.finished) return;
+    log.info("call started", { session_id: this.sessionId, brain: this.opts.brainUrl });
     if (this.opts.brainUrl === "echo:") {
       this.decoder = new OpusDecoder({ sampleRate: 48000 });
       this.echo = new EchoSource();
       this.outbound.source = this.echo;
+      return;
     }
-    log.info("call started", { session_id: this.sessionId, brain: this.opts.brainUrl });
+    if (!this.opts.engines) return this.end("failed", "engine_unavailable");
+    if (active?.record) {
+      const dir = this.opts.recordingsDir ?? "data/recordings";
+      this.recording = new CallRecording(`${dir}/${this.sessionId}.wav`);
+      this.outbound.tap = (pcm) => this.recording?.tick(pcm);
+    }
+    const config = applyConfig(defaultConfig(), this.opts.input?.config as never);
+    this.conversation = new Conversation({
+      sessionId: this.sessionId,
+      agentId: this.opts.agentId,
+      brainUrl: this.opts.brainUrl,
+      init: this.opts.input?.init ?? null,
+      config,
+      engines: this.opts.engines,
+      log: this.log,
+      rtvi: this.rtvi,
+      recording: this.recording,
+      endCall: (status, reason) => this.end(status, reason),
+    });
+    this.outbound.source = this.conversation.speaker;
+    await this.conversation.start();
   }
 
   private onCallerAudio(payload: Uint8Array): void {
+    if (this.conversation) return this.conversation.onCallerAudio(payload);
     if (!this.echo || !this.decoder) return;
     try {
       this.echo.push(this.decoder.decode(payload));
@@ -156,10 +197,28 @@ export class Call {
     if (this.peer.chatOpen) this.peer.sendChat(signalling("peerLeft"));
     for (const off of this.detach.splice(0)) off();
     await this.peer.close();
+    let outcome: ConversationOutcome | undefined;
+    try {
+      outcome = await this.conversation?.finish(reason);
+    } catch (err) {
+      log.error("could not finish the conversation", {
+        session_id: this.sessionId,
+        cause: (err as Error).message,
+      });
+    }
+    let recordingUrl: string | null = null;
+    if (this.recording) {
+      const seconds = await this.recording.close();
+      recordingUrl = toFileUrl(this.recording.path);
+      this.log.add("worker", "recording_written", { url: recordingUrl, seconds });
+    }
     this.log.add("worker", "call_ended", { status, reason });
     await this.log.flush();
     try {
-      await finishSession(this.opts.sql, this.sessionId, status, reason);
+      await finishSession(this.opts.sql, this.sessionId, status, reason, {
+        ...outcome,
+        recordingUrl,
+      });
     } catch (err) {
       log.error("could not record the end of the call", {
         session_id: this.sessionId,

@@ -13,6 +13,8 @@ export class OutboundAudio {
   private encoder = new OpusEncoder();
   private pacer: Pacer;
   source?: FrameSource;
+  /** Sees every outbound frame (undefined = silence), e.g. for the recording. */
+  tap?: (pcm: Int16Array | undefined) => void;
   /** Frames that carried audio (not silence). */
   voiced = 0;
 
@@ -36,6 +38,7 @@ export class OutboundAudio {
     if (this.lastFrame >= 0 && frame > this.lastFrame + 1) rtp.skip(frame - this.lastFrame - 1);
     this.lastFrame = frame;
     const pcm = this.source?.next();
+    this.tap?.(pcm);
     // Silence is sent as packets too (no DTX gaps), so no talkspurt marker is needed.
     if (pcm) {
       this.voiced++;

@@ -129,6 +129,9 @@ export async function postOffer(c: Context, w: WorkerContext): Promise<Response>
     tokenId: claims.jti,
     agentId: claims.sub,
     brainUrl: agent?.brain_url ?? "",
+    input: claims.input as { init?: unknown; config?: unknown } | null,
+    engines: w.engines,
+    recordingsDir: w.recordingsDir,
     sql: w.sql,
     onEnded: (ended) => {
       if (w.calls.get(sessionId) === ended) w.calls.delete(sessionId);

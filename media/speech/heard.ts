@@ -1,16 +1,8 @@
 // What the caller actually heard of a unit: the words whose audio was sent in full. A word cut
 // in the middle was not heard; the text is always a prefix of the unit's text.
+import type { WordTiming } from "../tts/engine.ts";
 
-/** A word of a unit and where it lies in the unit's audio and text. */
-export interface WordTiming {
-  text: string;
-  /** Offsets into the unit's text (end exclusive). */
-  charStart: number;
-  charEnd: number;
-  /** Offsets into the unit's audio, in ms. */
-  startMs: number;
-  endMs: number;
-}
+export type { WordTiming };
 
 /**
  * The heard prefix of `text` after `playedMs` of its audio went out. `complete` says the whole

@@ -6,7 +6,7 @@ import { makeTenant, startTestApi, type Tenant, type TestApi } from "./api_serve
 import { startWorkerProcess, type WorkerProcess } from "./process.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { readWav, to48k } from "../../caller/wav.ts";
-import { speechWav } from "./audio.ts";
+import { callerSpeechWav } from "./audio.ts";
 
 export interface LogEntry {
   at: string;
@@ -76,7 +76,9 @@ export async function startCallService(
           const r = await api.admin("/api/v1/sessions.get", { session_id: sessionId });
           if (!status || r.body.status === status) return r.body;
           if (Date.now() > until) {
-            throw new Error(`session is ${r.body.status}, not ${status}\n${worker!.child.output()}`);
+            throw new Error(
+              `session is ${r.body.status}, not ${status}\n${worker!.child.output()}`,
+            );
           }
           await new Promise((res) => setTimeout(res, 100));
         }
@@ -101,9 +103,9 @@ export async function startCallService(
   }
 }
 
-/** `text` spoken by espeak-ng as 48 kHz PCM, ready for `caller.say()`. */
+/** `text` spoken by festival as 48 kHz PCM, ready for `caller.say()`. */
 export async function speech(text: string): Promise<Int16Array> {
-  return to48k(await readWav(await speechWav(text, 0.05)));
+  return to48k(await readWav(await callerSpeechWav(text, 0.05)));
 }
 
 /** Polls the session log until an entry matches; returns it. */

@@ -1,0 +1,458 @@
+// A conversation with the customer's brain on one call: the pipeline of caller audio → VAD →
+// turn-taking → recognition → brain → synthesis → speaker, and everything said about it to the
+// brain (wire frames), the page (RTVI events) and the record (turns, usage, recording).
+import { logger } from "../../common/log.ts";
+import { OpusDecoder } from "../../wasm/opus.ts";
+import { BrainConnection, type BrainFrame } from "../brain/connection.ts";
+import type { RecognitionStream } from "../stt/engine.ts";
+import { Speaker, type SpeechChunk, type UnitHeard } from "../speech/speaker.ts";
+import { type TurnAction, TurnTaking } from "../turn/turn_taking.ts";
+import type { VadEvent, VoiceActivity } from "../vad/voice_activity.ts";
+import type { RtviSession } from "../rtvi/session.ts";
+import type { RtviMessage } from "../rtvi/protocol.ts";
+import { applyConfig, type CallConfig, changedFields, type ConfigPatch } from "./call_config.ts";
+import type { CallEngines } from "./engines.ts";
+import type { CallRecording } from "./recording.ts";
+import type { SessionLog } from "./session_log.ts";
+import { TurnLog, type TurnRecord } from "./turn_record.ts";
+
+const log = logger("conversation");
+
+export interface ConversationOptions {
+  sessionId: string;
+  agentId: string;
+  brainUrl: string;
+  /** The session's init object (from the token), sent to the brain as is. */
+  init: unknown;
+  /** The effective config before the brain speaks: defaults, then the connect config. */
+  config: CallConfig;
+  engines: CallEngines;
+  log: SessionLog;
+  rtvi: RtviSession;
+  recording?: CallRecording;
+  /** Ends the call (the conversation's finish() is then called by the call). */
+  endCall(status: "ended" | "failed", reason: string): void;
+  /** VAD start window while the bot speaks (barge-in), in ms. */
+  bargeInMs?: number;
+  /** How long the brain has to answer SessionStart with a greeting. */
+  greetingTimeoutMs?: number;
+}
+
+export interface ConversationOutcome {
+  turns: TurnRecord[];
+  recognisedSeconds: number;
+  synthesizedCharacters: number;
+}
+
+const now = () => performance.now();
+
+export class Conversation {
+  config: CallConfig;
+  readonly turns = new TurnTaking();
+  readonly turnLog = new TurnLog();
+  readonly speaker: Speaker;
+  private brain?: BrainConnection;
+  private vad?: VoiceActivity;
+  private stt?: RecognitionStream;
+  private decoder = new OpusDecoder({ sampleRate: 16000 });
+  private recognising = false;
+  private recognisedMs = 0;
+  private heard: UnitHeard[] = [];
+  /** Turn ids this service opened; units for any other id are dropped. */
+  private issued = new Set<string>(["greeting"]);
+  private botSpeaking = false;
+  private lastActivity = now();
+  private idleTimer?: ReturnType<typeof setInterval>;
+  private greetingTimer?: ReturnType<typeof setTimeout>;
+  private ending = false;
+  private finished = false;
+  private audioChain: Promise<void> = Promise.resolve();
+
+  constructor(private opts: ConversationOptions) {
+    this.config = opts.config;
+    this.speaker = new Speaker((text, signal) => this.synthesize(text, signal), {
+      onTurnAudioStarted: (turnId) => this.onTurnAudioStarted(turnId),
+      onUnitStarted: (u) => this.botOutput(u.text, "", "new"),
+      onProgress: (u, heard) => this.botOutput(u.text, heard, "in-progress"),
+      onUnitDone: (u) => this.onUnitDone(u),
+      onTurnFinished: (turnId) => {
+        this.turnLog.mark(turnId, "done", now());
+        this.apply(this.turns.next({ type: "reply_finished", turnId }));
+      },
+      onIdle: () => this.onSpeakerIdle(),
+      onSynthesisError: (u, err) => {
+        log.error("synthesis failed", {
+          session_id: opts.sessionId,
+          unit: u.unitId,
+          cause: err.message,
+        });
+        opts.log.add("worker", "synthesis_error", { unit_id: u.unitId, error: err.message });
+      },
+    });
+  }
+
+  private synthesize(text: string, signal: AbortSignal): AsyncIterable<SpeechChunk> {
+    const { voice, language } = this.config.tts;
+    return this.opts.engines.synthesis.synthesize(text, { voice, language, signal });
+  }
+
+  /** Call start: streams open, the brain is dialled and greeted. */
+  async start(): Promise<void> {
+    const o = this.opts;
+    const [vad, stt, brain] = await Promise.allSettled([
+      o.engines.vad(),
+      o.engines.recognition.open(this.config.stt.language),
+      BrainConnection.dial(o.brainUrl, o.sessionId, {
+        log: o.log,
+        onFrame: (f) => this.onBrainFrame(f),
+        onProtocolError: (reason) => this.fail("brain_protocol_error", reason),
+        onClosed: (code) => {
+          if (!this.ending) {
+            this.fail("brain_disconnected", `the brain closed the socket (${code})`);
+          }
+        },
+      }),
+    ]);
+    if (vad.status === "fulfilled") this.vad = vad.value;
+    if (stt.status === "fulfilled") this.setRecognition(stt.value);
+    if (brain.status === "fulfilled") this.brain = brain.value;
+    if (this.finished) {
+      await this.brain?.close();
+      return this.closeStreams();
+    }
+    const failed = [vad, stt, brain].find((r) => r.status === "rejected") as
+      | PromiseRejectedResult
+      | undefined;
+    if (failed) {
+      const reason = brain.status === "rejected" ? "brain_unreachable" : "engine_unavailable";
+      return this.fail(reason, (failed.reason as Error).message);
+    }
+    this.apply(this.turns.next({ type: "greeting_expected" }));
+    this.turnLog.open("greeting", "greeting", now());
+    this.brain!.send("session_start", {
+      session_id: o.sessionId,
+      agent_id: o.agentId,
+      init_json: JSON.stringify(o.init ?? {}),
+      config: this.config,
+    });
+    this.greetingTimer = setTimeout(() => {
+      o.log.add("worker", "greeting_timeout", { after_ms: o.greetingTimeoutMs ?? 10_000 });
+      this.apply(this.turns.next({ type: "reply_finished", turnId: "greeting" }));
+    }, o.greetingTimeoutMs ?? 10_000);
+    this.idleTimer = setInterval(() => this.checkIdle(), 100);
+  }
+
+  private setRecognition(stream: RecognitionStream): void {
+    this.stt = stream;
+    stream.onInterim((text) => {
+      if (text) this.userTranscription(text, false);
+    });
+  }
+
+  private fail(reason: string, detail: string): void {
+    if (this.finished) return;
+    log.warn("conversation failed", { session_id: this.opts.sessionId, reason, detail });
+    this.opts.log.add("worker", reason, { detail });
+    this.opts.rtvi.emit("error", { error: detail, message: detail, fatal: true });
+    this.opts.endCall("failed", reason);
+  }
+
+  // ── caller audio ──────────────────────────────────────────────────────────────────────────
+
+  /** One RTP payload of the caller (Opus). */
+  onCallerAudio(payload: Uint8Array): void {
+    if (this.finished) return;
+    let pcm: Int16Array;
+    try {
+      pcm = this.decoder.decode(payload).slice();
+    } catch {
+      return; // a corrupt packet is dropped; the next one decodes
+    }
+    this.opts.recording?.pushCaller(pcm);
+    if (this.recognising) this.stt?.push(pcm);
+    const vad = this.vad;
+    if (!vad) return;
+    // Events are handled in order, each after the audio that produced it.
+    this.audioChain = this.audioChain.then(() =>
+      vad.push(pcm).then((events) => events.forEach((e) => this.onVad(e)), () => {})
+    );
+  }
+
+  private onVad(e: VadEvent): void {
+    if (this.finished) return;
+    this.lastActivity = now();
+    if (e.type === "speech_start") {
+      this.turnLog.utteranceStarted(now(), e.atMs - e.onsetMs);
+      this.opts.log.add("worker", "speech_started", { onset_ms: e.onsetMs, at_ms: e.atMs });
+      this.opts.rtvi.emit("user-started-speaking");
+      this.apply(this.turns.next({ type: "speech_started" }), e);
+    } else {
+      this.turnLog.utteranceMark("speech_ended", now());
+      this.opts.log.add("worker", "speech_stopped", { at_ms: e.atMs, speech_ms: e.speechMs });
+      this.opts.rtvi.emit("user-stopped-speaking");
+      this.apply(this.turns.next({ type: "speech_stopped" }));
+    }
+  }
+
+  // ── turn-taking actions ───────────────────────────────────────────────────────────────────
+
+  private apply(actions: TurnAction[], vadEvent?: VadEvent): void {
+    for (const a of actions) {
+      switch (a.type) {
+        case "interrupt":
+          this.interrupt(a.turnId);
+          break;
+        case "start_recognition":
+          if (this.stt && this.vad && vadEvent?.type === "speech_start") {
+            // The recogniser hears the utterance from before its onset (Silero reacts late to weak
+            // onsets such as /h/), start window included.
+            this.stt.push(this.vad.audioSince(Math.max(0, vadEvent.onsetMs - 200)));
+          }
+          this.recognising = true;
+          break;
+        case "finish_recognition":
+          this.recognising = false;
+          this.finishRecognition();
+          break;
+        case "send_user_turn":
+          this.issued.add(a.turnId);
+          this.brain?.send("user_turn", { turn_id: a.turnId, text: a.text });
+          this.turnLog.utteranceSent(a.turnId, a.text, now());
+          break;
+        case "send_user_idle": {
+          this.issued.add(a.turnId);
+          const idleMs = Math.round(now() - this.lastActivity);
+          this.turnLog.open(a.turnId, "idle", now());
+          this.turnLog.mark(a.turnId, "user_turn_sent", now());
+          this.brain?.send("user_idle", { idle_ms: idleMs, turn_id: a.turnId });
+          this.lastActivity = now();
+          break;
+        }
+      }
+    }
+  }
+
+  private finishRecognition(): void {
+    const stt = this.stt;
+    if (!stt) return;
+    stt.finish().then(({ text, audioMs }) => {
+      if (this.finished) return;
+      this.recognisedMs += audioMs;
+      const clean = text.trim();
+      this.turnLog.utteranceMark("final_text", now());
+      this.opts.log.add("worker", "final_text", { text: clean, audio_ms: audioMs });
+      if (clean) this.userTranscription(clean, true);
+      else this.turnLog.utteranceDropped();
+      this.apply(this.turns.next({ type: "final_text", text: clean }));
+    }, (err) => {
+      log.error("recognition failed", { session_id: this.opts.sessionId, cause: err.message });
+      this.turnLog.utteranceDropped();
+      this.apply(this.turns.next({ type: "final_text", text: "" }));
+    });
+  }
+
+  /** Barge-in: the bot stops at the next frame, the brain is told, later units are dropped. */
+  private interrupt(turnId: string): void {
+    this.speaker.cutOff(turnId);
+    this.turnLog.interrupted(turnId);
+    this.brain?.send("cancel", { turn_id: turnId });
+    this.opts.log.add("worker", "barge_in", {
+      turn_id: turnId,
+      window_ms: this.vad?.settings.startMs,
+    });
+  }
+
+  // ── the brain ─────────────────────────────────────────────────────────────────────────────
+
+  private onBrainFrame(f: BrainFrame): void {
+    if (this.finished) return;
+    const b = f.body;
+    switch (f.kind) {
+      case "greeting":
+        clearTimeout(this.greetingTimer);
+        this.unit("greeting", "greeting", String(b.text ?? ""), true);
+        break;
+      case "speech_unit":
+        this.unit(String(b.turn_id), String(b.unit_id), String(b.text ?? ""), Boolean(b.last));
+        break;
+      case "action": {
+        let data: unknown = null;
+        try {
+          data = b.json ? JSON.parse(b.json) : null;
+        } catch {
+          data = b.json; // not JSON: delivered as the text it is
+        }
+        this.opts.rtvi.emit("server-message", { type: b.type, data });
+        break;
+      }
+      case "config":
+        this.configure(b as ConfigPatch);
+        break;
+      case "end_session":
+        this.endWhenQuiet(String(b.reason || "brain_ended"));
+        break;
+    }
+  }
+
+  private unit(turnId: string, unitId: string, text: string, last: boolean): void {
+    if (!this.issued.has(turnId) || !this.turns.wants(turnId)) {
+      this.opts.log.add("worker", "unit_dropped", { turn_id: turnId, unit_id: unitId });
+      return;
+    }
+    this.lastActivity = now();
+    this.turnLog.mark(turnId, "first_unit", now());
+    this.speaker.enqueue({ turnId, unitId, text }, last);
+  }
+
+  private configure(patch: ConfigPatch): void {
+    const caps = this.opts.engines;
+    const next = applyConfig(this.config, patch);
+    const refused: string[] = [];
+    if (!caps.synthesis.voices.includes(next.tts.voice)) refused.push("tts.voice");
+    if (!caps.synthesis.languages.includes(next.tts.language)) refused.push("tts.language");
+    if (!caps.recognition.languages.includes(next.stt.language)) refused.push("stt.language");
+    if (refused.length) {
+      // The call goes on in the config in effect; the brain sees why in the session log.
+      this.opts.log.add("worker", "config_refused", { fields: refused, config: patch });
+      return;
+    }
+    const changed = changedFields(this.config, next);
+    const sttChanged = next.stt.language !== this.config.stt.language;
+    this.config = next;
+    this.opts.log.add("worker", "config_applied", { changed, config: next });
+    if (sttChanged) {
+      const old = this.stt;
+      this.opts.engines.recognition.open(next.stt.language).then((s) => {
+        if (this.finished) return s.close();
+        this.setRecognition(s);
+        old?.close();
+      }, (err) => this.opts.log.add("worker", "config_refused", { error: err.message }));
+    }
+  }
+
+  private endWhenQuiet(reason: string): void {
+    if (this.ending) return;
+    this.ending = true;
+    this.opts.log.add("worker", "end_requested", { reason });
+    if (!this.speaker.busy) this.opts.endCall("ended", "brain_ended");
+    else setTimeout(() => this.opts.endCall("ended", "brain_ended"), 15_000);
+  }
+
+  // ── the bot's voice ───────────────────────────────────────────────────────────────────────
+
+  private onTurnAudioStarted(turnId: string): void {
+    this.turnLog.mark(turnId, "first_audio", now());
+    this.apply(this.turns.next({ type: "playback_started", turnId }));
+    if (!this.botSpeaking) {
+      this.botSpeaking = true;
+      this.opts.rtvi.emit("bot-started-speaking");
+      this.vad?.setStartMs(this.opts.bargeInMs ?? 64);
+    }
+  }
+
+  private onUnitDone(u: UnitHeard): void {
+    this.heard.push(u);
+    this.turnLog.unitDone(u.turnId, {
+      unit_id: u.unitId,
+      text: u.text,
+      heard: u.heard,
+      cut_off: u.cutOff,
+    });
+    this.brain?.send("heard", {
+      unit_id: u.unitId,
+      turn_id: u.turnId,
+      text: u.heard,
+      cut_off: u.cutOff,
+    });
+    this.botOutput(u.text, u.heard, "completed");
+  }
+
+  private onSpeakerIdle(): void {
+    this.lastActivity = now();
+    if (this.botSpeaking) {
+      this.botSpeaking = false;
+      this.opts.rtvi.emit("bot-stopped-speaking");
+      this.vad?.setStartMs(200);
+    }
+    if (this.ending) this.opts.endCall("ended", "brain_ended");
+  }
+
+  private checkIdle(): void {
+    const idle = this.config.idle.timeout_ms;
+    if (idle <= 0 || this.finished || this.ending) return;
+    if (this.turns.state !== "listening" || this.speaker.busy || this.vad?.inSpeech) {
+      this.lastActivity = now();
+      return;
+    }
+    if (now() - this.lastActivity >= idle) {
+      this.apply(this.turns.next({ type: "idle_elapsed" }));
+    }
+  }
+
+  // ── the page ──────────────────────────────────────────────────────────────────────────────
+
+  /** client-message, send-text, ui-event: to the brain verbatim. */
+  onPageMessage(m: RtviMessage): void {
+    this.brain?.send("client_message", { json: JSON.stringify(m) });
+  }
+
+  private userTranscription(text: string, final: boolean): void {
+    this.opts.rtvi.emit("user-transcription", {
+      text,
+      final,
+      timestamp: new Date().toISOString(),
+      user_id: "",
+    });
+  }
+
+  private botOutput(text: string, heard: string, status: "new" | "in-progress" | "completed") {
+    this.opts.rtvi.emit("bot-output", {
+      text,
+      aggregated_by: "sentence",
+      will_be_spoken: true,
+      spoken_status: status,
+      spoken_progress: { accumulated_text: heard, remaining_text: text.slice(heard.length) },
+    });
+  }
+
+  // ── the end ───────────────────────────────────────────────────────────────────────────────
+
+  /** The call is ending: what was playing is cut, the brain gets Finalize then End. */
+  async finish(reason: string): Promise<ConversationOutcome> {
+    if (!this.finished) {
+      this.finished = true;
+      this.ending = true;
+      clearInterval(this.idleTimer);
+      clearTimeout(this.greetingTimer);
+      this.speaker.cutOff();
+      if (this.brain) {
+        this.brain.send("finalize", {
+          heard: this.heard.map((u) => ({
+            unit_id: u.unitId,
+            turn_id: u.turnId,
+            text: u.heard,
+            cut_off: u.cutOff,
+          })),
+        });
+        this.brain.send("end", { reason });
+        await this.brain.close();
+      }
+      this.closeStreams();
+    }
+    return {
+      turns: this.turnLog.records(),
+      recognisedSeconds: this.recognisedMs / 1000,
+      synthesizedCharacters: this.speaker.synthesizedCharacters,
+    };
+  }
+
+  private streamsClosed = false;
+
+  private closeStreams(): void {
+    if (this.streamsClosed) return;
+    this.streamsClosed = true;
+    this.stt?.close();
+    this.vad?.close();
+    this.decoder.close();
+  }
+}

@@ -1,0 +1,194 @@
+/**
+ * Synchronous binding to Debian's PocketSphinx 0.8+5prealpha (libpocketsphinx.so.3,
+ * libsphinxbase.so.3) through Deno FFI. Every call blocks the calling thread: use it from the
+ * recognition worker thread (pocketsphinx_worker.ts), never from the media worker's event loop.
+ *
+ * Configuration goes through the non-variadic cmd_ln_parse_r (variadic cmd_ln_init is not
+ * callable through FFI).
+ */
+
+/** What `apt-get install` needs for this engine. */
+export const POCKETSPHINX_APT_PACKAGES = "pocketsphinx pocketsphinx-en-us libpocketsphinx-dev";
+
+/** Where pocketsphinx-en-us puts the US English model. */
+export const EN_US_MODEL_DIR = "/usr/share/pocketsphinx/model/en-us";
+
+const LIBS = { ps: "libpocketsphinx.so.3", sb: "libsphinxbase.so.3" } as const;
+
+/** Thrown when the shared libraries or the model are not installed. */
+export class PocketsphinxMissingError extends Error {
+  constructor(what: string) {
+    super(
+      `pocketsphinx is not usable: ${what}. Install it with: ` +
+        `apt-get install -y ${POCKETSPHINX_APT_PACKAGES}`,
+    );
+    this.name = "PocketsphinxMissingError";
+  }
+}
+
+const sbSymbols = {
+  cmd_ln_parse_r: {
+    parameters: ["pointer", "pointer", "i32", "pointer", "i32"],
+    result: "pointer",
+  },
+  cmd_ln_free_r: { parameters: ["pointer"], result: "i32" },
+  err_set_logfp: { parameters: ["pointer"], result: "void" },
+} as const;
+
+const psSymbols = {
+  ps_args: { parameters: [], result: "pointer" },
+  ps_init: { parameters: ["pointer"], result: "pointer" },
+  ps_free: { parameters: ["pointer"], result: "i32" },
+  ps_start_utt: { parameters: ["pointer"], result: "i32" },
+  // (ps, int16 samples, n_samples, no_search, full_utt)
+  ps_process_raw: { parameters: ["pointer", "buffer", "usize", "i32", "i32"], result: "i32" },
+  ps_end_utt: { parameters: ["pointer"], result: "i32" },
+  ps_get_hyp: { parameters: ["pointer", "buffer"], result: "pointer" },
+  ps_get_in_speech: { parameters: ["pointer"], result: "u8" },
+} as const;
+
+interface Libs {
+  sb: Deno.DynamicLibrary<typeof sbSymbols>;
+  ps: Deno.DynamicLibrary<typeof psSymbols>;
+}
+
+let libs: Libs | undefined;
+
+/** Files the default English configuration reads; checked up front for a clear error. */
+export function enUsModelFiles(dir = EN_US_MODEL_DIR): string[] {
+  return [`${dir}/en-us/mdef`, `${dir}/en-us.lm.bin`, `${dir}/cmudict-en-us.dict`];
+}
+
+/** Opens the libraries once per thread and silences their logging (it goes to stderr). */
+function open(): Libs {
+  if (libs) return libs;
+  let sb: Libs["sb"] | undefined;
+  try {
+    sb = Deno.dlopen(LIBS.sb, sbSymbols);
+    const ps = Deno.dlopen(LIBS.ps, psSymbols);
+    sb.symbols.err_set_logfp(null);
+    libs = { sb, ps };
+    return libs;
+  } catch (e) {
+    sb?.close();
+    throw new PocketsphinxMissingError(
+      `cannot load ${LIBS.sb} / ${LIBS.ps} (${(e as Error).message})`,
+    );
+  }
+}
+
+/** Throws PocketsphinxMissingError unless the libraries load and the model files exist. */
+export function checkInstalled(modelFiles: string[] = enUsModelFiles()): void {
+  open();
+  for (const f of modelFiles) {
+    try {
+      Deno.statSync(f);
+    } catch {
+      throw new PocketsphinxMissingError(`model file ${f} is missing`);
+    }
+  }
+}
+
+/** Decoder options as `-name value` pairs, e.g. `{ lw: "6.5", beam: "1e-48" }`. */
+export type DecoderArgs = Record<string, string>;
+
+/** The default English setup: acoustic model, generic trigram LM, CMU dictionary. */
+export function enUsArgs(dir = EN_US_MODEL_DIR): DecoderArgs {
+  return {
+    hmm: `${dir}/en-us`,
+    lm: `${dir}/en-us.lm.bin`,
+    dict: `${dir}/cmudict-en-us.dict`,
+    samprate: "16000",
+  };
+}
+
+const enc = new TextEncoder();
+const cstr = (s: string) => enc.encode(s + "\0");
+
+/** One ps_decoder_t. Not thread-safe; all methods are synchronous. */
+export class PsDecoder {
+  #ptr: Deno.PointerValue;
+  #score = new Int32Array(1);
+  #inUtt = false;
+
+  constructor(args: DecoderArgs) {
+    const l = open();
+    // argv[0] is skipped by cmd_ln_parse_r as the program name.
+    const strings = ["pocketsphinx", ...Object.entries(args).flatMap(([k, v]) => [`-${k}`, v])]
+      .map(cstr);
+    const argv = new BigUint64Array(strings.length);
+    strings.forEach((s, i) => argv[i] = BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(s))));
+    const config = l.sb.symbols.cmd_ln_parse_r(
+      null,
+      l.ps.symbols.ps_args(),
+      strings.length,
+      Deno.UnsafePointer.of(argv),
+      1,
+    );
+    if (!config) throw new Error(`pocketsphinx rejected its options: ${JSON.stringify(args)}`);
+    const ps = l.ps.symbols.ps_init(config);
+    // ps_init keeps its own reference to the config.
+    l.sb.symbols.cmd_ln_free_r(config);
+    if (!ps) throw new Error(`pocketsphinx ps_init failed for ${JSON.stringify(args)}`);
+    this.#ptr = ps;
+  }
+
+  get ptrForDebug() {
+    return this.#ptr;
+  }
+  get inUtterance(): boolean {
+    return this.#inUtt;
+  }
+
+  start(): void {
+    this.#check("ps_start_utt", open().ps.symbols.ps_start_utt(this.#live()));
+    this.#inUtt = true;
+  }
+
+  /** Feeds samples (16 kHz mono) into the running utterance. */
+  process(pcm: Int16Array, fullUtt = false, noSearch = false): void {
+    if (pcm.length === 0) return;
+    this.#check(
+      "ps_process_raw",
+      open().ps.symbols.ps_process_raw(
+        this.#live(),
+        pcm,
+        BigInt(pcm.length),
+        noSearch ? 1 : 0,
+        fullUtt ? 1 : 0,
+      ),
+    );
+  }
+
+  /** Best hypothesis so far (partial inside an utterance, final after end()). "" if none. */
+  hyp(): string {
+    const p = open().ps.symbols.ps_get_hyp(this.#live(), this.#score);
+    return p ? Deno.UnsafePointerView.getCString(p).trim() : "";
+  }
+
+  /** True while the decoder's own voice-activity detector hears speech. */
+  inSpeech(): boolean {
+    return open().ps.symbols.ps_get_in_speech(this.#live()) !== 0;
+  }
+
+  end(): void {
+    if (!this.#inUtt) return;
+    this.#inUtt = false;
+    this.#check("ps_end_utt", open().ps.symbols.ps_end_utt(this.#live()));
+  }
+
+  free(): void {
+    if (!this.#ptr) return;
+    open().ps.symbols.ps_free(this.#ptr);
+    this.#ptr = null;
+  }
+
+  #live(): NonNullable<Deno.PointerValue> {
+    if (!this.#ptr) throw new Error("pocketsphinx decoder is freed");
+    return this.#ptr;
+  }
+
+  #check(op: string, rc: number): void {
+    if (rc < 0) throw new Error(`pocketsphinx ${op} failed (${rc})`);
+  }
+}

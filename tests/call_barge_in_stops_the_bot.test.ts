@@ -1,0 +1,74 @@
+// Barge-in: the caller speaks over a long reply. The bot's audio stops within 100 ms of the
+// caller's speech onset as the service detects it (the VAD's barge-in window after the audio's
+// onset), the brain gets Cancel for the turn, and Heard for the cut unit is a strict prefix.
+import { assert, assertEquals } from "./helpers/assert.ts";
+import { speech, startCallService, waitForLog } from "./helpers/call_harness.ts";
+import { createExampleBrain } from "../sdk/brain/example/brain.ts";
+
+Deno.test("barge-in stops the bot's audio, cancels the turn and reports what was heard", async () => {
+  const service = await startCallService(createExampleBrain());
+  try {
+    const { caller, sessionId } = await service.call();
+    await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
+    await caller.say(await speech("please tell me a long story"));
+    // Wait until the story is well under way: its second unit has started.
+    await caller.waitForMessage(
+      (m) =>
+        m.type === "bot-output" &&
+        (m.data as { spoken_status: string }).spoken_status === "new" &&
+        String((m.data as { text: string }).text).startsWith("Once upon"),
+      20_000,
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    const loudBefore = caller.heardFrames.slice(-25).filter((f) => f.rms > 300).length;
+    assert(loudBefore > 5, "the bot was not speaking when the caller barged in");
+
+    const interruption = caller.say(await speech("stop, wait a moment"));
+    const { startedAt } = await interruption;
+    const cancel = await waitForLog(
+      service,
+      sessionId,
+      (e) => e.source === "to_brain" && e.kind === "cancel",
+    );
+    const bargeIn = await waitForLog(service, sessionId, (e) => e.kind === "barge_in");
+    assertEquals(cancel.data.turn_id, bargeIn.data.turn_id);
+
+    // The first silent frame after the caller's onset: the bot stopped there.
+    const after = caller.heardFrames.filter((f) => f.at >= startedAt);
+    const stoppedAt = after.find((f, i) =>
+      f.rms < 100 && after.slice(i, i + 5).every((g) => g.rms < 100)
+    )?.at;
+    assert(stoppedAt !== undefined, "the bot's audio never stopped");
+    const stopMs = stoppedAt - startedAt;
+    const windowMs = bargeIn.data.window_ms as number;
+    // Measured from the onset the service detects: the onset plus its barge-in window.
+    assert(
+      stopMs - windowMs <= 100,
+      `bot stopped ${stopMs.toFixed(0)} ms after the caller's onset (window ${windowMs} ms)`,
+    );
+
+    const heard = await waitForLog(
+      service,
+      sessionId,
+      (e) => e.source === "to_brain" && e.kind === "heard" && e.data.cut_off === true,
+    );
+    const units = (await service.log(sessionId)).filter((e) =>
+      e.source === "from_brain" && e.kind === "speech_unit" && e.data.unit_id === heard.data.unit_id
+    );
+    const unitText: string = units[0].data.text;
+    assert(
+      unitText.startsWith(heard.data.text) && heard.data.text.length < unitText.length,
+      `heard "${heard.data.text}" is not a strict prefix of "${unitText}"`,
+    );
+    // Later units of the cancelled turn are not spoken.
+    const record = await (async () => {
+      await caller.hangUp();
+      return await service.record(sessionId, "ended");
+    })();
+    const story = record.timings.turns.find((t: { interrupted: boolean }) => t.interrupted);
+    assert(story, "no turn marked interrupted");
+    assert(story.units.some((u: { cut_off: boolean }) => u.cut_off));
+  } finally {
+    await service.close();
+  }
+});
