@@ -41,7 +41,16 @@ Deno.test("a call with the example brain: greeting, a turn, a reply, finalize th
       15_000,
     );
     assert(output);
-    await caller.waitForMessage((m) => m.type === "bot-stopped-speaking" && true, 15_000);
+    const played = await caller.waitForMessage(
+      (m) =>
+        m.type === "bot-output" &&
+        (m.data as { spoken_status: string }).spoken_status === "completed" &&
+        String((m.data as { text: string }).text).startsWith("You said"),
+      15_000,
+    );
+    const progress = (played.data as { spoken_progress: { remaining_text: string } })
+      .spoken_progress;
+    assertEquals(progress.remaining_text, "", "the reply was played out whole");
     assert(botAudioAfter(caller, said.endedAt) !== undefined, "the reply was not heard");
 
     await caller.hangUp();

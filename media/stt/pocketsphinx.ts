@@ -85,7 +85,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
         reject(new Error(ev.message));
       };
       engine.send({ op: "start" });
-    }).catch(async (err) => {
+    }).catch((err) => {
       engine.worker.terminate();
       throw err;
     });
