@@ -3,6 +3,7 @@
 // onset), the brain gets Cancel for the turn, and Heard for the cut unit is a strict prefix.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { speech, startCallService, waitForLog } from "./helpers/call_harness.ts";
+import { rms } from "../caller/wav.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
 
 Deno.test("barge-in stops the bot's audio, cancels the turn and reports what was heard", async () => {
@@ -23,8 +24,12 @@ Deno.test("barge-in stops the bot's audio, cancels the turn and reports what was
     const loudBefore = caller.heardFrames.slice(-25).filter((f) => f.rms > 300).length;
     assert(loudBefore > 5, "the bot was not speaking when the caller barged in");
 
-    const interruption = caller.say(await speech("stop, wait a moment"));
-    const { startedAt } = await interruption;
+    const words = await speech("stop, wait a moment");
+    const { startedAt: sentAt } = await caller.say(words);
+    // The speech's true onset: the first 10 ms of the sent audio that is not silence.
+    let onsetMs = 0;
+    while (rms(words, onsetMs * 48, (onsetMs + 10) * 48) < 300) onsetMs += 10;
+    const startedAt = sentAt + onsetMs;
     const cancel = await waitForLog(
       service,
       sessionId,
@@ -44,7 +49,8 @@ Deno.test("barge-in stops the bot's audio, cancels the turn and reports what was
     // Measured from the onset the service detects: the onset plus its barge-in window.
     assert(
       stopMs - windowMs <= 100,
-      `bot stopped ${stopMs.toFixed(0)} ms after the caller's onset (window ${windowMs} ms)`,
+      `bot stopped ${stopMs.toFixed(0)} ms after the caller's onset (window ${windowMs} ms, ` +
+        `speech began ${onsetMs} ms into the audio)`,
     );
 
     const heard = await waitForLog(

@@ -72,7 +72,10 @@ export class Conversation {
     this.config = opts.config;
     this.speaker = new Speaker((text, signal) => this.synthesize(text, signal), {
       onTurnAudioStarted: (turnId) => this.onTurnAudioStarted(turnId),
-      onUnitStarted: (u) => this.botOutput(u.text, "", "new"),
+      onUnitStarted: (u) => {
+        this.botStartedSpeaking();
+        this.botOutput(u.text, "", "new");
+      },
       onProgress: (u, heard) => this.botOutput(u.text, heard, "in-progress"),
       onUnitDone: (u) => this.onUnitDone(u),
       onTurnFinished: (turnId) => {
@@ -253,13 +256,11 @@ export class Conversation {
 
   /** Barge-in: the bot stops at the next frame, the brain is told, later units are dropped. */
   private interrupt(turnId: string): void {
+    const windowMs = this.vad?.settings.startMs;
     this.speaker.cutOff(turnId);
     this.turnLog.interrupted(turnId);
     this.brain?.send("cancel", { turn_id: turnId });
-    this.opts.log.add("worker", "barge_in", {
-      turn_id: turnId,
-      window_ms: this.vad?.settings.startMs,
-    });
+    this.opts.log.add("worker", "barge_in", { turn_id: turnId, window_ms: windowMs });
   }
 
   // ── the brain ─────────────────────────────────────────────────────────────────────────────
@@ -343,11 +344,14 @@ export class Conversation {
   private onTurnAudioStarted(turnId: string): void {
     this.turnLog.mark(turnId, "first_audio", now());
     this.apply(this.turns.next({ type: "playback_started", turnId }));
-    if (!this.botSpeaking) {
-      this.botSpeaking = true;
-      this.opts.rtvi.emit("bot-started-speaking");
-      this.vad?.setStartMs(this.opts.bargeInMs ?? 64);
-    }
+  }
+
+  /** The bot's voice started (again): the VAD listens with the short barge-in window. */
+  private botStartedSpeaking(): void {
+    if (this.botSpeaking) return;
+    this.botSpeaking = true;
+    this.opts.rtvi.emit("bot-started-speaking");
+    this.vad?.setStartMs(this.opts.bargeInMs ?? 64);
   }
 
   private onUnitDone(u: UnitHeard): void {
