@@ -86,7 +86,10 @@ Deno.test("the caller simulator against the real service", async (t) => {
       const { result, text } = await run(tenant, { turns: [], timeoutMs: 5000 });
       assert.equal(result.exit_code, 1, text);
       assert.equal(result.failure?.kind, "no greeting");
-      assert.match(text, /\nFAILED \(no greeting\): /);
+      assert.match(
+        text,
+        /\nFAILED \(no greeting\): no greeting from the bot within 5 s of bot-ready/,
+      );
       assert.equal(result.turns.length, 0);
     });
 
@@ -106,7 +109,10 @@ Deno.test("the caller simulator against the real service", async (t) => {
       });
       assert.equal(result.exit_code, 1, text);
       assert.equal(result.failure?.kind, "timeout");
-      assert.match(text, /\nFAILED \(timeout\): no reply from the bot within 4 s of turn 1/);
+      assert.match(
+        text,
+        /\nFAILED \(timeout\): no reply from the bot within 4 s of the final transcript \(turn 1\)/,
+      );
       assert.deepEqual(result.greeting?.bot, ["Hi."]);
       assert.equal(
         result.turns[0].heard.length,
@@ -147,7 +153,7 @@ Deno.test("the caller simulator against the real service", async (t) => {
       const { result, text } = await run(tenant, { turns: [], timeoutMs: 10_000 });
       assert.equal(result.exit_code, 1, text);
       assert.equal(result.failure?.kind, "protocol error");
-      assert.match(text, /\nerror: \{"error":/);
+      assert.match(text, /\nerror \(fatal\): the brain could not be reached/);
     });
   } finally {
     for (const s of served) await s.shutdown();

@@ -352,7 +352,7 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       case "error":
         return new StepFailed({
           kind: "protocol error",
-          message: `RTVI ${stop.msg.type} during ${step}: ${JSON.stringify(stop.msg.data)}`,
+          message: `RTVI ${stop.msg.type} during ${step}: ${errorText(stop.msg)}`,
         });
       case "hangup":
         return new StepFailed({ kind: "hung up early", message: `the bot hung up during ${step}` });
@@ -374,6 +374,8 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
     since: number,
     step: string,
     noStart: FailureKind,
+    what: string,
+    after: string,
   ): Promise<{ firstOutput: number | null; firstAudio: number; hungUp: boolean }> => {
     let firstOutput: number | null = null;
     let hungUp = false;
@@ -381,7 +383,7 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
     if (first.kind === "timeout") {
       throw new StepFailed({
         kind: noStart,
-        message: `no reply from the bot within ${o.timeoutMs / 1000} s of ${step}`,
+        message: `no ${what} from the bot within ${o.timeoutMs / 1000} s of ${after}`,
       });
     }
     if (first.kind !== "match") throw failureOf(first, step);
@@ -453,7 +455,15 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
 
     // The greeting.
     current = { heard: [], bot: [] };
-    const g = await awaitReply(ready.index + 1, readyAt, "the greeting", "no greeting");
+    // From the first message: a service may start the greeting before its bot-ready.
+    const g = await awaitReply(
+      0,
+      readyAt,
+      "the greeting",
+      "no greeting",
+      "greeting",
+      "bot-ready",
+    );
     const gLatency = {
       bot_output: ms(readyAt, g.firstOutput),
       bot_audio: ms(readyAt, g.firstAudio),
@@ -498,7 +508,14 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       }
       if (final.kind !== "match") throw failureOf(final, `turn ${step}`);
       report.latency.transcript = ms(speechEnd, final.at);
-      const r = await awaitReply(final.index + 1, speechEnd, `turn ${step}`, "timeout");
+      const r = await awaitReply(
+        final.index + 1,
+        speechEnd,
+        `turn ${step}`,
+        "timeout",
+        "reply",
+        `the final transcript (turn ${step})`,
+      );
       report.latency.bot_output = ms(speechEnd, r.firstOutput);
       report.latency.bot_audio = ms(speechEnd, r.firstAudio);
       emit({ type: "latency", step, latency: report.latency });
@@ -516,6 +533,14 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
     hungUpByUs = true;
     await caller.hangUp();
   }
+}
+
+/** An RTVI error's text: `data.error` (RTVI 2), `data.message` (older), else the JSON. */
+function errorText(m: RtviMessage): string {
+  const d = m.data as { error?: unknown; message?: unknown } | undefined;
+  if (typeof d?.error === "string") return d.error;
+  if (typeof d?.message === "string") return d.message;
+  return JSON.stringify(m.data ?? null);
 }
 
 /** The service's error envelope `{error:{code,message}}` as a failure. */
@@ -558,8 +583,10 @@ export function formatEvent(e: CallEvent): string {
           f(l.transcript)
         }, first bot-output ${f(l.bot_output)}, first bot audio ${f(l.bot_audio)}`;
     }
-    case "error":
-      return `error: ${JSON.stringify(e.message.data ?? e.message)}`;
+    case "error": {
+      const fatal = (e.message.data as { fatal?: unknown } | undefined)?.fatal === true;
+      return `error${fatal ? " (fatal)" : ""}: ${errorText(e.message)}`;
+    }
     case "hangup":
       return "bot hung up";
     case "failure":

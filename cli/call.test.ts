@@ -3,6 +3,7 @@ import { makeTenant, PAGE_ORIGIN, startTestApi } from "../tests/helpers/api_serv
 import { freePort } from "../tests/helpers/process.ts";
 import { startCallService } from "../tests/helpers/call_harness.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
+import { speechWav } from "../tests/helpers/audio.ts";
 import { parseCallArgs, runCall, USAGE } from "./call.ts";
 
 /** runCall with its output captured. */
@@ -164,8 +165,10 @@ Deno.test("a refused sessions.connect exits 2 with the service's error code and 
 Deno.test("`deno run -A cli/call.ts` completes a call with the example brain and exits 0", async () => {
   const service = await startCallService(createExampleBrain());
   try {
+    const wav = await speechWav("what is the weather like today", 0.3, 16000);
+    const args = ["--say", "hello there how are you", "--wav", wav, "--timeout", "30"];
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "cli/call.ts", "--say", "hello there how are you", "--timeout", "30"],
+      args: ["run", "-A", "cli/call.ts", ...args],
       cwd: new URL("..", import.meta.url).pathname,
       env: {
         NO_COLOR: "1",
@@ -185,14 +188,19 @@ Deno.test("`deno run -A cli/call.ts` completes a call with the example brain and
       lines.includes("bot: Hello! I am the example brain. Say something and I will repeat it."),
     );
     assert.ok(lines.includes("caller: hello there how are you"), text);
-    assert.ok(lines.some((l) => l.startsWith("heard as: ")), text);
-    assert.ok(lines.some((l) => l.startsWith("bot: You said: ")), text);
+    assert.ok(lines.some((l) => /^caller: \[.+\.wav, \d+\.\d s\]$/.test(l)), text);
+    assert.equal(lines.filter((l) => l.startsWith("heard as: ")).length, 2, text);
+    assert.equal(lines.filter((l) => l.startsWith("bot: You said: ")).length, 2, text);
     assert.ok(lines.some((l) => l.startsWith("actions: ")), text);
     assert.ok(
       lines.some((l) => /^latency \(turn 1, from end of speech\): transcript \d+ ms/.test(l)),
       text,
     );
-    assert.equal(lines.filter(Boolean).at(-1), "passed: greeting and 1 turn");
+    assert.ok(
+      lines.some((l) => /^latency \(turn 2, from end of speech\): transcript \d+ ms/.test(l)),
+      text,
+    );
+    assert.equal(lines.filter(Boolean).at(-1), "passed: greeting and 2 turns");
   } finally {
     await service.close();
   }
