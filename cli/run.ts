@@ -1,6 +1,7 @@
 // `deno task run`: the whole service on one laptop on its embedded defaults — the database
-// (PGlite in ./data unless DATABASE_URL is set), the control plane, and one media worker as a
-// child process, as it would run on its own node.
+// (PGlite in ./data unless DATABASE_URL is set), the control plane with the console, one media
+// worker as a child process (as it would run on its own node), the example brain, and the demo
+// page at `/` with a demo agent and publishable key made for it.
 import { openDatabase } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
 import { loadSettings } from "../common/settings.ts";
@@ -8,11 +9,24 @@ import { randomBase62 } from "../common/ids.ts";
 import { logger } from "../common/log.ts";
 import { createApp } from "../api/app.ts";
 import { startApiService } from "../api/service.ts";
+import { buildDemoPage } from "../web/build.ts";
+import { createExampleBrain } from "../sdk/brain/example/brain.ts";
+import { httpAdminCall } from "./api_client.ts";
+import { ensureDemo } from "./demo_setup.ts";
+import { ensureSystemParts } from "./system_parts.ts";
+import { serveFolder } from "./static_files.ts";
 
 const log = logger("run");
 
 if (import.meta.main) {
   const settings = loadSettings();
+  if (!await ensureSystemParts((line) => console.error(line))) Deno.exit(1);
+  const pageDir = await buildDemoPage();
+  const brain = createExampleBrain().serve({
+    hostname: "127.0.0.1",
+    port: Number(Deno.env.get("BRAIN_PORT") ?? 8790),
+    path: "/brain",
+  });
   const db = await openDatabase({
     url: settings.databaseUrl,
     dataDir: `${settings.dataDir}/pglite`,
@@ -25,12 +39,25 @@ if (import.meta.main) {
   );
   const api = await startApiService(db, settings);
   const ac = new AbortController();
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port: settings.apiPort,
-    signal: ac.signal,
-    onListen: () => {},
-  }, createApp(api.deps).fetch);
+  let pageConfig = "";
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: settings.apiPort, signal: ac.signal, onListen: () => {} },
+    createApp(api.deps, (app) => {
+      app.get(
+        "/demo-config.js",
+        (c) => c.body(pageConfig, 200, { "content-type": "text/javascript" }),
+      );
+      app.get("/*", serveFolder(pageDir));
+    }).fetch,
+  );
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  const demo = await ensureDemo(httpAdminCall(base, settings.adminToken), brain.url, [
+    base,
+    `http://localhost:${server.addr.port}`,
+  ]);
+  pageConfig = `globalThis.CALL_CONFIG = ${
+    JSON.stringify({ apiUrl: base, publishableKey: demo.publishableKey, agentId: demo.agentId })
+  };\n`;
 
   const worker = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("../media/main.ts", import.meta.url).pathname],
@@ -45,15 +72,21 @@ if (import.meta.main) {
     stderr: "inherit",
   }).spawn();
 
-  const base = `http://127.0.0.1:${server.addr.port}`;
+  const workerReady = waitHealthy(`http://127.0.0.1:${settings.workerPort}/healthz`);
+  await workerReady;
   console.log(`
   Voice call service is running (database: ${
     db.embedded ? "embedded PGlite in " + settings.dataDir : "DATABASE_URL"
   }).
-    API:          ${base}/api/v1/
-    Capabilities: ${base}/api/v1/capabilities
-    Admin token:  ${settings.adminToken}
-  Create an agent:  ADMIN_TOKEN=${settings.adminToken} deno task admin agents create --tenant demo --name Demo --brain-url echo:
+
+    Open ${base}/ and press Call to talk to the example brain.
+
+    Console:       ${base}/console   (admin token: ${settings.adminToken})
+    API:           ${base}/api/v1/
+    Example brain: ${brain.url}   (demo agent ${demo.agentId})
+    Try a call without a microphone (the caller simulator, with the demo page's key):
+      deno task call --api ${base} --key ${demo.publishableKey} --origin ${base} --agent ${demo.agentId} --say "hello there"
+
   Press Ctrl-C to stop.
 `);
 
@@ -69,9 +102,19 @@ if (import.meta.main) {
     ac.abort();
     await server.finished;
     await api.close();
+    await brain.shutdown();
     await db.close();
     Deno.exit(0);
   };
+  async function waitHealthy(url: string): Promise<void> {
+    for (let i = 0; i < 600; i++) {
+      const ok = await fetch(url).then((r) => (r.body?.cancel(), r.ok), () => false);
+      if (ok) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    log.warn("the worker did not become healthy in 60 s", { url });
+  }
+
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   worker.status.then((s) => {
