@@ -18,6 +18,15 @@ import { serveFolder } from "./static_files.ts";
 
 const log = logger("run");
 
+async function waitHealthy(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    const ok = await fetch(url).then((r) => (r.body?.cancel(), r.ok), () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  log.warn("the worker did not become healthy in 60 s", { url });
+}
+
 if (import.meta.main) {
   const settings = loadSettings();
   if (!await ensureSystemParts((line) => console.error(line))) Deno.exit(1);
@@ -106,15 +115,6 @@ if (import.meta.main) {
     await db.close();
     Deno.exit(0);
   };
-  async function waitHealthy(url: string): Promise<void> {
-    for (let i = 0; i < 600; i++) {
-      const ok = await fetch(url).then((r) => (r.body?.cancel(), r.ok), () => false);
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    log.warn("the worker did not become healthy in 60 s", { url });
-  }
-
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   worker.status.then((s) => {
