@@ -72,7 +72,9 @@ export class BrainConnection {
       ws.onerror = (ev) => {
         clearTimeout(timer);
         ws.onclose = null;
-        reject(new Error(`the brain could not be reached: ${(ev as ErrorEvent).message ?? "error"}`));
+        reject(
+          new Error(`the brain could not be reached: ${(ev as ErrorEvent).message ?? "error"}`),
+        );
       };
     });
   }
