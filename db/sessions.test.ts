@@ -80,26 +80,29 @@ testOnEveryDatabase("capacity is enforced and unused tokens expire", async (db) 
   assertEquals(await markConnecting(db.sql, a.session_id, a.token_id, "n1"), false);
 });
 
-testOnEveryDatabase("paging one at a time returns sessions that share a millisecond", async (db) => {
-  const { session } = await seed(db);
-  const ids: string[] = [];
-  for (let i = 0; i < 3; i++) {
-    const s = session();
-    await openSession(db.sql, s, 10);
-    ids.push(s.session_id);
-  }
-  // Microseconds apart, the same millisecond: a millisecond cursor must still find them all.
-  await db.sql`update sessions set created_at = '2026-01-01T00:00:00.123456Z'::timestamptz
+testOnEveryDatabase(
+  "paging one at a time returns sessions that share a millisecond",
+  async (db) => {
+    const { session } = await seed(db);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const s = session();
+      await openSession(db.sql, s, 10);
+      ids.push(s.session_id);
+    }
+    // Microseconds apart, the same millisecond: a millisecond cursor must still find them all.
+    await db.sql`update sessions set created_at = '2026-01-01T00:00:00.123456Z'::timestamptz
     + (row_number * interval '1 microsecond')
     from (select id as rid, row_number() over (order by id) as row_number from sessions) r
     where r.rid = sessions.id`;
-  const seen: string[] = [];
-  let cursor: { created_at: Date; session_id: string } | undefined;
-  for (let page = 0; page < 5; page++) {
-    const rows = await listSessions(db.sql, { limit: 1, cursor });
-    if (rows.length === 0) break;
-    seen.push(rows[0].session_id);
-    cursor = { created_at: rows[0].timings.created_at as Date, session_id: rows[0].session_id };
-  }
-  assertEquals(seen.sort(), ids.sort());
-});
+    const seen: string[] = [];
+    let cursor: { created_at: Date; session_id: string } | undefined;
+    for (let page = 0; page < 5; page++) {
+      const rows = await listSessions(db.sql, { limit: 1, cursor });
+      if (rows.length === 0) break;
+      seen.push(rows[0].session_id);
+      cursor = { created_at: rows[0].timings.created_at as Date, session_id: rows[0].session_id };
+    }
+    assertEquals(seen.sort(), ids.sort());
+  },
+);
