@@ -1,0 +1,150 @@
+// Per-turn figures of whole calls through the real service (API in this process, a worker
+// process with the local engines, the example brain over its WebSocket, a werift caller
+// speaking festival audio): what the service adds between the caller's end of turn and
+// UserTurn, recognition time, what it adds between the brain's first unit and the first audio
+// packet, synthesis alone, and how fast barge-in stops the bot. Baseline, in this process: a
+// bare protobuf frame round trip over the brain WebSocket, the floor any brain hop costs.
+//   deno run -A bench/media/call_turns.ts [turns=6]
+import { speech, startCallService, waitForLog } from "../../tests/helpers/call_harness.ts";
+import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
+import { createBrain } from "../../sdk/brain/mod.ts";
+import { decodeBrainFrame, encodeServiceFrame } from "../../proto/frames.ts";
+import { EspeakEngine } from "../../media/tts/espeak_engine.ts";
+import { rms } from "../../caller/wav.ts";
+
+const TURNS = Number(Deno.args[0] ?? 6);
+const LINES = [
+  "what is the weather like today",
+  "please book a table for two",
+  "i would like to check my order",
+  "can you hear me now",
+  "thank you that is all",
+  "what time is it",
+];
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const fmt = (xs: number[]) =>
+  xs.length
+    ? `p50 ${pct(xs, 50).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (n=${xs.length})`
+    : "n/a";
+
+async function brainRoundTrip(n = 200): Promise<number[]> {
+  const served = createBrain({ onTurn: (t) => t.text }).serve({ hostname: "127.0.0.1", port: 0 });
+  const ws = new WebSocket(`${served.url}?session_id=ses_bench`);
+  ws.binaryType = "arraybuffer";
+  await new Promise((r) => (ws.onopen = r));
+  const frames: ((f: ArrayBuffer) => void)[] = [];
+  ws.onmessage = (ev) => frames.shift()?.(ev.data);
+  const next = () => new Promise<ArrayBuffer>((r) => frames.push(r));
+  let seq = 0;
+  const send = (kind: Parameters<typeof encodeServiceFrame>[1], body: Record<string, unknown>) =>
+    ws.send(encodeServiceFrame(++seq, kind, body));
+  send("session_start", { session_id: "ses_bench", agent_id: "ag", init_json: "{}" });
+  await next(); // greeting
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    send("user_turn", { turn_id: `t${i}`, text: "hello" });
+    const unit = decodeBrainFrame(new Uint8Array(await next()));
+    out.push(performance.now() - t0);
+    if (unit.kind !== "speech_unit") throw new Error(unit.kind);
+    await next(); // the last unit
+  }
+  ws.close();
+  await served.shutdown();
+  return out;
+}
+
+async function synthesisFirstChunk(n = 20): Promise<number[]> {
+  const engine = new EspeakEngine();
+  await engine.ready;
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    for await (
+      const _ of engine.synthesize("You said: what is the weather like today", {
+        voice: "VOICE_ANANYA",
+        language: "LANGUAGE_EN",
+      })
+    ) {
+      out.push(performance.now() - t0);
+      break;
+    }
+  }
+  await engine.close();
+  return out;
+}
+
+const baseline = await brainRoundTrip();
+const synthFirst = await synthesisFirstChunk();
+
+const service = await startCallService(createExampleBrain());
+const toBrain: number[] = [], recognition: number[] = [], toAudio: number[] = [];
+const endToAudio: number[] = [], bargeStop: number[] = [];
+try {
+  const { caller, sessionId } = await service.call();
+  await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 20_000);
+  for (let i = 0; i < TURNS; i++) {
+    const before = caller.messages.length;
+    await caller.say(await speech(LINES[i % LINES.length]));
+    await caller.waitForMessage(
+      (m) =>
+        caller.messages.indexOf(m) >= before && m.type === "bot-output" &&
+        (m.data as { spoken_status: string }).spoken_status === "completed",
+      20_000,
+    );
+    await new Promise((r) => setTimeout(r, 700));
+  }
+  // Barge-in, three times: a long story, interrupted after 1.5 s of it.
+  for (let i = 0; i < 3; i++) {
+    const before = caller.messages.length;
+    await caller.say(await speech("please tell me a long story"));
+    await caller.waitForMessage(
+      (m) =>
+        caller.messages.indexOf(m) >= before && m.type === "bot-output" &&
+        String((m.data as { text: string }).text).startsWith("Once upon"),
+      20_000,
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    const words = await speech("stop please");
+    let onset = 0;
+    while (rms(words, onset * 48, (onset + 10) * 48) < 300) onset += 10;
+    const { startedAt } = await caller.say(words);
+    const after = caller.heardFrames.filter((f) => f.at >= startedAt + onset);
+    const stop = after.find((f, k) => after.slice(k, k + 5).every((g) => g.rms < 100));
+    if (stop) bargeStop.push(stop.at - (startedAt + onset));
+    await waitForLog(service, sessionId, (e) => e.kind === "barge_in" && true);
+    await new Promise((r) => setTimeout(r, 2500));
+  }
+  await caller.hangUp();
+  const record = await service.record(sessionId, "ended");
+  for (const t of record.timings.turns) {
+    if (t.trigger !== "speech") continue;
+    const l = t.latency_ms;
+    if (l.to_brain !== undefined) toBrain.push(l.to_brain);
+    if (l.recognition !== undefined) recognition.push(l.recognition);
+    if (l.synthesis !== undefined) toAudio.push(l.synthesis);
+    if (l.end_to_first_audio !== undefined) endToAudio.push(l.end_to_first_audio);
+  }
+} finally {
+  await service.close();
+}
+
+console.log(
+  `whole calls, ${TURNS} turns + 3 barge-ins (2 cores shared by API, worker, brain, caller)`,
+);
+console.log(`  end of turn → UserTurn sent (service-added):   ${fmt(toBrain)}`);
+console.log(`    of which recognition (final text):          ${fmt(recognition)}`);
+console.log(`  first unit → first audio packet (service):     ${fmt(toAudio)}`);
+console.log(`    of which synthesis, first chunk (alone):    ${fmt(synthFirst)}`);
+console.log(`  end of turn → first audio (caller's wait):     ${fmt(endToAudio)}`);
+console.log(`  barge-in: true speech onset → bot silent:      ${fmt(bargeStop)}`);
+console.log(`  baseline: bare brain frame round trip:         ${fmt(baseline)}`);
+const p50 = (xs: number[]) => (xs.length ? pct(xs, 50) : NaN);
+console.log(
+  `  ratios to baseline (p50): to-brain ${(p50(toBrain) / p50(baseline)).toFixed(0)}×, ` +
+    `to-audio ${(p50(toAudio) / p50(baseline)).toFixed(1)}×`,
+);
