@@ -7,6 +7,9 @@
 const BENCHES = [
   "bench/connect.ts",
   "bench/media/echo_calls.ts",
+  "bench/media/call_turns.ts",
+  "bench/media/vad.ts",
+  "bench/media/tts.ts",
 ];
 
 const root = new URL("../", import.meta.url);

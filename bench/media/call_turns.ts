@@ -28,7 +28,7 @@ const pct = (xs: number[], p: number) => {
 };
 const fmt = (xs: number[]) =>
   xs.length
-    ? `p50 ${pct(xs, 50).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (n=${xs.length})`
+    ? `p50 ${pct(xs, 50).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms (n=${xs.length})`
     : "n/a";
 
 async function brainRoundTrip(n = 200): Promise<number[]> {
