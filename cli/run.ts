@@ -65,8 +65,8 @@ if (import.meta.main) {
     `http://localhost:${server.addr.port}`,
   ]);
   pageConfig = `globalThis.CALL_CONFIG = ${
-    JSON.stringify({ apiUrl: base, publishableKey: demo.publishableKey, agentId: demo.agentId })
-  };\n`;
+    // No apiUrl: the page calls the API on its own origin, whichever host name was opened.
+    JSON.stringify({ publishableKey: demo.publishableKey, agentId: demo.agentId })};\n`;
 
   const worker = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("../media/main.ts", import.meta.url).pathname],
