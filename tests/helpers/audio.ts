@@ -8,6 +8,12 @@ async function run(cmd: string, args: string[]) {
   }
 }
 
+/** `raw` as 16-bit mono at `rate`, with `padSeconds` of silence around, in `out`. */
+function toMono16(raw: string, out: string, rate: number, padSeconds: number) {
+  const pad = String(padSeconds);
+  return run("sox", [raw, "-r", String(rate), "-c", "1", "-b", "16", out, "pad", pad, pad]);
+}
+
 /** A WAV of `text` spoken by espeak-ng, at 48 kHz mono, with `padSeconds` of silence around. */
 export async function speechWav(text: string, padSeconds = 0.3, rate = 48000): Promise<string> {
   const key = `${text}|${padSeconds}|${rate}`;
@@ -16,19 +22,7 @@ export async function speechWav(text: string, padSeconds = 0.3, rate = 48000): P
   const dir = await Deno.makeTempDir({ prefix: "speech-" });
   const raw = `${dir}/raw.wav`, out = `${dir}/speech.wav`;
   await run("espeak-ng", ["-v", "en-us", "-s", "150", "-w", raw, text]);
-  await run("sox", [
-    raw,
-    "-r",
-    String(rate),
-    "-c",
-    "1",
-    "-b",
-    "16",
-    out,
-    "pad",
-    String(padSeconds),
-    String(padSeconds),
-  ]);
+  await toMono16(raw, out, rate, padSeconds);
   cache.set(key, out);
   return out;
 }
@@ -52,19 +46,7 @@ export async function callerSpeechWav(
   const txt = `${dir}/text.txt`, raw = `${dir}/raw.wav`, out = `${dir}/speech.wav`;
   await Deno.writeTextFile(txt, text);
   await run("text2wave", ["-o", raw, txt]);
-  await run("sox", [
-    raw,
-    "-r",
-    String(rate),
-    "-c",
-    "1",
-    "-b",
-    "16",
-    out,
-    "pad",
-    String(padSeconds),
-    String(padSeconds),
-  ]);
+  await toMono16(raw, out, rate, padSeconds);
   festivalCache.set(key, out);
   return out;
 }
