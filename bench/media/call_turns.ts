@@ -114,7 +114,7 @@ try {
     while (rms(words, onset * 48, (onset + 10) * 48) < 300) onset += 10;
     const { startedAt } = await caller.say(words);
     const after = caller.heardFrames.filter((f) => f.at >= startedAt + onset);
-    const stop = after.find((f, k) => after.slice(k, k + 5).every((g) => g.rms < 100));
+    const stop = after.find((_f, k) => after.slice(k, k + 5).every((g) => g.rms < 100));
     if (stop) bargeStop.push(stop.at - (startedAt + onset));
     await waitForLog(service, sessionId, (e) => e.kind === "barge_in" && true);
     await new Promise((r) => setTimeout(r, 2500));
