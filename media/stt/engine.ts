@@ -1,36 +1,55 @@
-// The speech recognition seam of the media worker: a call opens a stream per language, pushes
-// the caller's 16 kHz audio while the caller speaks, gets interim text as it goes and the final
-// text when the utterance ends. Engines: pocketsphinx.ts (local, English).
+// The speech recognition seam of the media worker: caller audio (16 kHz mono PCM) in, interim
+// and final text out, one stream per call and language, reused for every utterance of the call.
+// Engines: pocketsphinx.ts (local, English, Deno FFI in worker threads).
 
-export interface RecognitionEngine {
-  readonly name: string;
-  /** Proto enum names of the languages this engine recognises, e.g. "LANGUAGE_EN". */
-  readonly languages: readonly string[];
-  /** A stream for one call; throws UnservedLanguageError for a language not served. */
-  open(language: string): Promise<RecognitionStream>;
-  /** Stops the engine's threads; open streams fail. */
-  close(): Promise<void>;
-}
-
+/** The end of one utterance. */
 export interface RecognitionResult {
+  /** Final text of the utterance; "" when nothing was recognised (or no audio was pushed). */
   text: string;
-  /** Audio recognised in this utterance, in ms. */
+  /** Audio pushed for this utterance, in ms (what the usage record counts). */
   audioMs: number;
 }
 
+/**
+ * One call's recogniser in one language. An utterance is the audio pushed since the previous
+ * finish(); the stream keeps what it learnt about the caller's channel across utterances.
+ */
 export interface RecognitionStream {
-  /** Adds 16 kHz mono PCM to the utterance in progress (a new one starts with the first push). */
+  /** Appends 16 kHz mono samples to the current utterance. The array is copied, not kept. */
   push(pcm16k: Int16Array): void;
-  /** Interim hypotheses of the utterance in progress. */
-  onInterim(listener: (text: string) => void): void;
-  /** Ends the utterance; resolves with its final text. Later pushes start the next one. */
+  /**
+   * Called with the best text so far of the current utterance while it is being spoken, at most
+   * every few hundred ms of audio and only when it changed. Never after that utterance's finish().
+   */
+  onInterim(cb: (text: string) => void): void;
+  /** Ends the current utterance and resolves with its final text; the next push starts a new one. */
   finish(): Promise<RecognitionResult>;
+  /** Frees the stream's recogniser; pending finish() calls reject with RecognitionError. */
   close(): void;
 }
 
+export interface RecognitionEngine {
+  readonly name: string;
+  /** Proto enum names of the languages served, e.g. "LANGUAGE_EN". */
+  readonly languages: readonly string[];
+  /** A stream in `language`; rejects with UnservedLanguageError for a language not served. */
+  open(language: string): Promise<RecognitionStream>;
+  /** Stops all work and frees the engine's threads; open streams fail with RecognitionError. */
+  close(): Promise<void>;
+}
+
+/** A language the engine does not serve (the caller's config is wrong, not the engine). */
 export class UnservedLanguageError extends Error {
-  constructor(readonly language: string, engine: string, served: readonly string[]) {
-    super(`${engine} does not recognise ${language}; served: ${served.join(", ")}`);
+  constructor(readonly language: string, readonly engine: string, served: readonly string[]) {
+    super(`${engine} does not recognise language "${language}"; served: ${served.join(", ")}`);
     this.name = "UnservedLanguageError";
+  }
+}
+
+/** The engine failed (thread died, engine or stream closed, internal error). */
+export class RecognitionError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "RecognitionError";
   }
 }

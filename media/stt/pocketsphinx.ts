@@ -1,14 +1,64 @@
-// The local recognition engine: Debian's pocketsphinx with the en-us model, in its own thread
-// (pocketsphinx_worker.ts). English only.
+// The local recognition engine: Debian's pocketsphinx 0.8+5prealpha with its en-us model (generic
+// trigram LM, CMU dictionary), English only, in Worker threads (pocketsphinx_thread.ts).
+//
+// Threads: one per process by default. A speaking caller costs ~0.1 of realtime on this 2-core
+// VM, so one thread keeps up with ~8 callers speaking at once; more threads only help where
+// there are free cores (`threads`). Streams stay on the thread that opened them (their decoder
+// and its adaptation to the caller live there) and go to the thread with the fewest streams.
+//
+// Decoders: one per open stream (~90 MB each: every decoder loads its own LM and dictionary),
+// taken from a pool of pre-initialised ones so a call never waits for ps_init (0.2-0.7 s). Each
+// thread keeps `spareDecoders` ready, re-filled between messages after a call took one; a
+// closed call's decoder is reset (its adaptation to the caller forgotten) and kept for the next
+// call, up to `maxIdleDecoders`, beyond which it is freed.
+//
+// Audio is copied into 100 ms batches and each batch is transferred to the thread; interim
+// hypotheses come back at most every `interimMs` of audio (default 300) and only when changed.
+// Figures: bench/media/stt.ts; accuracy: media/stt/README.md.
 import {
   type RecognitionEngine,
+  RecognitionError,
   type RecognitionResult,
   type RecognitionStream,
   UnservedLanguageError,
 } from "./engine.ts";
-import type { FromRecogniser, ToRecogniser } from "./pocketsphinx_protocol.ts";
+import {
+  type DecoderArgs,
+  enUsArgs,
+  enUsModelFiles,
+  PocketsphinxMissingError,
+} from "./pocketsphinx_ffi.ts";
+import type { FromThread, ThreadSettings, ToThread } from "./pocketsphinx_protocol.ts";
 
-const LANGUAGES = ["LANGUAGE_EN"] as const;
+const RATE = 16000;
+const BATCH_SAMPLES = RATE / 10;
+
+export interface PocketsphinxOptions {
+  /** Recognition threads; default 1. */
+  threads?: number;
+  /** Initialised idle decoders each thread keeps ready for new calls; default 1. */
+  spareDecoders?: number;
+  /** Idle decoders a thread keeps at most (closed calls' decoders beyond are freed); default 2. */
+  maxIdleDecoders?: number;
+  /** Interim hypotheses at most once per this much audio; default 300 ms. */
+  interimMs?: number;
+  /**
+   * A stream's first utterance up to this long gets a second, batch-normalised pass for its
+   * final text (more accurate, costs ~0.1 of its length after it ends); 0 disables. Default 10 s.
+   */
+  firstUtteranceBatchMaxMs?: number;
+  /** Decoder options over the en-us defaults (e.g. `{ beam: "1e-60" }`). */
+  decoderArgs?: DecoderArgs;
+}
+
+export interface PocketsphinxStats {
+  threads: number;
+  streams: number;
+  /** Decoders held by open streams. */
+  decodersInUse: number;
+  /** Initialised decoders waiting for a call. */
+  idleDecoders: number;
+}
 
 interface Pending {
   resolve: (r: RecognitionResult) => void;
@@ -16,158 +66,275 @@ interface Pending {
   audioMs: number;
 }
 
-class PocketsphinxStream implements RecognitionStream {
-  listeners: ((text: string) => void)[] = [];
-  pending = new Map<number, Pending>();
-  private seq = 0;
-  private samples = 0;
-  closed = false;
+interface Thread {
+  worker: Worker;
+  streams: Map<number, PocketsphinxStream>;
+  opening: Map<number, { resolve: () => void; reject: (e: Error) => void }>;
+  stats: Map<number, (s: { idle: number; inUse: number }) => void>;
+  bye: (() => void) | null;
+  dead: Error | null;
+}
 
-  constructor(private engine: PocketsphinxEngine, readonly id: number) {}
+class PocketsphinxStream implements RecognitionStream {
+  #listeners: ((text: string) => void)[] = [];
+  #pending = new Map<number, Pending>();
+  #utt = 0;
+  #uttSamples = 0;
+  #batch = new Int16Array(BATCH_SAMPLES);
+  #fill = 0;
+  #closed = false;
+
+  constructor(private thread: Thread, readonly id: number) {}
 
   push(pcm16k: Int16Array): void {
-    if (this.closed || pcm16k.length === 0) return;
-    const copy = pcm16k.slice();
-    this.samples += copy.length;
-    this.engine.send({ op: "push", id: this.id, pcm: copy }, [copy.buffer]);
+    if (this.#closed) return;
+    this.#uttSamples += pcm16k.length;
+    let from = 0;
+    while (from < pcm16k.length) {
+      const n = Math.min(pcm16k.length - from, BATCH_SAMPLES - this.#fill);
+      this.#batch.set(pcm16k.subarray(from, from + n), this.#fill);
+      this.#fill += n;
+      from += n;
+      if (this.#fill === BATCH_SAMPLES) this.#flush();
+    }
   }
 
-  onInterim(listener: (text: string) => void): void {
-    this.listeners.push(listener);
+  onInterim(cb: (text: string) => void): void {
+    this.#listeners.push(cb);
   }
 
   finish(): Promise<RecognitionResult> {
-    if (this.closed) return Promise.reject(new Error("recognition stream is closed"));
-    const seq = ++this.seq;
-    const audioMs = this.samples / 16;
-    this.samples = 0;
+    if (this.#closed) return Promise.reject(new RecognitionError("recognition stream is closed"));
+    if (this.thread.dead) return Promise.reject(this.thread.dead);
+    // No audio, no utterance: the thread is not asked and the numbering does not move.
+    if (this.#uttSamples === 0) return Promise.resolve({ text: "", audioMs: 0 });
+    const utt = this.#utt++;
+    const audioMs = (this.#uttSamples * 1000) / RATE;
+    this.#uttSamples = 0;
+    this.#flush();
     return new Promise((resolve, reject) => {
-      this.pending.set(seq, { resolve, reject, audioMs });
-      this.engine.send({ op: "finish", id: this.id, seq });
+      this.#pending.set(utt, { resolve, reject, audioMs });
+      send(this.thread, { type: "finish", id: this.id, utt });
     });
   }
 
   close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    this.engine.send({ op: "close", id: this.id });
-    this.engine.forget(this.id);
-    for (const p of this.pending.values()) p.reject(new Error("recognition stream closed"));
-    this.pending.clear();
+    if (this.#closed) return;
+    this.#closed = true;
+    this.thread.streams.delete(this.id);
+    send(this.thread, { type: "close", id: this.id });
+    this.fail(new RecognitionError("recognition stream closed"));
   }
+
+  /** From the thread. */
+  receive(m: FromThread): void {
+    if (m.type === "interim") {
+      // Interims of an utterance already finished (or of an older one) are stale.
+      if (m.utt === this.#utt) { for (const cb of this.#listeners) cb(m.text); }
+    } else if (m.type === "final") {
+      const p = this.#pending.get(m.utt);
+      this.#pending.delete(m.utt);
+      p?.resolve({ text: m.text, audioMs: p.audioMs });
+    } else if (m.type === "error") {
+      this.fail(new RecognitionError(`pocketsphinx: ${m.message}`));
+    }
+  }
+
+  fail(err: Error): void {
+    for (const p of this.#pending.values()) p.reject(err);
+    this.#pending.clear();
+  }
+
+  #flush(): void {
+    if (this.#fill === 0) return;
+    const pcm = this.#fill === BATCH_SAMPLES ? this.#batch : this.#batch.slice(0, this.#fill);
+    send(this.thread, { type: "audio", id: this.id, pcm }, [pcm.buffer]);
+    if (pcm === this.#batch) this.#batch = new Int16Array(BATCH_SAMPLES);
+    this.#fill = 0;
+  }
+}
+
+function send(t: Thread, m: ToThread, transfer: Transferable[] = []): void {
+  if (!t.dead) t.worker.postMessage(m, transfer);
 }
 
 export class PocketsphinxEngine implements RecognitionEngine {
   readonly name = "pocketsphinx";
-  readonly languages: readonly string[] = LANGUAGES;
-  private worker: Worker;
-  private streams = new Map<number, PocketsphinxStream>();
-  private opening = new Map<number, (ok: boolean, message?: string) => void>();
-  private nextId = 1;
-  private dead?: Error;
+  readonly languages: readonly string[] = ["LANGUAGE_EN"];
+  #threads: Thread[] = [];
+  #nextId = 1;
+  #closed = false;
 
-  private constructor() {
-    this.worker = new Worker(new URL("./pocketsphinx_worker.ts", import.meta.url), {
-      type: "module",
-    });
-  }
+  private constructor() {}
 
-  /** Starts the thread and waits until a decoder is ready (the model is loaded). */
-  static async create(): Promise<PocketsphinxEngine> {
-    const engine = new PocketsphinxEngine();
-    await new Promise<void>((resolve, reject) => {
-      engine.worker.onmessage = (ev: MessageEvent<FromRecogniser>) => {
-        if (ev.data.op === "ready") resolve();
-        else if (ev.data.op === "error") reject(new Error(ev.data.message));
-      };
-      engine.worker.onerror = (ev) => {
-        ev.preventDefault();
-        reject(new Error(ev.message));
-      };
-      engine.send({ op: "start" });
-    }).catch((err) => {
-      engine.worker.terminate();
-      throw err;
-    });
-    engine.worker.onmessage = (ev) => engine.receive(ev.data);
-    engine.worker.onerror = (ev) => {
-      ev.preventDefault();
-      engine.fail(new Error(`recognition thread crashed: ${ev.message}`));
+  /**
+   * Starts the threads and waits until each has its spare decoders initialised. Rejects with
+   * PocketsphinxMissingError (naming the apt packages) when the libraries or model are missing.
+   */
+  static async create(options: PocketsphinxOptions = {}): Promise<PocketsphinxEngine> {
+    const count = options.threads ?? 1;
+    if (!Number.isInteger(count) || count < 1) throw new RangeError("threads must be >= 1");
+    const args = { ...enUsArgs(), ...options.decoderArgs };
+    for (const f of enUsModelFiles()) {
+      try {
+        await Deno.stat(f);
+      } catch {
+        throw new PocketsphinxMissingError(`model file ${f} is missing`);
+      }
+    }
+    const settings: ThreadSettings = {
+      args,
+      spares: options.spareDecoders ?? 1,
+      maxIdle: options.maxIdleDecoders ?? Math.max(2, options.spareDecoders ?? 1),
+      interimMs: options.interimMs ?? 300,
+      firstUtteranceBatchMaxMs: options.firstUtteranceBatchMaxMs ?? 10_000,
     };
+    const engine = new PocketsphinxEngine();
+    const started = await Promise.allSettled(
+      Array.from({ length: count }, () => engine.#spawn(settings)),
+    );
+    const failed = started.find((r) => r.status === "rejected") as PromiseRejectedResult;
+    if (failed) {
+      await engine.close();
+      throw failed.reason;
+    }
     return engine;
-  }
-
-  send(m: ToRecogniser, transfer: Transferable[] = []): void {
-    if (!this.dead) this.worker.postMessage(m, transfer);
-  }
-
-  forget(id: number): void {
-    this.streams.delete(id);
   }
 
   open(language: string): Promise<RecognitionStream> {
     if (!this.languages.includes(language)) {
       return Promise.reject(new UnservedLanguageError(language, this.name, this.languages));
     }
-    if (this.dead) return Promise.reject(this.dead);
-    const id = this.nextId++;
-    const stream = new PocketsphinxStream(this, id);
-    this.streams.set(id, stream);
+    if (this.#closed) return Promise.reject(new RecognitionError("recognition engine closed"));
+    const alive = this.#threads.filter((t) => !t.dead);
+    if (!alive.length) return Promise.reject(new RecognitionError("no recognition thread alive"));
+    const thread = alive.reduce((a, b) => (b.streams.size < a.streams.size ? b : a));
+    const stream = new PocketsphinxStream(thread, this.#nextId++);
+    thread.streams.set(stream.id, stream);
     return new Promise((resolve, reject) => {
-      this.opening.set(id, (ok, message) => ok ? resolve(stream) : reject(new Error(message)));
-      this.send({ op: "open", id });
+      thread.opening.set(stream.id, { resolve: () => resolve(stream), reject });
+      send(thread, { type: "open", id: stream.id });
     });
   }
 
-  private receive(m: FromRecogniser): void {
-    switch (m.op) {
-      case "opened":
-        this.opening.get(m.id)?.(true);
-        this.opening.delete(m.id);
-        break;
-      case "interim": {
-        const s = this.streams.get(m.id);
-        if (s && m.text) { for (const l of s.listeners) l(m.text); }
-        break;
+  /** Streams and decoders across the threads. */
+  async stats(): Promise<PocketsphinxStats> {
+    const alive = this.#threads.filter((t) => !t.dead);
+    const per = await Promise.all(
+      alive.map((t) =>
+        new Promise<{ idle: number; inUse: number }>((resolve) => {
+          const req = this.#nextId++;
+          t.stats.set(req, resolve);
+          send(t, { type: "stats", req });
+        })
+      ),
+    );
+    return {
+      threads: alive.length,
+      streams: alive.reduce((n, t) => n + t.streams.size, 0),
+      decodersInUse: per.reduce((n, s) => n + s.inUse, 0),
+      idleDecoders: per.reduce((n, s) => n + s.idle, 0),
+    };
+  }
+
+  /** Frees every decoder, then ends the threads; open streams fail with RecognitionError. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const err = new RecognitionError("recognition engine closed");
+    await Promise.all(this.#threads.map(async (t) => {
+      this.#failStreams(t, err); // now, not after the thread's queued work
+      if (!t.dead) {
+        // Decoders are C memory of the process: free them before the thread goes.
+        const bye = new Promise<void>((resolve) => (t.bye = resolve));
+        send(t, { type: "shutdown" });
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([bye, new Promise((r) => (timer = setTimeout(r, 5000)))]);
+        clearTimeout(timer);
       }
-      case "final": {
-        const s = this.streams.get(m.id);
-        const p = s?.pending.get(m.seq);
-        if (!s || !p) return;
-        s.pending.delete(m.seq);
-        p.resolve({ text: m.text, audioMs: p.audioMs });
-        break;
-      }
-      case "error": {
-        if (m.id !== undefined && this.opening.has(m.id)) {
-          this.opening.get(m.id)!(false, m.message);
-          this.opening.delete(m.id);
-          this.streams.delete(m.id);
-        } else if (m.id !== undefined) {
-          const s = this.streams.get(m.id);
-          for (const p of s?.pending.values() ?? []) p.reject(new Error(m.message));
-          s?.pending.clear();
+      this.#kill(t, err);
+    }));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #spawn(settings: ThreadSettings): Promise<void> {
+    const worker = new Worker(new URL("./pocketsphinx_thread.ts", import.meta.url), {
+      type: "module",
+    });
+    const t: Thread = {
+      worker,
+      streams: new Map(),
+      opening: new Map(),
+      stats: new Map(),
+      bye: null,
+      dead: null,
+    };
+    this.#threads.push(t);
+    return new Promise<void>((resolve, reject) => {
+      worker.onmessage = (ev: MessageEvent<FromThread>) => {
+        const m = ev.data;
+        switch (m.type) {
+          case "ready":
+            return resolve();
+          case "init_error": {
+            const err = m.missing !== null
+              ? new PocketsphinxMissingError(m.missing)
+              : new RecognitionError(`pocketsphinx thread failed to start: ${m.message}`);
+            this.#kill(t, err);
+            return reject(err);
+          }
+          case "opened": {
+            const o = t.opening.get(m.id);
+            t.opening.delete(m.id);
+            return o?.resolve();
+          }
+          case "stats": {
+            const s = t.stats.get(m.req);
+            t.stats.delete(m.req);
+            return s?.({ idle: m.idle, inUse: m.inUse });
+          }
+          case "bye":
+            return t.bye?.();
+          case "error": {
+            const o = t.opening.get(m.id);
+            if (o) {
+              t.opening.delete(m.id);
+              t.streams.delete(m.id);
+              return o.reject(new RecognitionError(`pocketsphinx: ${m.message}`));
+            }
+            return t.streams.get(m.id)?.receive(m);
+          }
+          default:
+            return t.streams.get(m.id)?.receive(m);
         }
-        break;
-      }
-    }
+      };
+      worker.onerror = (ev: ErrorEvent) => {
+        ev.preventDefault(); // a dead thread fails its own streams, not the whole process
+        const err = new RecognitionError(`pocketsphinx thread crashed: ${ev.message}`);
+        this.#kill(t, err);
+        reject(err);
+      };
+      send(t, { type: "init", settings });
+    });
   }
 
-  private fail(err: Error): void {
-    this.dead = err;
-    for (const done of this.opening.values()) done(false, err.message);
-    this.opening.clear();
-    for (const s of this.streams.values()) {
-      for (const p of s.pending.values()) p.reject(err);
-      s.pending.clear();
-    }
+  #kill(t: Thread, err: Error): void {
+    if (t.dead) return;
+    t.dead = err;
+    t.worker.terminate();
+    this.#failStreams(t, err);
+    for (const s of t.stats.values()) s({ idle: 0, inUse: 0 });
+    t.stats.clear();
+    t.bye?.();
   }
 
-  close(): Promise<void> {
-    this.fail(new Error("recognition engine closed"));
-    for (const s of [...this.streams.values()]) s.closed = true;
-    this.streams.clear();
-    this.worker.terminate();
-    return Promise.resolve();
+  #failStreams(t: Thread, err: Error): void {
+    for (const o of t.opening.values()) o.reject(err);
+    t.opening.clear();
+    for (const s of t.streams.values()) s.fail(err);
+    t.streams.clear();
   }
 }

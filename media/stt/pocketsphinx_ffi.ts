@@ -1,10 +1,11 @@
 /**
  * Synchronous binding to Debian's PocketSphinx 0.8+5prealpha (libpocketsphinx.so.3,
  * libsphinxbase.so.3) through Deno FFI. Every call blocks the calling thread: use it from the
- * recognition worker thread (pocketsphinx_worker.ts), never from the media worker's event loop.
+ * recognition thread (pocketsphinx_thread.ts), never from the media worker's event loop.
  *
  * Configuration goes through the non-variadic cmd_ln_parse_r (variadic cmd_ln_init is not
- * callable through FFI).
+ * callable through FFI). Note that the acoustic model's feat.params (-cmn, -cmninit, -agc ...)
+ * override the same options given here: this version reads it after the command line.
  */
 
 /** What `apt-get install` needs for this engine. */
@@ -17,7 +18,8 @@ const LIBS = { ps: "libpocketsphinx.so.3", sb: "libsphinxbase.so.3" } as const;
 
 /** Thrown when the shared libraries or the model are not installed. */
 export class PocketsphinxMissingError extends Error {
-  constructor(what: string) {
+  /** What is missing, e.g. "model file /usr/share/... is missing". */
+  constructor(readonly what: string) {
     super(
       `pocketsphinx is not usable: ${what}. Install it with: ` +
         `apt-get install -y ${POCKETSPHINX_APT_PACKAGES}`,
@@ -33,6 +35,9 @@ const sbSymbols = {
   },
   cmd_ln_free_r: { parameters: ["pointer"], result: "i32" },
   err_set_logfp: { parameters: ["pointer"], result: "void" },
+  // (cmn_t *, float *vec): the live cepstral-mean estimate carried from utterance to utterance.
+  cmn_live_get: { parameters: ["pointer", "buffer"], result: "void" },
+  cmn_live_set: { parameters: ["pointer", "buffer"], result: "void" },
 } as const;
 
 const psSymbols = {
@@ -44,8 +49,14 @@ const psSymbols = {
   ps_process_raw: { parameters: ["pointer", "buffer", "usize", "i32", "i32"], result: "i32" },
   ps_end_utt: { parameters: ["pointer"], result: "i32" },
   ps_get_hyp: { parameters: ["pointer", "buffer"], result: "pointer" },
-  ps_get_in_speech: { parameters: ["pointer"], result: "u8" },
+  ps_get_feat: { parameters: ["pointer"], result: "pointer" },
 } as const;
+
+// sphinxbase 0.8+5prealpha (x86_64) struct layout, checked against the model at run time:
+// feat_t.cepsize at 16 and feat_t.cmn_struct at 88; cmn_t { float *cmn_mean; float *cmn_var;
+// float *sum; int32 nframe; int32 veclen }.
+const FEAT_CEPSIZE = 16, FEAT_CMN_STRUCT = 88;
+const CMN_SUM = 16, CMN_NFRAME = 24, CMN_VECLEN = 28, CMN_SIZE = 32;
 
 interface Libs {
   sb: Deno.DynamicLibrary<typeof sbSymbols>;
@@ -89,6 +100,16 @@ export function checkInstalled(modelFiles: string[] = enUsModelFiles()): void {
   }
 }
 
+/** The -cmninit of a model's feat.params (the decoder's first cepstral-mean estimate). */
+export function modelCmnInit(hmmDir: string): Float32Array | null {
+  try {
+    const m = Deno.readTextFileSync(`${hmmDir}/feat.params`).match(/^-cmninit\s+(\S+)/m);
+    return m ? Float32Array.from(m[1].split(",").map(Number)) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Decoder options as `-name value` pairs, e.g. `{ lw: "6.5", beam: "1e-48" }`. */
 export type DecoderArgs = Record<string, string>;
 
@@ -110,6 +131,8 @@ export class PsDecoder {
   #ptr: Deno.PointerValue;
   #score = new Int32Array(1);
   #inUtt = false;
+  #cmn: Deno.PointerValue = null;
+  #cmnPrior: Float32Array | null = null;
 
   constructor(args: DecoderArgs) {
     const l = open();
@@ -131,11 +154,9 @@ export class PsDecoder {
     l.sb.symbols.cmd_ln_free_r(config);
     if (!ps) throw new Error(`pocketsphinx ps_init failed for ${JSON.stringify(args)}`);
     this.#ptr = ps;
+    this.#findCmn(args.hmm);
   }
 
-  get ptrForDebug() {
-    return this.#ptr;
-  }
   get inUtterance(): boolean {
     return this.#inUtt;
   }
@@ -145,8 +166,12 @@ export class PsDecoder {
     this.#inUtt = true;
   }
 
-  /** Feeds samples (16 kHz mono) into the running utterance. */
-  process(pcm: Int16Array, fullUtt = false, noSearch = false): void {
+  /**
+   * Feeds samples (16 kHz mono) into the running utterance. With `wholeUtterance` the samples
+   * are the entire utterance and are normalised by their own cepstral mean (batch CMN) instead
+   * of the live estimate carried over from earlier utterances.
+   */
+  process(pcm: Int16Array, wholeUtterance = false): void {
     if (pcm.length === 0) return;
     this.#check(
       "ps_process_raw",
@@ -154,8 +179,8 @@ export class PsDecoder {
         this.#live(),
         pcm,
         BigInt(pcm.length),
-        noSearch ? 1 : 0,
-        fullUtt ? 1 : 0,
+        0,
+        wholeUtterance ? 1 : 0,
       ),
     );
   }
@@ -166,9 +191,42 @@ export class PsDecoder {
     return p ? Deno.UnsafePointerView.getCString(p).trim() : "";
   }
 
-  /** True while the decoder's own voice-activity detector hears speech. */
-  inSpeech(): boolean {
-    return open().ps.symbols.ps_get_in_speech(this.#live()) !== 0;
+  /**
+   * Whether forgetAdaptation() can work: the struct layout matched this model (it always does
+   * for Debian 12's sphinxbase; another build falls back to fresh decoders per call).
+   */
+  get canForgetAdaptation(): boolean {
+    return this.#cmn !== null;
+  }
+
+  /** The live cepstral-mean estimate (13 values), or null where not reachable. */
+  cmnEstimate(): Float32Array | null {
+    if (!this.#cmn) return null;
+    const v = new Float32Array(this.#cmnPrior!.length);
+    open().sb.symbols.cmn_live_get(this.#cmn, v);
+    return v;
+  }
+
+  /**
+   * Puts the live cepstral-mean estimate back where ps_init left it (the model's prior, with no
+   * frames counted), so a decoder reused for a new call does not start from the previous
+   * caller's channel. Returns false if unsupported.
+   */
+  forgetAdaptation(): boolean {
+    if (!this.#cmn) return false;
+    this.#live();
+    const cmn = this.#cmn, n = this.#cmnPrior!.length;
+    open().sb.symbols.cmn_live_set(cmn, this.#cmnPrior!);
+    // cmn_live_set counts the prior as 500 frames; a fresh decoder counts none, so the first
+    // utterance of a call replaces the prior entirely (that is what makes call 2 equal call 1).
+    const sum = new Deno.UnsafePointerView(cmn).getPointer(CMN_SUM);
+    if (sum) new Float32Array(Deno.UnsafePointerView.getArrayBuffer(sum, 4 * n)).fill(0);
+    new DataView(Deno.UnsafePointerView.getArrayBuffer(cmn, CMN_SIZE)).setInt32(
+      CMN_NFRAME,
+      0,
+      true,
+    );
+    return true;
   }
 
   end(): void {
@@ -181,6 +239,25 @@ export class PsDecoder {
     if (!this.#ptr) return;
     open().ps.symbols.ps_free(this.#ptr);
     this.#ptr = null;
+    this.#cmn = null;
+  }
+
+  /** Finds the cmn_t and keeps the prior, only if what it reads there is the model's -cmninit. */
+  #findCmn(hmm: string | undefined): void {
+    const prior = hmm ? modelCmnInit(hmm) : null;
+    const feat = open().ps.symbols.ps_get_feat(this.#live());
+    if (!prior || !feat) return;
+    const view = new Deno.UnsafePointerView(feat);
+    if (view.getInt32(FEAT_CEPSIZE) !== prior.length) return;
+    const cmn = view.getPointer(FEAT_CMN_STRUCT);
+    if (!cmn) return;
+    const c = new Deno.UnsafePointerView(cmn);
+    if (c.getInt32(CMN_VECLEN) !== prior.length || c.getInt32(CMN_NFRAME) !== 0) return;
+    const now = new Float32Array(prior.length);
+    open().sb.symbols.cmn_live_get(cmn, now);
+    if (now.some((x, i) => Math.abs(x - prior[i]) > 0.01)) return;
+    this.#cmn = cmn;
+    this.#cmnPrior = now;
   }
 
   #live(): NonNullable<Deno.PointerValue> {

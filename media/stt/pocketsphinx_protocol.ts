@@ -1,14 +1,30 @@
-// Messages between the media worker and its recognition thread.
-export type ToRecogniser =
-  | { op: "start" }
-  | { op: "open"; id: number }
-  | { op: "push"; id: number; pcm: Int16Array }
-  | { op: "finish"; id: number; seq: number }
-  | { op: "close"; id: number };
+// Messages between PocketsphinxEngine (media worker thread) and pocketsphinx_thread.ts.
+import type { DecoderArgs } from "./pocketsphinx_ffi.ts";
+import type { RecogniserOptions } from "./pocketsphinx_decoding.ts";
 
-export type FromRecogniser =
-  | { op: "ready" }
-  | { op: "opened"; id: number }
-  | { op: "interim"; id: number; text: string }
-  | { op: "final"; id: number; seq: number; text: string }
-  | { op: "error"; id?: number; message: string };
+export interface ThreadSettings extends RecogniserOptions {
+  args: DecoderArgs;
+  spares: number;
+  maxIdle: number;
+}
+
+/** `utt` numbers a stream's utterances (those with audio) from 0, on both sides. */
+export type ToThread =
+  | { type: "init"; settings: ThreadSettings }
+  | { type: "open"; id: number }
+  | { type: "audio"; id: number; pcm: Int16Array }
+  | { type: "finish"; id: number; utt: number }
+  | { type: "close"; id: number }
+  | { type: "stats"; req: number }
+  | { type: "shutdown" };
+
+export type FromThread =
+  | { type: "ready"; initMs: number }
+  /** `missing` is PocketsphinxMissingError's `what` when that was the failure, else null. */
+  | { type: "init_error"; message: string; missing: string | null }
+  | { type: "opened"; id: number; initMs: number }
+  | { type: "interim"; id: number; utt: number; text: string }
+  | { type: "final"; id: number; utt: number; text: string; decodeMs: number }
+  | { type: "error"; id: number; message: string }
+  | { type: "stats"; req: number; idle: number; inUse: number }
+  | { type: "bye" };

@@ -1,0 +1,101 @@
+// The recognition thread: pocketsphinx decoders live here, because every FFI call blocks and
+// decoding costs ~0.1 of realtime per speaking caller, which the media worker's event loop,
+// pacing 20 ms frames for every call, cannot spare. Messages are handled in order, so a
+// stream's audio, finish and close keep their order.
+/// <reference lib="deno.worker" />
+import { checkInstalled, PocketsphinxMissingError } from "./pocketsphinx_ffi.ts";
+import { CallRecogniser, DecoderPool } from "./pocketsphinx_decoding.ts";
+import type { FromThread, ThreadSettings, ToThread } from "./pocketsphinx_protocol.ts";
+
+let settings: ThreadSettings;
+let pool: DecoderPool;
+const calls = new Map<number, { rec: CallRecogniser; utt: number }>();
+let refillScheduled = false;
+let shutDown = false;
+
+function post(m: FromThread, transfer: Transferable[] = []) {
+  self.postMessage(m, transfer);
+}
+
+/** Spares are initialised one per task, between messages, after the call that took one. */
+function scheduleRefill() {
+  if (refillScheduled || !pool.short) return;
+  refillScheduled = true;
+  setTimeout(() => {
+    refillScheduled = false;
+    if (shutDown) return;
+    pool.fillOne();
+    scheduleRefill();
+  }, 0);
+}
+
+function handle(m: ToThread) {
+  switch (m.type) {
+    case "init": {
+      const t0 = performance.now();
+      try {
+        settings = m.settings;
+        checkInstalled();
+        pool = new DecoderPool(settings.args, settings.spares, settings.maxIdle);
+        while (pool.fillOne());
+        post({ type: "ready", initMs: performance.now() - t0 });
+      } catch (err) {
+        const missing = err instanceof PocketsphinxMissingError ? err.what : null;
+        post({ type: "init_error", message: (err as Error).message, missing });
+      }
+      return;
+    }
+    case "open": {
+      const { decoder, initMs } = pool.take();
+      calls.set(m.id, { rec: new CallRecogniser(decoder, settings), utt: 0 });
+      post({ type: "opened", id: m.id, initMs });
+      scheduleRefill();
+      return;
+    }
+    case "audio": {
+      const c = calls.get(m.id);
+      if (!c) return;
+      const text = c.rec.push(m.pcm);
+      if (text !== null) post({ type: "interim", id: m.id, utt: c.utt, text });
+      return;
+    }
+    case "finish": {
+      const c = calls.get(m.id);
+      if (!c) return;
+      const t0 = performance.now();
+      const text = c.rec.finish();
+      post({ type: "final", id: m.id, utt: m.utt, text, decodeMs: performance.now() - t0 });
+      c.utt = m.utt + 1;
+      return;
+    }
+    case "close": {
+      const c = calls.get(m.id);
+      if (!c) return;
+      calls.delete(m.id);
+      pool.give(c.rec.decoder);
+      return;
+    }
+    case "stats":
+      post({ type: "stats", req: m.req, idle: pool?.idle ?? 0, inUse: pool?.inUse ?? 0 });
+      return;
+    case "shutdown": {
+      shutDown = true;
+      for (const c of calls.values()) pool.give(c.rec.decoder);
+      calls.clear();
+      pool?.freeIdle();
+      post({ type: "bye" });
+      return;
+    }
+  }
+}
+
+self.onmessage = (ev: MessageEvent<ToThread>) => {
+  const m = ev.data;
+  try {
+    handle(m);
+  } catch (err) {
+    // A failing stream reports its own error; the thread goes on serving the others.
+    const id = "id" in m ? m.id : -1;
+    post({ type: "error", id, message: (err as Error).message });
+  }
+};
