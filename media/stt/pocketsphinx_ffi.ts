@@ -44,6 +44,7 @@ const psSymbols = {
   ps_args: { parameters: [], result: "pointer" },
   ps_init: { parameters: ["pointer"], result: "pointer" },
   ps_free: { parameters: ["pointer"], result: "i32" },
+  ps_start_stream: { parameters: ["pointer"], result: "i32" },
   ps_start_utt: { parameters: ["pointer"], result: "i32" },
   // (ps, int16 samples, n_samples, no_search, full_utt)
   ps_process_raw: { parameters: ["pointer", "buffer", "usize", "i32", "i32"], result: "i32" },
@@ -208,13 +209,15 @@ export class PsDecoder {
   }
 
   /**
-   * Puts the live cepstral-mean estimate back where ps_init left it (the model's prior, with no
-   * frames counted), so a decoder reused for a new call does not start from the previous
-   * caller's channel. Returns false if unsupported.
+   * Puts the decoder back in the state ps_init left it: cepstral-mean estimate at the model's
+   * prior with no frames counted, noise estimate restarted. A decoder reused for a new call then
+   * does not start from the previous caller's channel. Returns false if unsupported.
    */
   forgetAdaptation(): boolean {
     if (!this.#cmn) return false;
-    this.#live();
+    this.end();
+    // A new stream: the front end's noise-level estimate starts over.
+    this.#check("ps_start_stream", open().ps.symbols.ps_start_stream(this.#live()));
     const cmn = this.#cmn, n = this.#cmnPrior!.length;
     open().sb.symbols.cmn_live_set(cmn, this.#cmnPrior!);
     // cmn_live_set counts the prior as 500 frames; a fresh decoder counts none, so the first
