@@ -137,7 +137,11 @@ Deno.test("audioMs is the duration pushed for the utterance", async () => {
 });
 
 Deno.test("closing a stream gives its decoder back, and idle decoders beyond the cap are freed", async () => {
-  await using engine = await PocketsphinxEngine.create({ spareDecoders: 1, maxIdleDecoders: 1 });
+  await using engine = await PocketsphinxEngine.create({
+    threads: 1,
+    spareDecoders: 1,
+    maxIdleDecoders: 1,
+  });
   const streams: RecognitionStream[] = [];
   for (let i = 0; i < 3; i++) streams.push(await engine.open("LANGUAGE_EN"));
   let s = await engine.stats();

@@ -1,10 +1,13 @@
 // The local recognition engine: Debian's pocketsphinx 0.8+5prealpha with its en-us model (generic
 // trigram LM, CMU dictionary), English only, in Worker threads (pocketsphinx_thread.ts).
 //
-// Threads: one per process by default. A speaking caller costs ~0.1 of realtime on this 2-core
-// VM, so one thread keeps up with ~8 callers speaking at once; more threads only help where
-// there are free cores (`threads`). Streams stay on the thread that opened them (their decoder
-// and its adaptation to the caller live there) and go to the thread with the fewest streams.
+// Threads: two by default (one on a single-core machine). A speaking caller costs ~0.1 of
+// realtime live, ~0.25 for a call's first utterance (two passes), so one thread keeps up with
+// ~4-8 callers speaking at once; with 8 speaking at once a second thread cut the later
+// utterances' finish latency p90 from 548 to 105 ms on this 2-core VM, and the main thread's
+// 20 ms timer stayed within 5 ms either way (bench/media/stt.ts). Streams stay on the thread
+// that opened them (their decoder and its adaptation to the caller live there) and go to the
+// thread with the fewest streams.
 //
 // Decoders: one per open stream (~90 MB each: every decoder loads its own LM and dictionary),
 // taken from a pool of pre-initialised ones so a call never waits for ps_init (0.2-0.7 s). Each
@@ -34,7 +37,7 @@ const RATE = 16000;
 const BATCH_SAMPLES = RATE / 10;
 
 export interface PocketsphinxOptions {
-  /** Recognition threads; default 1. */
+  /** Recognition threads; default 2 (1 on a single-core machine). */
   threads?: number;
   /** Initialised idle decoders each thread keeps ready for new calls; default 1. */
   spareDecoders?: number;
@@ -172,7 +175,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
    * PocketsphinxMissingError (naming the apt packages) when the libraries or model are missing.
    */
   static async create(options: PocketsphinxOptions = {}): Promise<PocketsphinxEngine> {
-    const count = options.threads ?? 1;
+    const count = options.threads ?? Math.min(2, navigator.hardwareConcurrency || 1);
     if (!Number.isInteger(count) || count < 1) throw new RangeError("threads must be >= 1");
     const args = { ...enUsArgs(), ...options.decoderArgs };
     for (const f of enUsModelFiles()) {
