@@ -266,13 +266,35 @@ export async function getSession(
   return { ...toRecord(row, log), workspace_id: row.workspace_id };
 }
 
+export type SessionCursor = { created_at: Date; session_id: string };
+
+/** The opaque paging cursor of sessions.list: the created_at and id of a page's last row. */
+export function encodeSessionCursor(
+  s: { timings: { created_at: Date }; session_id: string },
+): string {
+  return btoa(JSON.stringify([s.timings.created_at.toISOString(), s.session_id]));
+}
+
+/** The cursor `encodeSessionCursor` made, or undefined for anything else. */
+export function decodeSessionCursor(cursor: string | undefined): SessionCursor | undefined {
+  if (!cursor) return undefined;
+  try {
+    const [at, id] = JSON.parse(atob(cursor));
+    const created_at = new Date(at);
+    if (typeof id !== "string" || isNaN(created_at.getTime())) return undefined;
+    return { created_at, session_id: id };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface ListFilter {
   agent_id?: string;
   workspace_id?: string;
   status?: SessionStatus;
   limit: number;
   /** Opaque cursor from the previous page. */
-  cursor?: { created_at: Date; session_id: string };
+  cursor?: SessionCursor;
 }
 
 /**

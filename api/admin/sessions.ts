@@ -1,6 +1,12 @@
 // sessions.get / sessions.list: the admin token sees every session, a secret key its agent's.
 import type { Context } from "hono";
-import { getSession, listSessions, type SessionStatus } from "../../db/sessions.ts";
+import {
+  decodeSessionCursor,
+  encodeSessionCursor,
+  getSession,
+  listSessions,
+  type SessionStatus,
+} from "../../db/sessions.ts";
 import { adminOrSecretKey, type Caller } from "../auth/credentials.ts";
 import { optionalString, readObject, requiredString } from "../body.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
@@ -23,19 +29,10 @@ export async function get(c: Context, deps: ApiDeps): Promise<Response> {
   return c.json(record);
 }
 
-function encodeCursor(s: { timings: { created_at: Date }; session_id: string }): string {
-  return btoa(JSON.stringify([s.timings.created_at.toISOString(), s.session_id]));
-}
-
-function decodeCursor(cursor: string) {
-  try {
-    const [at, id] = JSON.parse(atob(cursor));
-    const created_at = new Date(at);
-    if (typeof id !== "string" || isNaN(created_at.getTime())) throw new Error();
-    return { created_at, session_id: id };
-  } catch {
-    throw invalidRequest("cursor", "cursor is not one this service returned.");
-  }
+function readCursor(cursor: string) {
+  const decoded = decodeSessionCursor(cursor);
+  if (!decoded) throw invalidRequest("cursor", "cursor is not one this service returned.");
+  return decoded;
 }
 
 export async function list(c: Context, deps: ApiDeps): Promise<Response> {
@@ -60,10 +57,12 @@ export async function list(c: Context, deps: ApiDeps): Promise<Response> {
     agent_id: scope.agent_id ?? agentId,
     status: status as SessionStatus | undefined,
     limit,
-    cursor: cursor ? decodeCursor(cursor) : undefined,
+    cursor: cursor ? readCursor(cursor) : undefined,
   });
   return c.json({
     sessions,
-    next_cursor: sessions.length === limit ? encodeCursor(sessions[sessions.length - 1]) : null,
+    next_cursor: sessions.length === limit
+      ? encodeSessionCursor(sessions[sessions.length - 1])
+      : null,
   });
 }

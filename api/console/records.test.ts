@@ -1,13 +1,7 @@
 // Reading turn records defensively and laying out their steps.
 import { assertEquals } from "../../tests/helpers/assert.ts";
-import {
-  decodeCursor,
-  encodeCursor,
-  formatSeconds,
-  readTurns,
-  readUnit,
-  segments,
-} from "./records.ts";
+import { decodeSessionCursor, encodeSessionCursor } from "../../db/sessions.ts";
+import { formatSeconds, readTurns, readUnit, segments } from "./records.ts";
 
 Deno.test("a unit splits into the heard part and the rest", () => {
   assertEquals(readUnit({ unit_id: "u", text: "One two.", heard: "One", cut_off: true }, 0), {
@@ -52,12 +46,15 @@ Deno.test("steps run from end of speech through each mark that happened", () => 
 
 Deno.test("cursors round-trip and bad ones read as the first page", () => {
   const at = new Date("2025-01-02T03:04:05.678Z");
-  assertEquals(decodeCursor(encodeCursor({ timings: { created_at: at }, session_id: "ses_x" })), {
-    created_at: at,
-    session_id: "ses_x",
-  });
-  assertEquals(decodeCursor("!!"), undefined);
-  assertEquals(decodeCursor(btoa("[1]")), undefined);
+  assertEquals(
+    decodeSessionCursor(encodeSessionCursor({ timings: { created_at: at }, session_id: "ses_x" })),
+    {
+      created_at: at,
+      session_id: "ses_x",
+    },
+  );
+  assertEquals(decodeSessionCursor("!!"), undefined);
+  assertEquals(decodeSessionCursor(btoa("[1]")), undefined);
 });
 
 Deno.test("durations read in seconds, then minutes", () => {

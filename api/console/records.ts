@@ -162,20 +162,3 @@ export function preview(value: unknown, max = 96): string {
 function clip(s: string, max: number): string {
   return s.length > max ? s.slice(0, max - 1) + "…" : s;
 }
-
-// Paging cursors: the same shape sessions.list hands out (created_at and id of the last row).
-export function encodeCursor(s: { timings: { created_at: Date }; session_id: string }): string {
-  return btoa(JSON.stringify([s.timings.created_at.toISOString(), s.session_id]));
-}
-
-export function decodeCursor(cursor: string | undefined) {
-  if (!cursor) return undefined;
-  try {
-    const [at, id] = JSON.parse(atob(cursor));
-    const created_at = new Date(at);
-    if (typeof id !== "string" || isNaN(created_at.getTime())) return undefined;
-    return { created_at, session_id: id };
-  } catch {
-    return undefined;
-  }
-}

@@ -8,7 +8,13 @@ import { bodyLimit } from "hono/body-limit";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { createAgent, getAgent, listAgents, updateAgent } from "../../db/agents.ts";
 import { createKey, getKey, listKeys, revokeKey } from "../../db/keys.ts";
-import { getSession, listSessions, type SessionStatus } from "../../db/sessions.ts";
+import {
+  decodeSessionCursor,
+  encodeSessionCursor,
+  getSession,
+  listSessions,
+  type SessionStatus,
+} from "../../db/sessions.ts";
 import { MAX_BODY_BYTES } from "../../common/http/json_body.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import { logger } from "../../common/log.ts";
@@ -31,7 +37,6 @@ import { AgentPage } from "./agent.tsx";
 import { type SessionFilter, SessionsPage, STATUSES } from "./sessions.tsx";
 import { SessionPage } from "./session.tsx";
 import { checked, field, type Form, parseOrigins } from "./forms.ts";
-import { decodeCursor, encodeCursor } from "./records.ts";
 import { fileResponse, resolveRecording } from "./recording.ts";
 
 const log = logger("console");
@@ -284,10 +289,12 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       agent_id: filter.agent_id,
       status: filter.status,
       limit: filter.limit + 1,
-      cursor: decodeCursor(filter.cursor),
+      cursor: decodeSessionCursor(filter.cursor),
     });
     const sessions = rows.slice(0, filter.limit);
-    const nextCursor = rows.length > filter.limit ? encodeCursor(sessions.at(-1)!) : undefined;
+    const nextCursor = rows.length > filter.limit
+      ? encodeSessionCursor(sessions.at(-1)!)
+      : undefined;
     return page(
       c,
       <SessionsPage
