@@ -5,7 +5,7 @@ import { encodeWav } from "../../caller/wav.ts";
 import { parseRange, resolveRecording } from "./recording.ts";
 import { signIn } from "./testing/console_client.ts";
 import { seedSession } from "./testing/sample_session.ts";
-import { toFileUrl } from "./testing/file_url.ts";
+import { recordingUrl as toFileUrl } from "../../media/call/recording.ts";
 
 Deno.test("byte ranges: one range read, others sent whole or refused", () => {
   assertEquals(parseRange(undefined, 100), undefined);

@@ -1,6 +1,5 @@
 // One call on this worker: the peer, RTVI on its chat channel, outbound audio, what plays (a
 // conversation with the brain, or the echo diagnostic), liveness and the session's status.
-import { resolve } from "node:path";
 import type { Pool } from "../../db/client.ts";
 import { finishSession, markActive } from "../../db/sessions.ts";
 import { logger } from "../../common/log.ts";
@@ -17,8 +16,6 @@ import { OutboundAudio } from "./outbound.ts";
 import { SessionLog } from "./session_log.ts";
 
 const log = logger("call");
-
-const toFileUrl = (path: string) => new URL(`file://${resolve(path)}`).href;
 
 export interface CallOptions {
   sessionId: string;
@@ -209,7 +206,7 @@ export class Call {
     let recordingUrl: string | null = null;
     if (this.recording) {
       const seconds = await this.recording.close();
-      recordingUrl = toFileUrl(this.recording.path);
+      recordingUrl = this.recording.url;
       this.log.add("worker", "recording_written", { url: recordingUrl, seconds });
     }
     this.log.add("worker", "call_ended", { status, reason });

@@ -2,6 +2,7 @@
 // right the bot), streamed to disk as the call goes so a long call costs no memory. Both
 // channels advance on the outbound 20 ms grid, so they stay aligned.
 import { dirname } from "node:path";
+import { pathToFileURL } from "node:url";
 
 export const RECORDING_RATE = 16000;
 const FRAME = RECORDING_RATE / 50; // 320 samples per 20 ms
@@ -27,6 +28,11 @@ function header(dataBytes: number): Uint8Array {
   return b;
 }
 
+/** The file:// URL of a recording written at `path` (relative paths resolve from the cwd). */
+export function recordingUrl(path: string): string {
+  return pathToFileURL(path).href;
+}
+
 export class CallRecording {
   private file?: Deno.FsFile;
   private opening: Promise<void>;
@@ -43,6 +49,11 @@ export class CallRecording {
       this.file = await Deno.open(path, { write: true, create: true, truncate: true });
       await this.file.write(header(0));
     })();
+  }
+
+  /** Where the recording is, as the session record names it. */
+  get url(): string {
+    return recordingUrl(this.path);
   }
 
   /** One 20 ms frame of the caller, decoded at 16 kHz (copied: decoders reuse buffers). */

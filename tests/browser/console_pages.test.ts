@@ -9,7 +9,7 @@ import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { makeTenant, startTestApi } from "../helpers/api_server.ts";
 import { encodeWav } from "../../caller/wav.ts";
 import { seedSession } from "../../api/console/testing/sample_session.ts";
-import { toFileUrl } from "../../api/console/testing/file_url.ts";
+import { recordingUrl as toFileUrl } from "../../media/call/recording.ts";
 import { ARTIFACTS, type Browser, launchChromium } from "./helpers/chromium.ts";
 import type { Page } from "playwright-core";
 

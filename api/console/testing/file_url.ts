@@ -1,4 +1,0 @@
-// file:// URLs the way the worker writes recording URLs.
-import { pathToFileURL } from "node:url";
-
-export const toFileUrl = (path: string): string => pathToFileURL(path).href;
