@@ -1,8 +1,8 @@
 // One brain WebSocket (one call): decodes ServiceFrames, runs the handlers, encodes BrainFrames.
 // Handlers never block the socket: each turn runs on its own, so turns may overlap and a Cancel
 // reaches a turn while it is still working.
-import type protobuf from "protobufjs";
-import { BrainFrameType, ConfigType, ServiceFrameType } from "../../proto/mod.ts";
+import { ConfigType } from "../../proto/mod.ts";
+import { type BrainFrameKind, decodeServiceFrame, encodeBrainFrame } from "../../proto/frames.ts";
 import { applyConfig, type ConfigJson, configJson, configMessage } from "./config.ts";
 import type {
   BrainHandlers,
@@ -17,7 +17,7 @@ import type {
 const OPEN = 1;
 
 type Body = Record<string, unknown>;
-type ServiceFrame = protobuf.Message & Record<string, unknown> & { frame?: string };
+type Send = (kind: BrainFrameKind, body: Body) => void;
 
 function logError(what: string, fields: Record<string, string>, err?: unknown) {
   const where = Object.entries(fields).map(([k, v]) => `${k}=${v}`).join(" ");
@@ -71,7 +71,7 @@ class CallSession implements Session {
   readonly agentId: string;
   readonly init: JsonObject;
   config: ConfigJson;
-  private readonly send: (body: Body) => void;
+  private readonly send: Send;
 
   // No parameter properties here or below: Node's type stripping cannot run them.
   constructor(
@@ -79,7 +79,7 @@ class CallSession implements Session {
     agentId: string,
     init: JsonObject,
     config: ConfigJson,
-    send: (body: Body) => void,
+    send: Send,
   ) {
     this.id = id;
     this.agentId = agentId;
@@ -91,20 +91,20 @@ class CallSession implements Session {
   configure(config: ConfigJson): void {
     const message = configMessage(config); // throws before anything is sent
     this.config = applyConfig(this.config, configJson(message));
-    this.send({ config: message });
+    this.send("config", message as unknown as Body);
   }
 
   dispatch(type: string, data?: unknown): void {
     if (typeof type !== "string" || type === "") {
       throw new Error("session.dispatch: type must be a non-empty string");
     }
-    this.send({ action: { type, json: JSON.stringify(data ?? null) } });
+    this.send("action", { type, json: JSON.stringify(data ?? null) });
   }
 
   end(reason = "ended_by_brain"): void {
     if (this.endSent) return;
     this.endSent = true;
-    this.send({ end_session: { reason } });
+    this.send("end_session", { reason });
   }
 }
 
@@ -157,12 +157,11 @@ export class BrainConnection {
     } catch { /* already closed */ }
   }
 
-  private send(body: Body): void {
+  private send(kind: BrainFrameKind, body: Body): void {
     if (this.finished) return;
     if (this.socket.readyState !== undefined && this.socket.readyState !== OPEN) return;
-    const frame = BrainFrameType.fromObject({ seq: ++this.seq, timestamp_ms: Date.now(), ...body });
     try {
-      this.socket.send(BrainFrameType.encode(frame).finish());
+      this.socket.send(encodeBrainFrame(++this.seq, kind, body));
     } catch (err) {
       this.log("send failed", err); // the socket is closing; its close event ends the session
     }
@@ -178,15 +177,12 @@ export class BrainConnection {
     if (this.finished) return;
     const bytes = await bytesOf(data);
     if (!bytes) return this.log("ignored a non-binary message");
-    let frame: ServiceFrame;
+    let kind: string, body: Body;
     try {
-      frame = ServiceFrameType.decode(bytes) as ServiceFrame;
+      ({ kind, body } = decodeServiceFrame(bytes));
     } catch (err) {
       return this.log("could not decode a ServiceFrame", err);
     }
-    const kind = frame.frame;
-    if (!kind) return;
-    const body = ServiceFrameType.toObject(frame, { longs: Number })[kind] as Body;
     if (kind === "session_start") return this.start(body);
     const session = this.session;
     if (!session) return this.log(`${kind} before session_start, ignored`);
@@ -252,7 +248,7 @@ export class BrainConnection {
       String(body.agent_id ?? ""),
       init,
       config,
-      (b) => this.send(b),
+      (kind, b) => this.send(kind, b),
     );
     this.session = session;
     const onStart = this.handlers.onSessionStart;
@@ -268,7 +264,7 @@ export class BrainConnection {
         greeting = "";
       }
       // Sent after every Config that onSessionStart caused: voice and language apply to it.
-      this.send({ greeting: { text: greeting } });
+      this.send("greeting", { text: greeting });
     })();
   }
 
@@ -282,7 +278,7 @@ export class BrainConnection {
       if (typeof text !== "string") throw new Error(`a turn handler yielded a ${typeof text}`);
       if (text.trim() === "" || !live()) return;
       n += 1;
-      this.send({ speech_unit: { turn_id: turnId, unit_id: `${turnId}.${n}`, text, last: false } });
+      this.send("speech_unit", { turn_id: turnId, unit_id: `${turnId}.${n}`, text, last: false });
     };
     try {
       await this.ready; // turns start once onSessionStart has run
@@ -301,8 +297,11 @@ export class BrainConnection {
     } finally {
       if (this.turns.get(turnId) === controller) this.turns.delete(turnId);
       if (live()) {
-        this.send({
-          speech_unit: { turn_id: turnId, unit_id: `${turnId}.end`, text: "", last: true },
+        this.send("speech_unit", {
+          turn_id: turnId,
+          unit_id: `${turnId}.end`,
+          text: "",
+          last: true,
         });
       }
     }
