@@ -2,8 +2,13 @@
 // caller's speech onset as the service detects it (the VAD's barge-in window after the audio's
 // onset), the brain gets Cancel for the turn, and Heard for the cut unit is a strict prefix.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { speech, startCallService, waitForLog } from "./helpers/call_harness.ts";
-import { rms } from "../caller/wav.ts";
+import {
+  botSilentAt,
+  speech,
+  speechOnsetMs,
+  startCallService,
+  waitForLog,
+} from "./helpers/call_harness.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
 
 Deno.test("barge-in stops the bot's audio, cancels the turn and reports what was heard", async () => {
@@ -27,8 +32,7 @@ Deno.test("barge-in stops the bot's audio, cancels the turn and reports what was
     const words = await speech("stop, wait a moment");
     const { startedAt: sentAt } = await caller.say(words);
     // The speech's true onset: the first 10 ms of the sent audio that is not silence.
-    let onsetMs = 0;
-    while (rms(words, onsetMs * 48, (onsetMs + 10) * 48) < 300) onsetMs += 10;
+    const onsetMs = speechOnsetMs(words);
     const startedAt = sentAt + onsetMs;
     const cancel = await waitForLog(
       service,
@@ -39,10 +43,7 @@ Deno.test("barge-in stops the bot's audio, cancels the turn and reports what was
     assertEquals(cancel.data.turn_id, bargeIn.data.turn_id);
 
     // The first silent frame after the caller's onset: the bot stopped there.
-    const after = caller.heardFrames.filter((f) => f.at >= startedAt);
-    const stoppedAt = after.find((f, i) =>
-      f.rms < 100 && after.slice(i, i + 5).every((g) => g.rms < 100)
-    )?.at;
+    const stoppedAt = botSilentAt(caller, startedAt);
     assert(stoppedAt !== undefined, "the bot's audio never stopped");
     const stopMs = stoppedAt - startedAt;
     const windowMs = bargeIn.data.window_ms as number;

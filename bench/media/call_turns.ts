@@ -5,12 +5,17 @@
 // packet, synthesis alone, and how fast barge-in stops the bot. Baseline, in this process: a
 // bare protobuf frame round trip over the brain WebSocket, the floor any brain hop costs.
 //   deno run -A bench/media/call_turns.ts [turns=6]
-import { speech, startCallService, waitForLog } from "../../tests/helpers/call_harness.ts";
+import {
+  botSilentAt,
+  speech,
+  speechOnsetMs,
+  startCallService,
+  waitForLog,
+} from "../../tests/helpers/call_harness.ts";
 import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import { decodeBrainFrame, encodeServiceFrame } from "../../proto/frames.ts";
 import { EspeakEngine } from "../../media/tts/espeak_engine.ts";
-import { rms } from "../../caller/wav.ts";
 
 const TURNS = Number(Deno.args[0] ?? 6);
 const LINES = [
@@ -110,12 +115,10 @@ try {
     );
     await new Promise((r) => setTimeout(r, 1500));
     const words = await speech("stop please");
-    let onset = 0;
-    while (rms(words, onset * 48, (onset + 10) * 48) < 300) onset += 10;
     const { startedAt } = await caller.say(words);
-    const after = caller.heardFrames.filter((f) => f.at >= startedAt + onset);
-    const stop = after.find((_f, k) => after.slice(k, k + 5).every((g) => g.rms < 100));
-    if (stop) bargeStop.push(stop.at - (startedAt + onset));
+    const onsetAt = startedAt + speechOnsetMs(words);
+    const stop = botSilentAt(caller, onsetAt);
+    if (stop !== undefined) bargeStop.push(stop - onsetAt);
     await waitForLog(service, sessionId, (e) => e.kind === "barge_in" && true);
     await new Promise((r) => setTimeout(r, 2500));
   }

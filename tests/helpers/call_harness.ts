@@ -5,7 +5,7 @@ import type { Brain } from "../../sdk/brain/mod.ts";
 import { makeTenant, startTestApi, type Tenant, type TestApi } from "./api_server.ts";
 import { startWorkerProcess, type WorkerProcess } from "./process.ts";
 import { TestCaller } from "../../caller/caller.ts";
-import { readWav, to48k } from "../../caller/wav.ts";
+import { readWav, rms, to48k } from "../../caller/wav.ts";
 import { callerSpeechWav } from "./audio.ts";
 
 export interface LogEntry {
@@ -130,4 +130,17 @@ export async function waitForLog(
 /** When the caller first heard the bot after `since` (a frame louder than `level`). */
 export function botAudioAfter(caller: TestCaller, since: number, level = 300): number | undefined {
   return caller.heardFrames.find((f) => f.at >= since && f.rms > level)?.at;
+}
+
+/** Where speech begins in 48 kHz `pcm`: the start of its first 10 ms louder than `level`, in ms. */
+export function speechOnsetMs(pcm: Int16Array, level = 300): number {
+  let ms = 0;
+  while (ms * 48 < pcm.length && rms(pcm, ms * 48, (ms + 10) * 48) < level) ms += 10;
+  return ms;
+}
+
+/** When the caller's received audio went quiet (5 frames in a row under `level`) after `since`. */
+export function botSilentAt(caller: TestCaller, since: number, level = 100): number | undefined {
+  const after = caller.heardFrames.filter((f) => f.at >= since);
+  return after.find((_f, i) => after.slice(i, i + 5).every((g) => g.rms < level))?.at;
 }
