@@ -2,7 +2,7 @@
 // simulator completes a call against the demo agent it made, and SIGINT stops it leaving no
 // process behind (its worker included).
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { freePort } from "./helpers/process.ts";
+import { freePort, spawnDenoWith } from "./helpers/process.ts";
 import { runCall } from "../cli/call.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -22,36 +22,24 @@ Deno.test("deno task run from a fresh clone: URL, a simulated call, SIGINT leave
   const dir = await Deno.makeTempDir({ prefix: "fresh-clone-" });
   await sh("git", ["clone", "-q", ROOT, `${dir}/service`]);
   const [api, worker, brain] = [freePort(), freePort(), freePort()];
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["task", "run"],
-    cwd: `${dir}/service`,
-    env: {
-      NO_COLOR: "1",
-      API_PORT: String(api),
-      WORKER_PORT: String(worker),
-      BRAIN_PORT: String(brain),
-      DATABASE_URL: "", // the embedded defaults, whatever the test run uses
-    },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  let output = "";
-  const decoder = new TextDecoder();
-  const collect = (s: ReadableStream<Uint8Array>) =>
-    s.pipeTo(new WritableStream({ write: (c) => void (output += decoder.decode(c)) }));
-  const collected = Promise.all([collect(child.stdout), collect(child.stderr)]);
+  const child = spawnDenoWith(["task", "run"], {
+    API_PORT: String(api),
+    WORKER_PORT: String(worker),
+    BRAIN_PORT: String(brain),
+    DATABASE_URL: "", // the embedded defaults, whatever the test run uses
+  }, `${dir}/service`);
   try {
     const until = Date.now() + 240_000;
-    while (!/Open http:\/\/\S+ and press Call/.test(output) && Date.now() < until) {
+    while (!/Open http:\/\/\S+ and press Call/.test(child.output()) && Date.now() < until) {
       await new Promise((r) => setTimeout(r, 200));
     }
-    assertMatch(output, /Open http:\/\/127\.0\.0\.1:\d+\/ and press Call/);
+    assertMatch(child.output(), /Open http:\/\/127\.0\.0\.1:\d+\/ and press Call/);
     const page = await fetch(`http://127.0.0.1:${api}/`);
     assertEquals(page.status, 200);
     assertMatch(await page.text(), /<html/);
 
-    const command = output.match(/deno task call (.*--say "hello there")/)?.[1];
-    assert(command, `no simulator command printed:\n${output}`);
+    const command = child.output().match(/deno task call (.*--say "hello there")/)?.[1];
+    assert(command, `no simulator command printed:\n${child.output()}`);
     const args = [...command.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]);
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
@@ -59,10 +47,8 @@ Deno.test("deno task run from a fresh clone: URL, a simulated call, SIGINT leave
     assertEquals(code, 0, lines.join("\n"));
     assert(lines.some((l) => l.includes("You said")), lines.join("\n"));
   } finally {
-    child.kill("SIGINT");
-    const status = await child.status;
-    await collected;
-    assertEquals(status.code, 0, output);
+    const status = await child.stop("SIGINT");
+    assertEquals(status.code, 0, child.output());
     for (const port of [api, worker, brain]) {
       assertEquals(await portOpen(port), false, `port ${port} still open after SIGINT`);
     }

@@ -14,8 +14,14 @@ export interface Child {
 
 /** Runs `deno run -A <script>` with `env`, collecting its output. */
 export function spawnDeno(script: string, env: Record<string, string>): Child {
+  return spawnDenoWith(["run", "-A", script], env);
+}
+
+/** Runs `deno <args>` (e.g. `task run`) in `cwd` with `env`, collecting its output. */
+export function spawnDenoWith(args: string[], env: Record<string, string>, cwd?: string): Child {
   const process = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", script],
+    args,
+    cwd,
     env: { NO_COLOR: "1", HOST: "127.0.0.1", ...env },
     stdout: "piped",
     stderr: "piped",
