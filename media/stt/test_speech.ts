@@ -1,8 +1,7 @@
 // Test and bench audio for the recogniser: scripted sentences spoken by festival (the test
 // callers' voice) or espeak-ng, as 16 kHz PCM, directly or through Opus like a call's audio.
-import { callerSpeechWav, speechWav } from "../../tests/helpers/audio.ts";
+import { callerSpeechWav, speechWav, throughOpus } from "../../tests/helpers/audio.ts";
 import { readWav } from "../../caller/wav.ts";
-import { FRAME_SAMPLES_48K, OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
 import type { RecognitionStream } from "./engine.ts";
 
 export type TestVoice = "festival" | "espeak";
@@ -33,17 +32,7 @@ export async function speechThroughOpus(
   voice: TestVoice = "festival",
 ): Promise<Int16Array> {
   const wav = voice === "festival" ? await callerSpeechWav(text) : await speechWav(text);
-  const pcm = (await readWav(wav)).samples;
-  const enc = new OpusEncoder(), dec = new OpusDecoder({ sampleRate: 16000 });
-  const frames = Math.floor(pcm.length / FRAME_SAMPLES_48K);
-  const out = new Int16Array(frames * dec.frameSamples);
-  for (let f = 0; f < frames; f++) {
-    const frame = pcm.subarray(f * FRAME_SAMPLES_48K, (f + 1) * FRAME_SAMPLES_48K);
-    out.set(dec.decode(enc.encode(frame)), f * dec.frameSamples);
-  }
-  enc.close();
-  dec.close();
-  return out;
+  return throughOpus((await readWav(wav)).samples);
 }
 
 /** Pushes `pcm` in 20 ms frames, as a call does. */

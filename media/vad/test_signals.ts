@@ -5,7 +5,6 @@
 
 import { speechWav } from "../../tests/helpers/audio.ts";
 import { readWav } from "../../caller/wav.ts";
-import { OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
 
 // Windowed-sinc low-pass for 48 kHz -> 16 kHz: cutoff 7 kHz (below the 8 kHz Nyquist), 191 taps
 // (Blackman window; stopband above ~8 kHz far below 16-bit noise), unity gain at DC.
@@ -50,22 +49,6 @@ export async function speech48k(text: string, padSeconds = 0.5): Promise<Int16Ar
 /** The same at 16 kHz, decimated from 48 kHz. */
 export async function speech16k(text: string, padSeconds = 0.5): Promise<Int16Array> {
   return decimate48to16(await speech48k(text, padSeconds));
-}
-
-/** Through the browser path: Opus-encoded at 48 kHz in 20 ms frames, decoded at 16 kHz. */
-export function throughOpus(pcm48k: Int16Array): Int16Array {
-  const enc = new OpusEncoder(), dec = new OpusDecoder({ sampleRate: 16000 });
-  const frames = Math.ceil(pcm48k.length / 960);
-  const out = new Int16Array(frames * 320);
-  const frame = new Int16Array(960);
-  for (let f = 0; f < frames; f++) {
-    frame.fill(0);
-    frame.set(pcm48k.subarray(f * 960, (f + 1) * 960));
-    out.set(dec.decode(enc.encode(frame)), f * 320);
-  }
-  enc.close();
-  dec.close();
-  return out;
 }
 
 /** Where the signal first and last exceeds `level` (absolute sample value), in ms at 16 kHz. */

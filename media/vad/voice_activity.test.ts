@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { sileroModel } from "./silero.ts";
+import { throughOpus } from "../../tests/helpers/audio.ts";
 import { type VadEvent, type VadFrame, type VadSettings, VoiceActivity } from "./voice_activity.ts";
 import {
   concat,
@@ -9,7 +10,6 @@ import {
   speech16k,
   speech48k,
   speechBounds,
-  throughOpus,
   tone,
   whiteNoise,
 } from "./test_signals.ts";

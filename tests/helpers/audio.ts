@@ -1,4 +1,7 @@
-// Speech fixtures made on this machine: espeak-ng speaks, sox converts to 48 kHz mono 16-bit.
+// Speech fixtures made on this machine: espeak-ng or festival speaks, sox converts to 16-bit
+// mono; throughOpus gives them the browser's path.
+import { OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
+
 const cache = new Map<string, string>();
 
 async function run(cmd: string, args: string[]) {
@@ -48,5 +51,21 @@ export async function callerSpeechWav(
   await run("text2wave", ["-o", raw, txt]);
   await toMono16(raw, out, rate, padSeconds);
   festivalCache.set(key, out);
+  return out;
+}
+
+/** Through the browser path: Opus-encoded at 48 kHz in 20 ms frames, decoded at 16 kHz. */
+export function throughOpus(pcm48k: Int16Array): Int16Array {
+  const enc = new OpusEncoder(), dec = new OpusDecoder({ sampleRate: 16000 });
+  const frames = Math.ceil(pcm48k.length / 960);
+  const out = new Int16Array(frames * 320);
+  const frame = new Int16Array(960);
+  for (let f = 0; f < frames; f++) {
+    frame.fill(0);
+    frame.set(pcm48k.subarray(f * 960, (f + 1) * 960));
+    out.set(dec.decode(enc.encode(frame)), f * 320);
+  }
+  enc.close();
+  dec.close();
   return out;
 }
