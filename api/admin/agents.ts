@@ -31,22 +31,29 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
   const name = requiredString(body, "name");
   const brainUrl = checkBrainUrl(requiredString(body, "brain_url"));
   const recordByDefault = optionalBool(body, "record_by_default");
-  // The agent and its first secret key are made together: the key is shown only here.
-  const result = await deps.sql.begin(async (tx) => {
-    const agent = await createAgent(tx, {
-      tenant,
-      name,
-      brain_url: brainUrl,
-      record_by_default: recordByDefault,
-    });
-    const { session_key } = await createKey(tx, deps.hashSecret, {
+  const { agent, session_key } = await createAgentWithKey(deps, {
+    tenant,
+    name,
+    brain_url: brainUrl,
+    record_by_default: recordByDefault,
+  });
+  return c.json({ agent, session_key });
+}
+
+/**
+ * An agent and its first secret key, made together in one transaction: the raw key exists only
+ * in what this returns (agents.create and the console show it once).
+ */
+export function createAgentWithKey(deps: ApiDeps, input: Parameters<typeof createAgent>[1]) {
+  return deps.sql.begin(async (tx) => {
+    const agent = await createAgent(tx, input);
+    const { key, session_key } = await createKey(tx, deps.hashSecret, {
       agent_id: agent.agent_id,
       workspace_id: agent.workspace_id,
       kind: "secret",
     });
-    return { agent, session_key };
+    return { agent, key, session_key };
   });
-  return c.json(result);
 }
 
 export async function list(c: Context, deps: ApiDeps): Promise<Response> {

@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { JSX } from "hono/jsx/jsx-runtime";
-import { createAgent, getAgent, listAgents, updateAgent } from "../../db/agents.ts";
+import { getAgent, listAgents, updateAgent } from "../../db/agents.ts";
 import { createKey, getKey, listKeys, revokeKey } from "../../db/keys.ts";
 import {
   decodeSessionCursor,
@@ -19,7 +19,7 @@ import { MAX_BODY_BYTES } from "../../common/http/json_body.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import { logger } from "../../common/log.ts";
 import { isAdminToken } from "../auth/credentials.ts";
-import { checkBrainUrl } from "../admin/agents.ts";
+import { checkBrainUrl, createAgentWithKey } from "../admin/agents.ts";
 import type { ApiDeps } from "../context.ts";
 import {
   endConsoleSession,
@@ -156,19 +156,11 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       return agentsPage(c, undefined, input, refusal(err));
     }
     // As agents.create: the agent and its first secret key together, the key shown only here.
-    const { agent, created } = await deps.sql.begin(async (tx) => {
-      const agent = await createAgent(tx, {
-        tenant: input.tenant!,
-        name: input.name!,
-        brain_url: input.brain_url!,
-        record_by_default: input.record_by_default,
-      });
-      const created = await createKey(tx, deps.hashSecret, {
-        agent_id: agent.agent_id,
-        workspace_id: agent.workspace_id,
-        kind: "secret",
-      });
-      return { agent, created };
+    const { agent, ...created } = await createAgentWithKey(deps, {
+      tenant: input.tenant!,
+      name: input.name!,
+      brain_url: input.brain_url!,
+      record_by_default: input.record_by_default,
     });
     log.info("console created agent", { agent_id: agent.agent_id, key_id: created.key.key_id });
     return page(
