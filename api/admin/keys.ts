@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { getAgent } from "../../db/agents.ts";
 import { createKey, listKeys, revokeKey } from "../../db/keys.ts";
 import { requireAdmin } from "../auth/credentials.ts";
-import { normalizeOrigin } from "../auth/origin.ts";
+import { allowlistOrigin } from "../auth/origin.ts";
 import { optionalStringArray, readObject, requiredString } from "../body.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
@@ -21,8 +21,8 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
     throw invalidRequest("allowed_origins", "Only publishable keys have allowed origins.");
   }
   const normalized = origins.map((o, i) => {
-    const n = normalizeOrigin(o);
-    if (!n || new URL(o).pathname !== "/" || o.endsWith("/")) {
+    const n = allowlistOrigin(o);
+    if (!n) {
       throw invalidRequest(
         `allowed_origins.${i}`,
         `${JSON.stringify(o)} is not an origin (scheme://host[:port], no path).`,

@@ -12,6 +12,16 @@ export function normalizeOrigin(value: string): string | undefined {
   }
 }
 
+/**
+ * A value as it may stand on a key's allowlist: exactly scheme://host[:port], no path and no
+ * trailing slash; returned normalized, or undefined when it is not one.
+ */
+export function allowlistOrigin(value: string): string | undefined {
+  const n = normalizeOrigin(value);
+  if (!n || new URL(value).pathname !== "/" || value.endsWith("/")) return undefined;
+  return n;
+}
+
 export function originAllowed(origin: string | undefined, allowlist: string[]): boolean {
   if (!origin || allowlist.length === 0) return false;
   const o = normalizeOrigin(origin);

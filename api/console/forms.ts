@@ -1,5 +1,5 @@
 // Reading the console's url-encoded forms.
-import { normalizeOrigin } from "../auth/origin.ts";
+import { allowlistOrigin } from "../auth/origin.ts";
 
 export type Form = Record<string, string | File | (string | File)[]>;
 
@@ -13,18 +13,14 @@ export function field(form: Form, name: string): string {
 export const checked = (form: Form, name: string) => field(form, name) === "on";
 
 /**
- * Allowed origins typed one per line (commas and spaces also separate them), held to the same
- * rule as keys.create: scheme://host[:port], no path, no trailing slash.
+ * Allowed origins typed one per line (commas and spaces also separate them), held to keys.create's
+ * rule (allowlistOrigin).
  */
 export function parseOrigins(text: string): { origins: string[] } | { error: string } {
   const origins: string[] = [];
   for (const o of text.split(/[\s,]+/).filter(Boolean)) {
-    const n = normalizeOrigin(o);
-    let path = "";
-    try {
-      path = new URL(o).pathname;
-    } catch { /* n is undefined too */ }
-    if (!n || path !== "/" || o.endsWith("/")) {
+    const n = allowlistOrigin(o);
+    if (!n) {
       return { error: `${JSON.stringify(o)} is not an origin (scheme://host[:port], no path).` };
     }
     if (!origins.includes(n)) origins.push(n);
