@@ -66,7 +66,6 @@ export class Conversation {
   private greetingTimer?: ReturnType<typeof setTimeout>;
   private ending = false;
   private finished = false;
-  private audioChain: Promise<void> = Promise.resolve();
 
   constructor(private opts: ConversationOptions) {
     this.config = opts.config;
@@ -167,7 +166,8 @@ export class Conversation {
     if (this.finished) return;
     let pcm: Int16Array;
     try {
-      pcm = this.decoder.decode(payload).slice();
+      // The decoder reuses its buffer; every consumer below copies what it keeps, synchronously.
+      pcm = this.decoder.decode(payload);
     } catch {
       return; // a corrupt packet is dropped; the next one decodes
     }
@@ -175,10 +175,9 @@ export class Conversation {
     if (this.recognising) this.stt?.push(pcm);
     const vad = this.vad;
     if (!vad) return;
-    // Events are handled in order, each after the audio that produced it.
-    this.audioChain = this.audioChain.then(() =>
-      vad.push(pcm).then((events) => events.forEach((e) => this.onVad(e)), () => {})
-    );
+    // The VAD keeps every push (so audioSince() covers all audio received so far) and resolves
+    // pushes in order, so events are handled in order without a chain of our own.
+    vad.push(pcm).then((events) => events.forEach((e) => this.onVad(e)), () => {});
   }
 
   private onVad(e: VadEvent): void {
