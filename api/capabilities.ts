@@ -1,11 +1,28 @@
-// GET /api/v1/capabilities: the voices and languages this deployment serves (public).
+// GET /api/v1/capabilities (public): what the live worker nodes serve. The flat lists are the
+// names sessions.connect accepts; `languages` says, per language, which engines recognise it and
+// which speak it in each persona, in routing order (the first serves, the rest are fallbacks),
+// and whether each runs on the worker (`local`) or at a provider.
 import type { Context } from "hono";
-import { DEFAULT_LANGUAGE, DEFAULT_VOICE } from "../common/capabilities.ts";
+import {
+  DEFAULT_LANGUAGE,
+  DEFAULT_VOICE,
+  mergeMatrices,
+  ROSTER_LANGUAGES,
+} from "../common/capabilities.ts";
 import type { ApiDeps } from "./context.ts";
 
-export function capabilities(c: Context, deps: ApiDeps): Response {
+export async function capabilities(c: Context, deps: ApiDeps): Promise<Response> {
+  const caps = await deps.capabilities.get();
+  const merged = mergeMatrices(caps.nodes);
+  const languages = Object.fromEntries(
+    [...ROSTER_LANGUAGES].filter((l) => merged[l]).map((l) => [l, merged[l]]),
+  );
   return c.json({
-    ...deps.capabilities,
+    voices: caps.voices,
+    tts_languages: caps.tts_languages,
+    stt_languages: caps.stt_languages,
     defaults: { voice: DEFAULT_VOICE, language: DEFAULT_LANGUAGE },
+    languages,
+    live_nodes: caps.nodes.length,
   });
 }

@@ -2,7 +2,7 @@
 import type { Pool } from "../db/client.ts";
 import type { Settings } from "../common/settings.ts";
 import type { TokenSigner } from "../common/token.ts";
-import type { Capabilities } from "../common/capabilities.ts";
+import type { CapabilitySource } from "./live_capabilities.ts";
 import type { KeyStore } from "./auth/key_store.ts";
 import type { RateLimiter } from "./auth/rate_limit.ts";
 
@@ -16,5 +16,6 @@ export interface ApiDeps {
   signer: TokenSigner;
   keys: KeyStore;
   limiter: RateLimiter;
-  capabilities: Capabilities;
+  /** What the live worker nodes serve (cached briefly). */
+  capabilities: CapabilitySource;
 }

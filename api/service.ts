@@ -6,10 +6,10 @@ import type { Settings } from "../common/settings.ts";
 import { TokenSigner } from "../common/token.ts";
 import { signingJwk } from "../common/signing_key.ts";
 import { randomBase62 } from "../common/ids.ts";
-import { LOCAL_ENGINES } from "../common/capabilities.ts";
 import { logger } from "../common/log.ts";
 import { KeyStore } from "./auth/key_store.ts";
 import { RateLimiter } from "./auth/rate_limit.ts";
+import { LiveCapabilities } from "./live_capabilities.ts";
 import type { ApiDeps } from "./context.ts";
 
 const log = logger("api");
@@ -43,7 +43,7 @@ export async function startApiService(
     signer,
     keys,
     limiter: new RateLimiter(settings.rateLimitPerSecond, settings.rateLimitBurst),
-    capabilities: LOCAL_ENGINES,
+    capabilities: new LiveCapabilities(db.sql, settings.nodeStaleSeconds),
   };
   let sweeping = false;
   const sweeper = setInterval(async () => {

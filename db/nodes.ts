@@ -1,5 +1,6 @@
 // Worker nodes: registration, heartbeat, and the reservation counter that node choice reads.
 import type { Pool, Sql } from "./client.ts";
+import { LOCAL_SERVES, type ServeMatrix } from "../common/capabilities.ts";
 
 export interface WorkerNode {
   node_id: string;
@@ -8,23 +9,27 @@ export interface WorkerNode {
   active_calls: number;
   heartbeat_at: Date;
   draining: boolean;
+  serves: ServeMatrix;
 }
 
 /**
  * Registers (or re-registers after a restart) a node. Calls the node had in flight died with the
  * old process: they are marked failed and the reservation counter starts again from zero.
+ * `serves` is what its engines serve; a node registered without it runs the local engines.
  */
 export async function registerNode(
   sql: Pool,
-  node: { node_id: string; offer_base_url: string; capacity: number },
+  node: { node_id: string; offer_base_url: string; capacity: number; serves?: ServeMatrix },
 ): Promise<void> {
+  const serves = sql.json((node.serves ?? LOCAL_SERVES) as never);
   await sql.begin(async (tx) => {
     await tx`insert into worker_nodes (id, offer_base_url, capacity, active_calls, heartbeat_at,
-                                       draining, started_at)
-      values (${node.node_id}, ${node.offer_base_url}, ${node.capacity}, 0, now(), false, now())
+                                       draining, started_at, serves)
+      values (${node.node_id}, ${node.offer_base_url}, ${node.capacity}, 0, now(), false, now(),
+              ${serves})
       on conflict (id) do update set offer_base_url = excluded.offer_base_url,
         capacity = excluded.capacity, active_calls = 0, heartbeat_at = now(), draining = false,
-        started_at = now()`;
+        started_at = now(), serves = excluded.serves`;
     await tx`update sessions set status = 'failed', end_reason = 'worker_restarted',
         ended_at = now()
       where node_id = ${node.node_id} and status in ('created', 'connecting', 'active')`;
@@ -44,11 +49,22 @@ export async function heartbeat(
 
 export async function listNodes(sql: Sql): Promise<WorkerNode[]> {
   return await sql<WorkerNode[]>`select id as node_id, offer_base_url, capacity, active_calls,
-    heartbeat_at, draining from worker_nodes order by id`;
+    heartbeat_at, draining, serves from worker_nodes order by id`;
 }
 
 export async function getNode(sql: Sql, nodeId: string): Promise<WorkerNode | undefined> {
   const [row] = await sql<WorkerNode[]>`select id as node_id, offer_base_url, capacity,
-    active_calls, heartbeat_at, draining from worker_nodes where id = ${nodeId}`;
+    active_calls, heartbeat_at, draining, serves from worker_nodes where id = ${nodeId}`;
   return row;
+}
+
+/**
+ * What the live nodes serve: one matrix per node whose heartbeat is fresher than `staleSeconds`
+ * and that is not draining (the nodes sessions.connect may choose).
+ */
+export async function liveServes(sql: Sql, staleSeconds: number): Promise<ServeMatrix[]> {
+  const rows = await sql<{ serves: ServeMatrix }[]>`select serves from worker_nodes
+    where not draining and heartbeat_at > now() - make_interval(secs => ${staleSeconds})
+    order by id`;
+  return rows.map((r) => r.serves);
 }

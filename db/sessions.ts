@@ -1,5 +1,6 @@
 // Sessions: the connect-time reservation, status transitions, and the record operators read.
 import type { Sql } from "./client.ts";
+import { type CallSpeech, callSpeech } from "../common/capabilities.ts";
 
 export type SessionStatus = "created" | "connecting" | "active" | "ended" | "failed" | "expired";
 
@@ -23,14 +24,16 @@ export interface ChosenNode {
 }
 
 /**
- * Reserves a slot on the least loaded live node and writes the session in one statement (so one
- * transaction and one round trip). With no node to take it, the session is still written, as
- * `failed`/`no_worker`, for diagnosis; usage is written only when a node was reserved.
+ * Reserves a slot on the least loaded live node that serves the call's speech and writes the
+ * session in one statement (so one transaction and one round trip). With no node to take it, the
+ * session is still written, as `failed`/`no_worker`, for diagnosis; usage is written only when a
+ * node was reserved.
  */
 export async function openSession(
   sql: Sql,
   s: NewSession,
   staleSeconds: number,
+  speech: CallSpeech = callSpeech(),
 ): Promise<ChosenNode | undefined> {
   const rows = await sql<ChosenNode[]>`
     with node as (
@@ -39,6 +42,10 @@ export async function openSession(
         select id from worker_nodes
         where not draining and active_calls < capacity
           and heartbeat_at > now() - make_interval(secs => ${staleSeconds})
+          and jsonb_array_length(coalesce(serves -> ${speech.sttLanguage}::text -> 'stt',
+            '[]'::jsonb)) > 0
+          and jsonb_array_length(coalesce(serves -> ${speech.ttsLanguage}::text -> 'tts'
+            -> ${speech.voice}::text, '[]'::jsonb)) > 0
         order by active_calls::float8 / greatest(capacity, 1), random()
         limit 1
         for update
@@ -109,6 +116,8 @@ export interface CallOutcome {
   turns?: unknown[];
   recognisedSeconds?: number;
   synthesizedCharacters?: number;
+  /** Engine name → its recognised seconds and synthesized characters on this call. */
+  byEngine?: Record<string, unknown>;
   /** Where the recording was stored, when the call was recorded. */
   recordingUrl?: string | null;
 }
@@ -127,6 +136,7 @@ export async function finishSession(
   const turns = sql.json((outcome.turns ?? []) as never);
   const recognised = outcome.recognisedSeconds ?? 0;
   const characters = outcome.synthesizedCharacters ?? 0;
+  const byEngine = sql.json((outcome.byEngine ?? {}) as never);
   const rows = await sql`
     with done as (
       update sessions set status = ${status}, end_reason = ${reason}, ended_at = now(),
@@ -139,7 +149,8 @@ export async function finishSession(
     ), billed as (
       update usage u set
         call_seconds = coalesce(extract(epoch from done.ended_at - done.started_at), 0),
-        recognised_seconds = ${recognised}, synthesized_characters = ${characters}
+        recognised_seconds = ${recognised}, synthesized_characters = ${characters},
+        by_engine = ${byEngine}
       from done where u.session_id = done.id
     )
     select id from done`;
@@ -182,7 +193,13 @@ export interface SessionRecord {
   display_name: string | null;
   metadata: Record<string, string>;
   log: { at: Date; source: string; kind: string; data: unknown }[];
-  usage: { call_seconds: number; recognised_seconds: number; synthesized_characters: number };
+  usage: {
+    call_seconds: number;
+    recognised_seconds: number;
+    synthesized_characters: number;
+    /** Engine name → {recognised_seconds?, synthesized_characters?}. */
+    by_engine: Record<string, unknown>;
+  };
 }
 
 interface SessionRow {
@@ -207,13 +224,15 @@ interface SessionRow {
   call_seconds: number | null;
   recognised_seconds: number | null;
   synthesized_characters: number | null;
+  by_engine: Record<string, unknown> | null;
 }
 
 const SESSION_COLUMNS = (sql: Sql) =>
   sql`s.id as session_id, s.agent_id, s.workspace_id, w.name as tenant, s.status, s.end_reason,
       s.node_id, s.created_at, s.connected_at, s.started_at, s.ended_at, s.turns,
       s.record_requested, s.record_effective, s.recording_url, s.agent_input, s.display_name,
-      s.metadata, u.call_seconds, u.recognised_seconds, u.synthesized_characters`;
+      s.metadata, u.call_seconds, u.recognised_seconds, u.synthesized_characters,
+      u.by_engine`;
 
 function toRecord(row: SessionRow, log: SessionRecord["log"]): SessionRecord {
   return {
@@ -243,6 +262,7 @@ function toRecord(row: SessionRow, log: SessionRecord["log"]): SessionRecord {
       call_seconds: row.call_seconds ?? 0,
       recognised_seconds: row.recognised_seconds ?? 0,
       synthesized_characters: row.synthesized_characters ?? 0,
+      by_engine: row.by_engine ?? {},
     },
   };
 }

@@ -7,7 +7,8 @@ import { TokenVerifier } from "../common/token.ts";
 import { signingJwk } from "../common/signing_key.ts";
 import { registerWorkerNode } from "./node/registration.ts";
 import { createWorkerApp, type WorkerContext } from "./worker.ts";
-import { localEngines } from "./call/local_engines.ts";
+import { startSpeechEngines } from "./engines/start.ts";
+import { loadSpeechConfig } from "./engines/speech_config.ts";
 
 const log = logger("worker");
 
@@ -23,9 +24,15 @@ if (import.meta.main) {
   const port = settings.workerPort;
   const nodeId = settings.nodeId ?? `node-${Deno.hostname()}-${port}`;
   // The engines load before the node registers, so no call is routed here before it can speak.
-  const engines = await localEngines().catch((err) => {
-    console.error(`The speech engines could not start: ${(err as Error).message}`);
-    Deno.exit(3);
+  const env = (name: string) => Deno.env.get(name);
+  const engines = await loadSpeechConfig(env).then((config) => startSpeechEngines(config, env))
+    .catch((err) => {
+      console.error(`The speech engines could not start: ${(err as Error).message}`);
+      Deno.exit(3);
+    });
+  log.info("speech engines", {
+    recognition: engines.recognition.engines.map((e) => e.name).join(" "),
+    synthesis: engines.synthesis.engines.map((e) => e.name).join(" "),
   });
   const context: WorkerContext = {
     sql: db.sql,
@@ -47,6 +54,7 @@ if (import.meta.main) {
     node_id: nodeId,
     offer_base_url: settings.workerPublicUrl ?? `http://127.0.0.1:${port}`,
     capacity: settings.workerCapacity,
+    serves: engines.serves,
   });
   let stopping = false;
   const stop = async () => {

@@ -3,7 +3,13 @@
 // an unknown enum name into 0 and drops unknown fields (stack-notes §8).
 import protobuf from "protobufjs";
 import { ConfigType } from "../../proto/mod.ts";
-import type { Capabilities } from "../../common/capabilities.ts";
+import {
+  callSpeech,
+  type Capabilities,
+  matrixServes,
+  ROSTER_LANGUAGES,
+  ROSTER_VOICES,
+} from "../../common/capabilities.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 
 /** One set field: its canonical path ("tts.voice"), its value, and where the request put it. */
@@ -82,17 +88,26 @@ export function readConfigLeaves(
   }
 }
 
-const SERVED: Record<string, keyof Capabilities> = {
+const SERVED: Record<string, "voices" | "tts_languages" | "stt_languages"> = {
   "tts.voice": "voices",
   "tts.language": "tts_languages",
   "stt.language": "stt_languages",
 };
 
+/** With no live node, names are checked against the roster; node choice then answers 500. */
+const ROSTER: Record<"voices" | "tts_languages" | "stt_languages", string[]> = {
+  voices: [...ROSTER_VOICES],
+  tts_languages: [...ROSTER_LANGUAGES],
+  stt_languages: [...ROSTER_LANGUAGES],
+};
+
 /**
- * Checks the merged leaves against what the engines serve and the config rules, and builds the
- * nested Config JSON. Zero enum names mean "keep the default" and are dropped.
+ * Checks the merged leaves against what the live nodes serve and the config rules, and builds the
+ * nested Config JSON. Zero enum names mean "keep the default" and are dropped. Each name must be
+ * served by some live node, and the call's voice and two languages by one node together.
  */
 export function checkConfig(leaves: Map<string, ConfigLeaf>, caps: Capabilities): ConfigJson {
+  const served: typeof ROSTER = caps.nodes.length ? caps : ROSTER;
   for (const [key, leaf] of [...leaves]) {
     const list = SERVED[key];
     if (!list) continue;
@@ -100,12 +115,12 @@ export function checkConfig(leaves: Map<string, ConfigLeaf>, caps: Capabilities)
       leaves.delete(key);
       continue;
     }
-    if (!caps[list].includes(leaf.value as string)) {
+    if (!served[list].includes(leaf.value as string)) {
       throw new ApiError(
         400,
         "unsupported_config",
         `${leaf.path} is ${JSON.stringify(leaf.value)}, which this service does not serve.`,
-        { field: leaf.path, allowed: caps[list] },
+        { field: leaf.path, allowed: served[list] },
       );
     }
   }
@@ -136,6 +151,19 @@ export function checkConfig(leaves: Map<string, ConfigLeaf>, caps: Capabilities)
   for (const { key, value } of leaves.values()) {
     const [section, name] = key.split(".");
     (out[section] ??= {})[name] = value;
+  }
+  const speech = callSpeech(out as ConfigJson);
+  if (caps.nodes.length && !caps.nodes.some((m) => matrixServes(m, speech))) {
+    // Each name is served somewhere, but no one node serves them all.
+    const given = ["stt.language", "tts.voice", "tts.language"].map((k) => leaves.get(k))
+      .find((l) => l !== undefined);
+    throw new ApiError(
+      400,
+      "unsupported_config",
+      `No worker serves ${speech.voice} speaking ${speech.ttsLanguage} while recognising ` +
+        `${speech.sttLanguage}; GET /api/v1/capabilities lists what each language is served with.`,
+      { field: given?.path ?? "config" },
+    );
   }
   return out as ConfigJson;
 }

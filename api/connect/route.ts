@@ -4,6 +4,7 @@
 import type { Context } from "hono";
 import { newId } from "../../common/ids.ts";
 import { createSessionRecord, type NewSession, openSession } from "../../db/sessions.ts";
+import { callSpeech } from "../../common/capabilities.ts";
 import { getAgent } from "../../db/agents.ts";
 import { getSession } from "../../db/sessions.ts";
 import type { KeyGrant } from "../../db/keys.ts";
@@ -62,7 +63,7 @@ const agentNotFound = () =>
 async function admitKey(c: Context, deps: ApiDeps, grant: KeyGrant): Promise<Admitted> {
   checkOrigin(c, grant);
   checkRate(deps, grant.key_id);
-  const req = parseConnectBody(await readJson(c), deps.capabilities);
+  const req = parseConnectBody(await readJson(c), await deps.capabilities.get());
   // A credential names exactly one agent; any other agent id, in this workspace or another, is
   // not found for it.
   if (req.agent_id !== grant.agent_id) throw agentNotFound();
@@ -105,7 +106,12 @@ export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
   const grant = await apiKey(c, deps);
   const admitted = await admitKey(c, deps, grant);
   const session = newSession(admitted, deps);
-  const node = await openSession(deps.reservations, session, deps.settings.nodeStaleSeconds);
+  const node = await openSession(
+    deps.reservations,
+    session,
+    deps.settings.nodeStaleSeconds,
+    callSpeech(admitted.req.input.config),
+  );
   if (!node) {
     log.warn("no worker node for session", {
       session_id: session.session_id,
@@ -150,7 +156,7 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
   if (caller.kind === "key") {
     admitted = await admitKey(c, deps, caller.grant);
   } else {
-    const req = parseConnectBody(await readJson(c), deps.capabilities);
+    const req = parseConnectBody(await readJson(c), await deps.capabilities.get());
     const agent = await getAgent(deps.sql, req.agent_id);
     if (!agent) throw agentNotFound();
     admitted = {

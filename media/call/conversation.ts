@@ -4,7 +4,8 @@
 import { logger } from "../../common/log.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
 import { BrainConnection, type BrainFrame } from "../brain/connection.ts";
-import type { RecognitionStream } from "../stt/engine.ts";
+import type { Fallback, RoutedStream } from "../engines/routing.ts";
+import { matrixServes } from "../../common/capabilities.ts";
 import { Speaker, type SpeechChunk, type UnitHeard } from "../speech/speaker.ts";
 import { type TurnAction, TurnTaking } from "../turn/turn_taking.ts";
 import type { VadEvent, VoiceActivity } from "../vad/voice_activity.ts";
@@ -42,7 +43,14 @@ export interface ConversationOutcome {
   turns: TurnRecord[];
   recognisedSeconds: number;
   synthesizedCharacters: number;
+  /** Engine name → what it did on this call (the usage record's by_engine). */
+  byEngine: EngineUsage;
 }
+
+export type EngineUsage = Record<
+  string,
+  { recognised_seconds?: number; synthesized_characters?: number }
+>;
 
 const now = () => performance.now();
 
@@ -53,10 +61,11 @@ export class Conversation {
   readonly speaker: Speaker;
   private brain?: BrainConnection;
   private vad?: VoiceActivity;
-  private stt?: RecognitionStream;
+  private stt?: RoutedStream;
   private decoder = new OpusDecoder({ sampleRate: 16000 });
   private recognising = false;
   private recognisedMs = 0;
+  private recognisedMsByEngine = new Map<string, number>();
   private heard: UnitHeard[] = [];
   /** Turn ids this service opened; units for any other id are dropped. */
   private issued = new Set<string>(["greeting"]);
@@ -95,7 +104,14 @@ export class Conversation {
 
   private synthesize(text: string, signal: AbortSignal): AsyncIterable<SpeechChunk> {
     const { voice, language } = this.config.tts;
-    return this.opts.engines.synthesis.synthesize(text, { voice, language, signal });
+    const onFallback = (f: Fallback) => this.onFallback(f);
+    return this.opts.engines.synthesis.synthesize(text, { voice, language, signal, onFallback });
+  }
+
+  /** An engine gave up and the next of its route took over: the call goes on, the log says so. */
+  private onFallback(f: Fallback): void {
+    log.warn("engine fallback", { session_id: this.opts.sessionId, ...f });
+    this.opts.log.add("worker", "engine_fallback", { ...f });
   }
 
   /** Call start: streams open, the brain is dialled and greeted. */
@@ -103,7 +119,7 @@ export class Conversation {
     const o = this.opts;
     const [vad, stt, brain] = await Promise.allSettled([
       o.engines.vad(),
-      o.engines.recognition.open(this.config.stt.language),
+      o.engines.recognition.open(this.config.stt.language, (f) => this.onFallback(f)),
       BrainConnection.dial(o.brainUrl, o.sessionId, {
         log: o.log,
         onFrame: (f) => this.onBrainFrame(f),
@@ -144,7 +160,7 @@ export class Conversation {
     this.idleTimer = setInterval(() => this.checkIdle(), 100);
   }
 
-  private setRecognition(stream: RecognitionStream): void {
+  private setRecognition(stream: RoutedStream): void {
     this.stt = stream;
     stream.onInterim((text) => {
       if (text) this.userTranscription(text, false);
@@ -237,12 +253,14 @@ export class Conversation {
   private finishRecognition(): void {
     const stt = this.stt;
     if (!stt) return;
-    stt.finish().then(({ text, audioMs }) => {
+    stt.finish().then(({ text, audioMs, engine }) => {
       if (this.finished) return;
       this.recognisedMs += audioMs;
+      this.recognisedMsByEngine.set(engine, (this.recognisedMsByEngine.get(engine) ?? 0) + audioMs);
       const clean = text.trim();
       this.turnLog.utteranceMark("final_text", now());
-      this.opts.log.add("worker", "final_text", { text: clean, audio_ms: audioMs });
+      this.turnLog.utteranceRecognisedBy(engine);
+      this.opts.log.add("worker", "final_text", { text: clean, audio_ms: audioMs, engine });
       if (clean) this.userTranscription(clean, true);
       else this.turnLog.utteranceDropped();
       this.apply(this.turns.next({ type: "final_text", text: clean }));
@@ -305,13 +323,18 @@ export class Conversation {
   }
 
   private configure(patch: ConfigPatch): void {
-    const caps = this.opts.engines;
+    const serves = this.opts.engines.serves;
     const next = applyConfig(this.config, patch);
     const refused: string[] = [];
-    if (!caps.synthesis.voices.includes(next.tts.voice)) refused.push("tts.voice");
-    if (!caps.synthesis.languages.includes(next.tts.language)) refused.push("tts.language");
-    if (!caps.recognition.languages.includes(next.stt.language)) refused.push("stt.language");
-    if (refused.length) {
+    if (!serves[next.tts.language]?.tts) refused.push("tts.language");
+    else if (!serves[next.tts.language].tts![next.tts.voice]) refused.push("tts.voice");
+    if (!serves[next.stt.language]?.stt) refused.push("stt.language");
+    const call = {
+      voice: next.tts.voice,
+      ttsLanguage: next.tts.language,
+      sttLanguage: next.stt.language,
+    };
+    if (refused.length || !matrixServes(serves, call)) {
       // The call goes on in the config in effect; the brain sees why in the session log.
       this.opts.log.add("worker", "config_refused", { fields: refused, config: patch });
       return;
@@ -322,7 +345,7 @@ export class Conversation {
     this.opts.log.add("worker", "config_applied", { changed, config: next });
     if (sttChanged) {
       const old = this.stt;
-      this.opts.engines.recognition.open(next.stt.language).then((s) => {
+      this.opts.engines.recognition.open(next.stt.language, (f) => this.onFallback(f)).then((s) => {
         if (this.finished) return s.close();
         this.setRecognition(s);
         old?.close();
@@ -360,6 +383,8 @@ export class Conversation {
       text: u.text,
       heard: u.heard,
       cut_off: u.cutOff,
+      ...(u.engine ? { engine: u.engine } : {}),
+      ...(u.estimated ? { heard_estimated: true } : {}),
     });
     this.brain?.send("heard", {
       unit_id: u.unitId,
@@ -442,10 +467,18 @@ export class Conversation {
       }
       this.closeStreams();
     }
+    const byEngine: EngineUsage = {};
+    for (const [engine, ms] of this.recognisedMsByEngine) {
+      (byEngine[engine] ??= {}).recognised_seconds = ms / 1000;
+    }
+    for (const [engine, n] of this.speaker.charactersByEngine) {
+      (byEngine[engine] ??= {}).synthesized_characters = n;
+    }
     return {
       turns: this.turnLog.records(),
       recognisedSeconds: this.recognisedMs / 1000,
       synthesizedCharacters: this.speaker.synthesizedCharacters,
+      byEngine,
     };
   }
 

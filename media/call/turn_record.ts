@@ -14,6 +14,10 @@ export interface UnitRecord {
   text: string;
   heard: string;
   cut_off: boolean;
+  /** The synthesis engine that spoke it (absent when cut before any audio). */
+  engine?: string;
+  /** `heard` rests on estimated word timings (the engine gives none). */
+  heard_estimated?: boolean;
 }
 
 export interface TurnRecord {
@@ -27,6 +31,8 @@ export interface TurnRecord {
   >;
   units: UnitRecord[];
   interrupted: boolean;
+  /** Which engine served each leg of the turn: recognition of the caller, synthesis of the units. */
+  engines: { recognition?: string; synthesis: string[] };
 }
 
 class Turn {
@@ -34,6 +40,7 @@ class Turn {
   readonly units: UnitRecord[] = [];
   interrupted = false;
   userText: string | null = null;
+  recognitionEngine?: string;
   constructor(
     readonly id: string,
     readonly trigger: TurnTrigger,
@@ -67,6 +74,10 @@ class Turn {
       latency_ms: latency,
       units: [...this.units],
       interrupted: this.interrupted,
+      engines: {
+        ...(this.recognitionEngine ? { recognition: this.recognitionEngine } : {}),
+        synthesis: [...new Set(this.units.flatMap((u) => u.engine ? [u.engine] : []))],
+      },
     };
   }
 }
@@ -87,12 +98,18 @@ export class TurnLog {
     this.pending?.mark(name, now);
   }
 
+  /** The engine that recognised the utterance in progress. */
+  utteranceRecognisedBy(engine: string): void {
+    if (this.pending) this.pending.recognitionEngine = engine;
+  }
+
   /** The utterance became turn `id` with `text`, sent now. */
   utteranceSent(id: string, text: string, now: number): void {
     const base = this.pending ?? new Turn(id, "speech", now, Date.now());
     this.pending = undefined;
     const turn = new Turn(id, "speech", base.startedAt, base.startedWall);
     Object.assign(turn.marks, base.marks);
+    turn.recognitionEngine = base.recognitionEngine;
     turn.userText = text;
     turn.mark("user_turn_sent", now);
     this.add(turn);

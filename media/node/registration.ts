@@ -3,6 +3,7 @@
 import type { Pool } from "../../db/client.ts";
 import { heartbeat, registerNode } from "../../db/nodes.ts";
 import { logger } from "../../common/log.ts";
+import type { ServeMatrix } from "../../common/capabilities.ts";
 
 const log = logger("node");
 
@@ -13,7 +14,7 @@ export interface NodeRegistration {
 
 export async function registerWorkerNode(
   sql: Pool,
-  node: { node_id: string; offer_base_url: string; capacity: number },
+  node: { node_id: string; offer_base_url: string; capacity: number; serves: ServeMatrix },
   intervalMs = 2000,
 ): Promise<NodeRegistration> {
   await registerNode(sql, node);

@@ -9,6 +9,8 @@ import { heardText, type WordTiming } from "./heard.ts";
 export interface SpeechChunk {
   pcm: Int16Array;
   words: WordTiming[];
+  /** The engine that made it (the router says), for the record and usage. */
+  engine?: string;
 }
 
 export type Synthesize = (text: string, signal: AbortSignal) => AsyncIterable<SpeechChunk>;
@@ -22,6 +24,13 @@ export interface SpokenUnit {
 export interface UnitHeard extends SpokenUnit {
   heard: string;
   cutOff: boolean;
+  /** The engine that synthesized the unit; undefined when it was cut before any audio came. */
+  engine?: string;
+  /**
+   * The heard text of a cut unit rests on estimated word timings (the engine gave none), or on
+   * none yet: it is the audio really sent, mapped to words by their share of the unit.
+   */
+  estimated: boolean;
 }
 
 export interface SpeakerEvents {
@@ -49,6 +58,7 @@ class Playback {
   started = false;
   playedFrames = 0;
   heardSoFar = "";
+  engine?: string;
   abort = new AbortController();
   constructor(readonly unit: SpokenUnit, readonly last: boolean) {}
 
@@ -88,6 +98,8 @@ export class Speaker implements FrameSource {
   voicedFrames = 0;
   /** Characters handed to synthesis. */
   synthesizedCharacters = 0;
+  /** Characters per engine, counted when the engine's first audio of a unit arrives. */
+  readonly charactersByEngine = new Map<string, number>();
 
   constructor(private synthesize: Synthesize, private events: SpeakerEvents = {}) {}
 
@@ -112,6 +124,11 @@ export class Speaker implements FrameSource {
     try {
       for await (const chunk of this.synthesize(p.unit.text, p.abort.signal)) {
         if (p.abort.signal.aborted) return;
+        if (chunk.engine && !p.engine) {
+          p.engine = chunk.engine;
+          const n = this.charactersByEngine.get(chunk.engine) ?? 0;
+          this.charactersByEngine.set(chunk.engine, n + p.unit.text.length);
+        }
         p.words.push(...chunk.words);
         p.add(chunk.pcm);
       }
@@ -166,7 +183,13 @@ export class Speaker implements FrameSource {
 
   private complete(p: Playback): void {
     this.queue.shift();
-    this.events.onUnitDone?.({ ...p.unit, heard: p.unit.text, cutOff: false });
+    this.events.onUnitDone?.({
+      ...p.unit,
+      heard: p.unit.text,
+      cutOff: false,
+      engine: p.engine,
+      estimated: false,
+    });
     if (p.last) this.closeTurn(p.unit.turnId);
     else if (
       this.closedTurns.has(p.unit.turnId) &&
@@ -191,7 +214,9 @@ export class Speaker implements FrameSource {
       }
       p.abort.abort();
       const heard = heardText(p.unit.text, p.words, p.playedMs);
-      const done = { ...p.unit, heard, cutOff: true };
+      const estimated = p.playedFrames > 0 &&
+        (p.words.length === 0 || p.words.some((w) => w.estimated));
+      const done = { ...p.unit, heard, cutOff: true, engine: p.engine, estimated };
       stopped.push(done);
       this.events.onUnitDone?.(done);
     }

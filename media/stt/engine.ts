@@ -1,6 +1,10 @@
 // The speech recognition seam of the media worker: caller audio (16 kHz mono PCM) in, interim
 // and final text out, one stream per call and language, reused for every utterance of the call.
-// Engines: pocketsphinx.ts (local, English, Deno FFI in worker threads).
+// Engines: pocketsphinx.ts (local, English, Deno FFI in worker threads), sarvam.ts (Sarvam's
+// Saaras streaming recognition over WebSocket). media/engines/ routes each language to them.
+
+/** Where an engine runs: on the worker itself, or at a provider reached over the network. */
+export type EngineKind = "local" | "provider";
 
 /** The end of one utterance. */
 export interface RecognitionResult {
@@ -29,7 +33,9 @@ export interface RecognitionStream {
 }
 
 export interface RecognitionEngine {
+  /** The engine's registry name, e.g. "pocketsphinx"; the record and usage name engines by it. */
   readonly name: string;
+  readonly kind: EngineKind;
   /** Proto enum names of the languages served, e.g. "LANGUAGE_EN". */
   readonly languages: readonly string[];
   /** A stream in `language`; rejects with UnservedLanguageError for a language not served. */

@@ -161,9 +161,13 @@ function send(t: Thread, m: ToThread, transfer: Transferable[] = []): void {
   if (!t.dead) t.worker.postMessage(m, transfer);
 }
 
+/** The en-us model is the only one Debian packages (pocketsphinx-en-us). */
+export const POCKETSPHINX_LANGUAGES: readonly string[] = ["LANGUAGE_EN"];
+
 export class PocketsphinxEngine implements RecognitionEngine {
   readonly name = "pocketsphinx";
-  readonly languages: readonly string[] = ["LANGUAGE_EN"];
+  readonly kind = "local";
+  readonly languages = POCKETSPHINX_LANGUAGES;
   #threads: Thread[] = [];
   #nextId = 1;
   #closed = false;

@@ -1,6 +1,10 @@
 // The speech synthesis seam of the media worker: a unit of text in, 48 kHz mono audio out in
 // chunks, with word timings so the worker can tell which prefix of the unit the caller heard.
-// Engines: espeak_engine.ts (local, espeak-ng in WASM).
+// Engines: espeak_engine.ts (local, espeak-ng in WASM), sarvam.ts (Sarvam's Bulbul),
+// indic_parler.ts (a self-hosted Indic Parler-TTS endpoint). media/engines/ routes to them.
+import type { EngineKind } from "../stt/engine.ts";
+
+export type { EngineKind };
 
 /** A word of a unit: where it lies in the unit's text and in the unit's audio. */
 export interface WordTiming {
@@ -13,6 +17,11 @@ export interface WordTiming {
   startMs: number;
   /** Where the word's sound ends (a following pause is not part of the word). */
   endMs: number;
+  /**
+   * True when the engine gave no timing for this word and it was estimated from the audio's
+   * length (tts/estimated_timing.ts); the record marks heard text built on it as estimated.
+   */
+  estimated?: boolean;
 }
 
 export interface SynthesisChunk {
@@ -34,11 +43,27 @@ export interface SynthesisOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * What an engine speaks: language → persona → the engine's own voice for it (a provider speaker
+ * name, an espeak variant). A persona missing under a language is not served in it.
+ */
+export type SynthesisCatalog = Readonly<Record<string, Readonly<Record<string, string>>>>;
+
 export interface SynthesisEngine {
+  /** The engine's registry name, e.g. "espeak-ng"; the record and usage name engines by it. */
   readonly name: string;
-  /** Proto enum names of the voices and languages this engine serves. */
+  readonly kind: EngineKind;
+  /** Language × persona → the engine's voice; the truth the capabilities are built from. */
+  readonly catalog: SynthesisCatalog;
+  /** Proto enum names of the voices and languages this engine serves (from the catalog). */
   readonly voices: readonly string[];
   readonly languages: readonly string[];
+  /** Whether audio arrives while the unit is still being made (else all at once at the end). */
+  readonly streaming: boolean;
+  /** The rate the engine makes audio at (chunks are always resampled to 48 kHz). */
+  readonly sampleRate: number;
+  /** "engine": word timings come from the engine; "estimated": from the audio's length. */
+  readonly wordTimings: "engine" | "estimated";
   /**
    * Streams one unit. Throws `UnservedError` at once for a voice or language not served.
    * Leaving the loop early (break/return) cancels the synthesis like an abort does.
@@ -46,6 +71,18 @@ export interface SynthesisEngine {
   synthesize(text: string, options: SynthesisOptions): AsyncIterable<SynthesisChunk>;
   /** Stops all work and frees the engine's threads; open streams fail with `SynthesisError`. */
   close(): Promise<void>;
+}
+
+/** The personas and the languages of a catalog, each once. */
+export function catalogNames(catalog: SynthesisCatalog): { voices: string[]; languages: string[] } {
+  const languages = Object.keys(catalog);
+  const voices = [...new Set(languages.flatMap((l) => Object.keys(catalog[l])))];
+  return { voices, languages };
+}
+
+/** Whether `catalog` speaks `language` in `voice`. */
+export function catalogServes(catalog: SynthesisCatalog, language: string, voice: string): boolean {
+  return Object.hasOwn(catalog, language) && Object.hasOwn(catalog[language], voice);
 }
 
 /** A voice or language the engine does not serve (the caller's config is wrong, not the engine). */

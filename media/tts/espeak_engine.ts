@@ -13,6 +13,7 @@
 // ~200 Hz), Arjun "+m3" (male, ~100 Hz).
 
 import {
+  type SynthesisCatalog,
   type SynthesisChunk,
   type SynthesisEngine,
   SynthesisError,
@@ -73,10 +74,24 @@ interface Thread {
   dead: boolean;
 }
 
+/** Every espeak language in both personas: the language's own voice with the persona's variant. */
+export const ESPEAK_CATALOG: SynthesisCatalog = Object.fromEntries(
+  Object.entries(ESPEAK_LANGUAGES).map(([language, voice]) => [
+    language,
+    Object.fromEntries(Object.entries(ESPEAK_VOICES).map(([p, variant]) => [p, voice + variant])),
+  ]),
+);
+
 export class EspeakEngine implements SynthesisEngine {
   readonly name = "espeak-ng";
+  readonly kind = "local";
+  readonly catalog = ESPEAK_CATALOG;
   readonly voices: readonly string[] = Object.keys(ESPEAK_VOICES);
   readonly languages: readonly string[] = Object.keys(ESPEAK_LANGUAGES);
+  readonly streaming = true;
+  /** espeak-ng speaks at 22,050 Hz; the thread resamples to 48 kHz. */
+  readonly sampleRate = 22_050;
+  readonly wordTimings = "engine";
   /** Resolves once every thread has loaded espeak and warmed up; rejects if one failed. */
   readonly ready: Promise<void>;
   #threads: Thread[] = [];

@@ -1,0 +1,52 @@
+// Every speech engine this service can run, by registry name: what it serves (declared
+// statically, so routes, capabilities and docs/languages.md need nothing started) and how to
+// start it. Adding a provider is a module beside its siblings in stt/ or tts/ plus one line here.
+import type { EngineRef } from "../../common/capabilities.ts";
+import type { RecognitionEngine } from "../stt/engine.ts";
+import type { SynthesisCatalog, SynthesisEngine } from "../tts/engine.ts";
+import { POCKETSPHINX_LANGUAGES, PocketsphinxEngine } from "../stt/pocketsphinx.ts";
+import { ESPEAK_CATALOG, EspeakEngine } from "../tts/espeak_engine.ts";
+
+/** What an engine is started with: its options from the speech config, secrets from the env. */
+export interface EngineStart {
+  options: Record<string, unknown>;
+  env: (name: string) => string | undefined;
+}
+
+export interface RecognitionEngineType {
+  leg: "recognition";
+  kind: EngineRef["kind"];
+  languages: readonly string[];
+  /** Environment variables it cannot start without (a provider's key). */
+  needs?: readonly string[];
+  create(start: EngineStart): Promise<RecognitionEngine>;
+}
+
+export interface SynthesisEngineType {
+  leg: "synthesis";
+  kind: EngineRef["kind"];
+  catalog: SynthesisCatalog;
+  needs?: readonly string[];
+  create(start: EngineStart): Promise<SynthesisEngine>;
+}
+
+export type EngineType = RecognitionEngineType | SynthesisEngineType;
+
+export const ENGINE_TYPES: Readonly<Record<string, EngineType>> = {
+  "pocketsphinx": {
+    leg: "recognition",
+    kind: "local",
+    languages: POCKETSPHINX_LANGUAGES,
+    create: () => PocketsphinxEngine.create(),
+  },
+  "espeak-ng": {
+    leg: "synthesis",
+    kind: "local",
+    catalog: ESPEAK_CATALOG,
+    async create() {
+      const engine = new EspeakEngine();
+      await engine.ready;
+      return engine;
+    },
+  },
+};

@@ -1,0 +1,235 @@
+// Routing a call's speech to engines: for each language (and persona) the routes give an ordered
+// list of engines; the first that works is used and the others are its fallbacks.
+//
+// Recognition: a stream keeps the audio of the utterance in progress (bounded), so when its
+// engine fails (a provider drops, a thread dies) the utterance is recognised again by the next
+// engine of the route, which then serves the rest of the call.
+// Synthesis: a unit whose engine fails before its first audio is synthesized by the next engine;
+// once audio has gone out, a failure is the unit's (a different voice mid-unit is worse).
+import {
+  type RecognitionEngine,
+  RecognitionError,
+  type RecognitionResult,
+  type RecognitionStream,
+  UnservedLanguageError,
+} from "../stt/engine.ts";
+import {
+  type SynthesisChunk,
+  type SynthesisEngine,
+  SynthesisError,
+  type SynthesisOptions,
+  UnservedError,
+} from "../tts/engine.ts";
+import { recognitionRoute, type Routes, synthesisRoute } from "./serve_matrix.ts";
+
+/** A result that says which engine produced it. */
+export interface RoutedResult extends RecognitionResult {
+  engine: string;
+}
+
+/** A chunk that says which engine made it. */
+export interface RoutedChunk extends SynthesisChunk {
+  engine: string;
+}
+
+/** One engine of a route gave up and the next took over. */
+export interface Fallback {
+  leg: "recognition" | "synthesis";
+  from: string;
+  to: string;
+  reason: string;
+}
+
+/** Recognition audio kept for a replay: 30 s at 16 kHz. Longer utterances replay their start. */
+const REPLAY_MAX_SAMPLES = 30 * 16_000;
+
+export class RecognitionRouter {
+  constructor(readonly engines: readonly RecognitionEngine[], readonly routes: Routes) {}
+
+  /** Every language some engine recognises. */
+  get languages(): string[] {
+    return [...new Set(this.engines.flatMap((e) => e.languages))];
+  }
+
+  route(language: string): RecognitionEngine[] {
+    return recognitionRoute(this.engines, this.routes, language);
+  }
+
+  /**
+   * A stream on the first engine of the route that opens. Rejects with UnservedLanguageError
+   * when no engine serves the language, and with the last engine's error when none opens.
+   */
+  async open(language: string, onFallback?: (f: Fallback) => void): Promise<RoutedStream> {
+    const route = this.route(language);
+    if (!route.length) {
+      throw new UnservedLanguageError(language, "recognition", this.languages);
+    }
+    const stream = new RoutedStream(route, language, onFallback);
+    await stream.start();
+    return stream;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.engines.map((e) => e.close()));
+  }
+}
+
+export class RoutedStream implements RecognitionStream {
+  #route: RecognitionEngine[];
+  #index = -1;
+  #inner?: RecognitionStream;
+  #interim?: (text: string) => void;
+  #utterance: Int16Array[] = [];
+  #kept = 0;
+  #closed = false;
+
+  constructor(
+    route: RecognitionEngine[],
+    readonly language: string,
+    private onFallback?: (f: Fallback) => void,
+  ) {
+    this.#route = route;
+  }
+
+  /** The engine recognising now. */
+  get engine(): string {
+    return this.#route[this.#index]?.name ?? "";
+  }
+
+  /** Opens the first engine from #index + 1 on that opens; false when none is left. */
+  async #next(reason?: string): Promise<boolean> {
+    const midCall = this.#index >= 0;
+    let from = this.engine;
+    let lastError: unknown;
+    while (++this.#index < this.#route.length) {
+      const engine = this.#route[this.#index];
+      try {
+        const inner = await engine.open(this.language);
+        if (this.#closed) {
+          inner.close();
+          return false;
+        }
+        this.#inner = inner;
+        inner.onInterim((text) => this.#interim?.(text));
+        if (from && reason) {
+          this.onFallback?.({ leg: "recognition", from, to: engine.name, reason });
+        }
+        return true;
+      } catch (err) {
+        lastError = err;
+        from = engine.name;
+        reason = `${engine.name} could not open: ${(err as Error).message}`;
+      }
+    }
+    if (!midCall) throw lastError;
+    return false;
+  }
+
+  async start(): Promise<void> {
+    await this.#next();
+  }
+
+  push(pcm16k: Int16Array): void {
+    if (this.#closed) return;
+    if (this.#kept < REPLAY_MAX_SAMPLES) {
+      const keep = pcm16k.subarray(0, REPLAY_MAX_SAMPLES - this.#kept).slice();
+      this.#utterance.push(keep);
+      this.#kept += keep.length;
+    }
+    this.#inner?.push(pcm16k);
+  }
+
+  onInterim(cb: (text: string) => void): void {
+    this.#interim = cb;
+  }
+
+  async finish(): Promise<RoutedResult> {
+    const audio = this.#utterance;
+    this.#utterance = [];
+    this.#kept = 0;
+    for (;;) {
+      const inner = this.#inner;
+      if (!inner || this.#closed) throw new RecognitionError("recognition stream closed");
+      try {
+        return { ...await inner.finish(), engine: this.engine };
+      } catch (err) {
+        if (this.#closed) throw err;
+        const reason = `${this.engine} failed: ${(err as Error).message}`;
+        inner.close();
+        this.#inner = undefined;
+        if (!await this.#next(reason)) throw err;
+        for (const pcm of audio) this.#inner!.push(pcm);
+      }
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#inner?.close();
+    this.#utterance = [];
+  }
+}
+
+export class SynthesisRouter {
+  constructor(readonly engines: readonly SynthesisEngine[], readonly routes: Routes) {}
+
+  get voices(): string[] {
+    return [...new Set(this.engines.flatMap((e) => e.voices))];
+  }
+
+  get languages(): string[] {
+    return [...new Set(this.engines.flatMap((e) => e.languages))];
+  }
+
+  route(language: string, voice: string): SynthesisEngine[] {
+    return synthesisRoute(this.engines, this.routes, language, voice);
+  }
+
+  /**
+   * One unit on the first engine of the route that makes audio. Throws UnservedError at once when
+   * no engine speaks the language in the voice.
+   */
+  synthesize(
+    text: string,
+    options: SynthesisOptions & { onFallback?: (f: Fallback) => void },
+  ): AsyncIterable<RoutedChunk> {
+    const route = this.route(options.language, options.voice);
+    if (!route.length) {
+      const servesLanguage = this.languages.includes(options.language);
+      throw servesLanguage
+        ? new UnservedError("voice", options.voice, "synthesis", this.voices)
+        : new UnservedError("language", options.language, "synthesis", this.languages);
+    }
+    return (async function* () {
+      let lastError: unknown;
+      for (let i = 0; i < route.length; i++) {
+        const engine = route[i];
+        let started = false;
+        try {
+          for await (const chunk of engine.synthesize(text, options)) {
+            started = true;
+            yield { ...chunk, engine: engine.name };
+          }
+          return;
+        } catch (err) {
+          if (started || options.signal?.aborted) throw err;
+          lastError = err;
+          const next = route[i + 1];
+          if (next) {
+            options.onFallback?.({
+              leg: "synthesis",
+              from: engine.name,
+              to: next.name,
+              reason: (err as Error).message,
+            });
+          }
+        }
+      }
+      throw lastError instanceof Error ? lastError : new SynthesisError(String(lastError));
+    })();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.engines.map((e) => e.close()));
+  }
+}
