@@ -153,6 +153,7 @@ Deno.test("sessions: get, list, create, scoped for secret keys", async (t) => {
       call_seconds: 0,
       recognised_seconds: 0,
       synthesized_characters: 0,
+      by_engine: {},
     });
     assertEquals(r.body.log, []);
     assert(r.body.timings.created_at);

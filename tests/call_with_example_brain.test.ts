@@ -76,6 +76,15 @@ Deno.test("a call with the example brain: greeting, a turn, a reply, finalize th
     assert(t1.units.length >= 1 && t1.units[0].cut_off === false);
     assert(record.usage.recognised_seconds > 0.5, JSON.stringify(record.usage));
     assert(record.usage.synthesized_characters > 40, JSON.stringify(record.usage));
+    // Which engine served each leg, per turn and in usage.
+    assertEquals(t1.engines.recognition, "pocketsphinx");
+    assertEquals(t1.engines.synthesis, ["espeak-ng"]);
+    assertEquals(t1.units[0].engine, "espeak-ng");
+    assertEquals(
+      record.usage.by_engine.pocketsphinx.recognised_seconds,
+      record.usage.recognised_seconds,
+    );
+    assert(record.usage.by_engine["espeak-ng"].synthesized_characters > 40);
   } finally {
     await service.close();
   }

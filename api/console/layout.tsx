@@ -65,6 +65,13 @@ span.unplayed { color:var(--muted); }
 details summary { cursor:pointer; }
 .chips a { margin-right:.6em; }
 .chips a.on { font-weight:600; color:var(--fg); }
+ol.engines { margin:0; padding-left:1.3em; }
+.k-local { color:var(--ok); border-color:var(--ok); }
+.k-provider { color:var(--accent); border-color:var(--accent); }
+.n-live { color:var(--ok); border-color:var(--ok); }
+.n-stale { color:var(--bad); border-color:var(--bad); }
+.n-draining { color:var(--warn); border-color:var(--warn); }
+tr.unserved td { color:var(--muted); }
 `;
 
 export const Layout: FC<{ title: string; signedIn?: boolean; children?: Child }> = (
@@ -86,6 +93,7 @@ export const Layout: FC<{ title: string; signedIn?: boolean; children?: Child }>
           <nav>
             <a href="/console/agents">Agents</a>
             <a href="/console/sessions">Sessions</a>
+            <a href="/console/languages">Languages</a>
           </nav>
         )}
         {signedIn && (

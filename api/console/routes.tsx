@@ -15,6 +15,8 @@ import {
   listSessions,
   type SessionStatus,
 } from "../../db/sessions.ts";
+import { listNodes } from "../../db/nodes.ts";
+import { mergeMatrices } from "../../common/capabilities.ts";
 import { MAX_BODY_BYTES } from "../../common/http/json_body.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import { logger } from "../../common/log.ts";
@@ -36,6 +38,7 @@ import { AgentCreatedPage, type AgentForm, AgentsPage } from "./agents.tsx";
 import { AgentPage } from "./agent.tsx";
 import { type SessionFilter, SessionsPage, STATUSES } from "./sessions.tsx";
 import { SessionPage } from "./session.tsx";
+import { LanguagesPage } from "./languages.tsx";
 import { checked, field, type Form, parseOrigins } from "./forms.ts";
 import { fileResponse, resolveRecording } from "./recording.ts";
 
@@ -312,6 +315,21 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       : undefined;
     if (!path) return c.text("No recording file for this session.", 404);
     return await fileResponse(path, c.req.header("range"));
+  });
+
+  // What the live nodes serve: the capabilities connect checks against, and every node's row.
+  ui.get("/languages", async (c) => {
+    const caps = await deps.capabilities.get();
+    return page(
+      c,
+      <LanguagesPage
+        served={mergeMatrices(caps.nodes)}
+        liveNodes={caps.nodes.length}
+        nodes={await listNodes(deps.sql)}
+        now={new Date()}
+        staleSeconds={deps.settings.nodeStaleSeconds}
+      />,
+    );
   });
   return ui;
 }

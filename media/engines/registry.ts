@@ -6,11 +6,18 @@ import type { RecognitionEngine } from "../stt/engine.ts";
 import type { SynthesisCatalog, SynthesisEngine } from "../tts/engine.ts";
 import { POCKETSPHINX_LANGUAGES, PocketsphinxEngine } from "../stt/pocketsphinx.ts";
 import { ESPEAK_CATALOG, EspeakEngine } from "../tts/espeak_engine.ts";
+import { SARVAM_STT_LANGUAGES, SarvamRecognitionEngine } from "../stt/sarvam.ts";
 
 /** What an engine is started with: its options from the speech config, secrets from the env. */
 export interface EngineStart {
   options: Record<string, unknown>;
   env: (name: string) => string | undefined;
+}
+
+/** A provider's options: the speech config's, over the URL the environment may give. */
+function providerOptions(start: EngineStart, keyVar: string, urlVar: string) {
+  const url = start.env(urlVar);
+  return { apiKey: start.env(keyVar) ?? "", ...(url ? { url } : {}), ...start.options };
 }
 
 export interface RecognitionEngineType {
@@ -48,5 +55,15 @@ export const ENGINE_TYPES: Readonly<Record<string, EngineType>> = {
       await engine.ready;
       return engine;
     },
+  },
+  "sarvam-saaras": {
+    leg: "recognition",
+    kind: "provider",
+    languages: SARVAM_STT_LANGUAGES,
+    needs: ["SARVAM_API_KEY"],
+    create: (s) =>
+      Promise.resolve(
+        new SarvamRecognitionEngine(providerOptions(s, "SARVAM_API_KEY", "SARVAM_STT_URL")),
+      ),
   },
 };

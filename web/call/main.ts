@@ -15,6 +15,8 @@ import {
   choiceConfig,
   defaultChoice,
   fetchCapabilities,
+  pickerOptions,
+  settleChoice,
   type VoiceChoice,
 } from "./voice_choice.ts";
 
@@ -80,14 +82,22 @@ function parseData(text: string): unknown {
   }
 }
 
+function fillPickers(caps: Capabilities, choice: VoiceChoice): void {
+  const options = pickerOptions(caps, choice);
+  fillSelect(pickers.voice, options.voice, choice.voice);
+  fillSelect(pickers.tts, options.tts, choice.ttsLanguage);
+  fillSelect(pickers.stt, options.stt, choice.sttLanguage);
+}
+
 async function loadPickers(): Promise<void> {
   try {
     const caps = await fetchCapabilities(page.config.apiUrl);
-    const chosen = defaultChoice(caps);
-    fillSelect(pickers.voice, caps.voices, chosen.voice);
-    fillSelect(pickers.tts, caps.tts_languages, chosen.ttsLanguage);
-    fillSelect(pickers.stt, caps.stt_languages, chosen.sttLanguage);
+    fillPickers(caps, defaultChoice(caps));
     page.capabilities = caps;
+    // The voices follow the speaking language and its label follows the voice: refill on change.
+    for (const p of Object.values(pickers)) {
+      p.addEventListener("change", () => fillPickers(caps, settleChoice(caps, page.choice()!)));
+    }
   } catch (err) {
     // The call still works on the agent's own voice and language.
     page.capabilitiesError = String(err);

@@ -3,7 +3,7 @@
 // the brain's actions. Text goes in through textContent only: it comes from the caller's speech
 // and the brain, never markup.
 import type { BotUnit, Conversation, TranscriptLine } from "./conversation.ts";
-import { label } from "./voice_choice.ts";
+import type { PickerOption } from "./voice_choice.ts";
 
 function el(tag: string, className: string, text?: string): HTMLElement {
   const e = document.createElement(tag);
@@ -51,16 +51,20 @@ export function renderActions(c: Conversation, into: HTMLElement): void {
   );
 }
 
-/** Fills a <select> with enum names (labelled) and selects `selected`. */
-export function fillSelect(select: HTMLSelectElement, names: string[], selected: string): void {
+/** Fills a <select> with labelled options and selects `selected`. */
+export function fillSelect(
+  select: HTMLSelectElement,
+  options: PickerOption[],
+  selected: string,
+): void {
   select.replaceChildren(
-    ...names.map((name) => {
+    ...options.map(({ value, label }) => {
       const o = document.createElement("option");
-      o.value = name;
-      o.textContent = label(name);
-      o.selected = name === selected;
+      o.value = value;
+      o.textContent = label;
+      o.selected = value === selected;
       return o;
     }),
   );
-  select.disabled = names.length === 0;
+  select.disabled = options.length === 0;
 }

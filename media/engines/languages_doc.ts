@@ -1,0 +1,89 @@
+// docs/languages.md, built from the engine registry: per roster language, which engines recognise
+// it and speak it in each persona, local or at a provider, in the order the default routes try
+// them. `deno task languages` writes it; a test keeps the file equal to what this builds.
+import {
+  type EngineRef,
+  ROSTER_LANGUAGES,
+  ROSTER_VOICES,
+  type ServeMatrix,
+} from "../../common/capabilities.ts";
+import { ENGINE_TYPES, type RecognitionEngineType, type SynthesisEngineType } from "./registry.ts";
+import { serveMatrix } from "./serve_matrix.ts";
+import { defaultSpeechConfig, type SpeechConfig } from "./speech_config.ts";
+
+/** The matrix a speech config would serve, from the registry's declarations alone. */
+export function declaredMatrix(config: SpeechConfig): ServeMatrix {
+  const recognition = config.recognition.map((name) => {
+    const t = ENGINE_TYPES[name] as RecognitionEngineType;
+    return { name, kind: t.kind, languages: t.languages };
+  });
+  const synthesis = config.synthesis.map((name) => {
+    const t = ENGINE_TYPES[name] as SynthesisEngineType;
+    return { name, kind: t.kind, catalog: t.catalog };
+  });
+  return serveMatrix(recognition, synthesis, config.routes);
+}
+
+/** Every engine the registry knows, in the default order (providers first, local last). */
+export function fullConfig(): SpeechConfig {
+  const base = defaultSpeechConfig(() => "set");
+  const known = Object.keys(ENGINE_TYPES);
+  const missing = known.filter((n) => ![...base.recognition, ...base.synthesis].includes(n));
+  if (missing.length) throw new Error(`the default config does not place ${missing.join(", ")}`);
+  return base;
+}
+
+const code = (l: string) => l.replace("LANGUAGE_", "").toLowerCase();
+const cell = (refs: EngineRef[] | undefined) =>
+  refs?.length ? refs.map((r) => `${r.engine} (${r.kind})`).join(" → ") : "—";
+
+function table(m: ServeMatrix): string {
+  const head = `| language | recognition | ${ROSTER_VOICES.join(" | ")} |`;
+  const rule = `|---|---|${ROSTER_VOICES.map(() => "---").join("|")}|`;
+  const rows = ROSTER_LANGUAGES.map((l) =>
+    `| ${code(l)} | ${cell(m[l]?.stt)} | ${
+      ROSTER_VOICES.map((v) => cell(m[l]?.tts?.[v])).join(" | ")
+    } |`
+  );
+  return [head, rule, ...rows].join("\n");
+}
+
+function counts(m: ServeMatrix): string {
+  const stt = ROSTER_LANGUAGES.filter((l) => m[l]?.stt).length;
+  const both = ROSTER_LANGUAGES.filter((l) => ROSTER_VOICES.every((v) => m[l]?.tts?.[v])).length;
+  return `recognition ${stt} of ${ROSTER_LANGUAGES.length}, synthesis in both personas ${both} of ${ROSTER_LANGUAGES.length}`;
+}
+
+export function languagesDoc(): string {
+  const local = declaredMatrix(defaultSpeechConfig(() => undefined));
+  const full = declaredMatrix(fullConfig());
+  return `# Languages and engines
+
+<!-- Built from media/engines/registry.ts by \`deno task languages\`; a test keeps it true. -->
+
+The roster is English and the 22 scheduled languages of India, each in two personas
+(VOICE_ANANYA, female; VOICE_ARJUN, male). Which of them a deployment serves depends on the
+engines its workers run (\`SPEECH_ENGINES\`, or the provider keys in the environment; see
+media/engines/speech_config.ts). Each cell lists the engines in the order the default routes try
+them: the first serves, the next takes over when it fails. \`local\` engines run on the worker;
+\`provider\` engines are reached over the network. \`GET /api/v1/capabilities\` reports the same
+matrix for the workers that are live right now, and sessions.connect accepts exactly that.
+
+## With nothing configured (the local engines)
+
+${counts(local)}.
+
+${table(local)}
+
+## With every engine configured (SARVAM_API_KEY and INDIC_PARLER_URL set)
+
+${counts(full)}.
+
+${table(full)}
+`;
+}
+
+if (import.meta.main) {
+  await Deno.writeTextFile(new URL("../../docs/languages.md", import.meta.url), languagesDoc());
+  console.log("wrote docs/languages.md");
+}
