@@ -7,6 +7,8 @@ import type { SynthesisCatalog, SynthesisEngine } from "../tts/engine.ts";
 import { POCKETSPHINX_LANGUAGES, PocketsphinxEngine } from "../stt/pocketsphinx.ts";
 import { ESPEAK_CATALOG, EspeakEngine } from "../tts/espeak_engine.ts";
 import { SARVAM_STT_LANGUAGES, SarvamRecognitionEngine } from "../stt/sarvam.ts";
+import { SARVAM_TTS_CATALOG, SarvamSynthesisEngine } from "../tts/sarvam.ts";
+import { INDIC_PARLER_CATALOG, IndicParlerEngine } from "../tts/indic_parler.ts";
 
 /** What an engine is started with: its options from the speech config, secrets from the env. */
 export interface EngineStart {
@@ -14,10 +16,10 @@ export interface EngineStart {
   env: (name: string) => string | undefined;
 }
 
-/** A provider's options: the speech config's, over the URL the environment may give. */
+/** A provider's options: the speech config's, over the key and URL the environment gives. */
 function providerOptions(start: EngineStart, keyVar: string, urlVar: string) {
-  const url = start.env(urlVar);
-  return { apiKey: start.env(keyVar) ?? "", ...(url ? { url } : {}), ...start.options };
+  const url = start.env(urlVar), apiKey = start.env(keyVar);
+  return { ...(apiKey ? { apiKey } : {}), ...(url ? { url } : {}), ...start.options };
 }
 
 export interface RecognitionEngineType {
@@ -63,7 +65,33 @@ export const ENGINE_TYPES: Readonly<Record<string, EngineType>> = {
     needs: ["SARVAM_API_KEY"],
     create: (s) =>
       Promise.resolve(
-        new SarvamRecognitionEngine(providerOptions(s, "SARVAM_API_KEY", "SARVAM_STT_URL")),
+        new SarvamRecognitionEngine(
+          providerOptions(s, "SARVAM_API_KEY", "SARVAM_STT_URL") as { apiKey: string },
+        ),
       ),
+  },
+  "sarvam-bulbul": {
+    leg: "synthesis",
+    kind: "provider",
+    catalog: SARVAM_TTS_CATALOG,
+    needs: ["SARVAM_API_KEY"],
+    create: (s) =>
+      Promise.resolve(
+        new SarvamSynthesisEngine(
+          providerOptions(s, "SARVAM_API_KEY", "SARVAM_TTS_URL") as { apiKey: string },
+        ),
+      ),
+  },
+  "indic-parler": {
+    leg: "synthesis",
+    kind: "provider",
+    catalog: INDIC_PARLER_CATALOG,
+    create(s) {
+      const options = providerOptions(s, "INDIC_PARLER_API_KEY", "INDIC_PARLER_URL");
+      if (typeof options.url !== "string") {
+        return Promise.reject(new Error("indic-parler needs INDIC_PARLER_URL (or options.url)"));
+      }
+      return Promise.resolve(new IndicParlerEngine(options as { url: string }));
+    },
   },
 };

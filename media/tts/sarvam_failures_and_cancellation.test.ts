@@ -1,0 +1,228 @@
+// How the Sarvam adapter fails and stops, against the fake streaming endpoint
+// (https://docs.sarvam.ai/api-reference-docs/text-to-speech/stream; error codes from
+// https://docs.sarvam.ai/api/errors-troubleshooting): every failure is a SynthesisError that says
+// what happened and never shows the key; an abort or an early exit closes the socket at once.
+import assert from "node:assert/strict";
+import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
+import { type SynthesisChunk, SynthesisError } from "./engine.ts";
+import { SarvamSynthesisEngine } from "./sarvam.ts";
+
+const TEXT = "नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।";
+const HI = { voice: "VOICE_ANANYA", language: "LANGUAGE_HI" };
+
+async function waitFor(cond: () => boolean, what: string, ms = 2000) {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Reads the stream to its end or its error; returns the chunks read and the error. */
+async function drain(stream: AsyncIterable<SynthesisChunk>) {
+  const chunks: SynthesisChunk[] = [];
+  try {
+    for await (const c of stream) chunks.push(c);
+    return { chunks, error: undefined };
+  } catch (error) {
+    return { chunks, error };
+  }
+}
+
+Deno.test("a wrong key: the handshake's 403, said as such, without the key", async () => {
+  const fake = startFakeSarvamTts({ apiKey: "test-key" });
+  const engine = new SarvamSynthesisEngine({ apiKey: "wrong-secret-key", url: fake.url });
+  try {
+    const { chunks, error } = await drain(engine.synthesize(TEXT, HI));
+    assert.deepEqual(chunks, []);
+    assert.ok(error instanceof SynthesisError, String(error));
+    assert.match(error.message, /HTTP 403/);
+    assert.match(error.message, /API key was not accepted/);
+    assert.ok(!error.message.includes("wrong-secret-key"));
+    assert.equal(fake.received.length, 1);
+    assert.deepEqual(fake.received[0].messages, []);
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
+
+Deno.test("an error frame mid-unit fails it with the provider's code", async () => {
+  const fake = startFakeSarvamTts({ errorAfterChunks: 2 });
+  const engine = new SarvamSynthesisEngine({ apiKey: "test-key", url: fake.url });
+  try {
+    const { chunks, error } = await drain(engine.synthesize(TEXT, HI));
+    assert.ok(error instanceof SynthesisError, String(error));
+    assert.equal(error.message, "Sarvam error internal_server_error: Synthesis failed on the fake");
+    assert.equal(chunks.length, 2); // the audio before the error was delivered
+    await waitFor(() => fake.received[0].closed !== null, "the socket to close");
+    assert.equal(fake.received[0].closed!.by, "client");
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
+
+Deno.test("a connection dropped mid-unit fails it", async () => {
+  const fake = startFakeSarvamTts({ dropAfterChunks: 3 });
+  const engine = new SarvamSynthesisEngine({ apiKey: "test-key", url: fake.url });
+  try {
+    const { chunks, error } = await drain(engine.synthesize(TEXT, HI));
+    assert.ok(error instanceof SynthesisError, String(error));
+    assert.match(error.message, /closed the connection before the unit ended/);
+    assert.equal(chunks.length, 3);
+    assert.ok(chunks.every((c) => c.words.length === 0), "words reported for an unfinished unit");
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
+
+Deno.test("a provider silent for longer than the read timeout fails the unit", async () => {
+  const fake = startFakeSarvamTts({ firstByteDelayMs: 1500 });
+  const engine = new SarvamSynthesisEngine({
+    apiKey: "test-key",
+    url: fake.url,
+    readTimeoutMs: 200,
+  });
+  try {
+    const started = Date.now();
+    const { error } = await drain(engine.synthesize(TEXT, HI));
+    const took = Date.now() - started;
+    assert.ok(error instanceof SynthesisError, String(error));
+    assert.equal(error.message, "Sarvam sent nothing for 200 ms");
+    assert.ok(took < 1000, `failed after ${took} ms`);
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
+
+Deno.test("a server that never completes the handshake hits the connect timeout", async () => {
+  // Accepts TCP and says nothing: a WebSocket handshake that never ends.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const c of listener) held.push(c);
+  })().catch(() => {});
+  const port = (listener.addr as Deno.NetAddr).port;
+  const engine = new SarvamSynthesisEngine({
+    apiKey: "test-key",
+    url: `ws://127.0.0.1:${port}`,
+    connectTimeoutMs: 200,
+  });
+  try {
+    const started = Date.now();
+    const { error } = await drain(engine.synthesize(TEXT, HI));
+    assert.ok(error instanceof SynthesisError, String(error));
+    assert.equal(error.message, "could not connect to Sarvam in 200 ms");
+    assert.ok(Date.now() - started < 1000);
+  } finally {
+    await engine.close();
+    listener.close();
+    for (const c of held) c.close();
+    await accepting;
+  }
+});
+
+Deno.test("an abort stops the unit at once and closes the socket", async () => {
+  const fake = startFakeSarvamTts({ chunkDelayMs: 40 });
+  const engine = new SarvamSynthesisEngine({ apiKey: "test-key", url: fake.url });
+  try {
+    const ac = new AbortController();
+    const reason = new Error("barge-in");
+    let got = 0, thrown: unknown;
+    const aborted = Date.now() + 10_000;
+    let abortedAt = aborted;
+    try {
+      for await (const _ of engine.synthesize(TEXT, { ...HI, signal: ac.signal })) {
+        if (++got === 1) {
+          // Abort while the next frame is still being waited for.
+          setTimeout(() => {
+            abortedAt = Date.now();
+            ac.abort(reason);
+          }, 5);
+        }
+      }
+    } catch (err) {
+      thrown = err;
+    }
+    assert.equal(thrown, reason);
+    assert.ok(Date.now() - abortedAt < 200, "the abort was not prompt");
+    assert.equal(got, 1);
+    await waitFor(() => fake.received[0].closed !== null, "the socket to close");
+    assert.equal(fake.received[0].closed!.by, "client");
+    assert.ok(fake.received[0].audioFrames < 10, "the fake kept sending after the abort");
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
+
+Deno.test("an already aborted signal throws its reason and opens no socket", async () => {
+  const fake = startFakeSarvamTts();
+  const engine = new SarvamSynthesisEngine({ apiKey: "test-key", url: fake.url });
+  try {
+    const reason = new Error("too late");
+    const { error } = await drain(
+      engine.synthesize(TEXT, { ...HI, signal: AbortSignal.abort(reason) }),
+    );
+    assert.equal(error, reason);
+    assert.equal(fake.received.length, 0);
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
+
+Deno.test("leaving the loop early closes the socket", async () => {
+  const fake = startFakeSarvamTts({ chunkDelayMs: 40 });
+  const engine = new SarvamSynthesisEngine({ apiKey: "test-key", url: fake.url });
+  try {
+    for await (const _ of engine.synthesize(TEXT, HI)) break;
+    await waitFor(() => fake.received[0].closed !== null, "the socket to close", 500);
+    assert.deepEqual(fake.received[0].closed, { by: "client", code: 1000 });
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
+
+Deno.test("closing the engine fails its open units; it then takes no more", async () => {
+  const fake = startFakeSarvamTts({ chunkDelayMs: 40 });
+  const engine = new SarvamSynthesisEngine({ apiKey: "test-key", url: fake.url });
+  try {
+    const stream = engine.synthesize(TEXT, HI)[Symbol.asyncIterator]();
+    await stream.next();
+    const pending = stream.next();
+    await engine.close();
+    await assert.rejects(
+      pending,
+      (e) => e instanceof SynthesisError && e.message === "engine closed",
+    );
+    assert.throws(() => engine.synthesize(TEXT, HI), SynthesisError);
+    await waitFor(() => fake.received[0].closed !== null, "the socket to close");
+  } finally {
+    await fake.close();
+  }
+});
+
+Deno.test("a slow consumer is not a slow provider: no read timeout once the unit is in", async () => {
+  const fake = startFakeSarvamTts({ chunkMs: 500 });
+  const engine = new SarvamSynthesisEngine({
+    apiKey: "test-key",
+    url: fake.url,
+    readTimeoutMs: 100,
+  });
+  try {
+    const chunks: SynthesisChunk[] = [];
+    for await (const c of engine.synthesize(TEXT, HI)) {
+      chunks.push(c);
+      if (chunks.length === 1) await new Promise((r) => setTimeout(r, 300));
+    }
+    assert.ok(chunks.at(-1)!.words.length > 0);
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
