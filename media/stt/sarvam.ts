@@ -40,6 +40,7 @@ import {
   type RecognitionStream,
   UnservedLanguageError,
 } from "./engine.ts";
+import { providerSocket } from "../engines/provider_socket.ts";
 
 const log = logger("stt.sarvam");
 const RATE = 16000;
@@ -293,7 +294,7 @@ class SarvamStream implements RecognitionStream {
   #connect(): Promise<WebSocket> {
     let ws: WebSocket;
     try {
-      ws = new WebSocket(this.url, { headers: { "API-SUBSCRIPTION-KEY": this.s.apiKey } });
+      ws = providerSocket(this.url, { "API-SUBSCRIPTION-KEY": this.s.apiKey });
     } catch (err) {
       this.stats.connectFailures++;
       return Promise.reject(new RecognitionError(`bad Sarvam URL: ${(err as Error).message}`));

@@ -58,6 +58,7 @@ import {
   textParts,
   withSpeakers,
 } from "./provider_audio.ts";
+import { providerSocket } from "../engines/provider_socket.ts";
 
 /** Proto language → Bulbul's code: the 10 Indic languages and Indian English it speaks. */
 export const BULBUL_LANGUAGES: Readonly<Record<string, string>> = {
@@ -261,7 +262,7 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
     const onAbort = () => box.fail(signal!.reason);
     this.#units.add(fail);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const ws = new WebSocket(this.#url, { headers: { "api-subscription-key": this.#key } });
+    const ws = providerSocket(this.#url, { "api-subscription-key": this.#key });
     ws.binaryType = "arraybuffer";
     let readTimer: ReturnType<typeof setTimeout> | undefined;
     const armRead = () => {
