@@ -131,7 +131,8 @@ export class RoutedStream implements RecognitionStream {
 
   push(pcm16k: Int16Array): void {
     if (this.#closed) return;
-    if (this.#kept < REPLAY_MAX_SAMPLES) {
+    // Kept for a replay only while a fallback is left to replay to.
+    if (this.#index < this.#route.length - 1 && this.#kept < REPLAY_MAX_SAMPLES) {
       const keep = pcm16k.subarray(0, REPLAY_MAX_SAMPLES - this.#kept).slice();
       this.#utterance.push(keep);
       this.#kept += keep.length;

@@ -85,6 +85,24 @@ export function catalogServes(catalog: SynthesisCatalog, language: string, voice
   return Object.hasOwn(catalog, language) && Object.hasOwn(catalog[language], voice);
 }
 
+/**
+ * The engine's own voice for `language` in `voice`; throws UnservedError (naming what is served)
+ * when its catalog lacks either.
+ */
+export function servedVoice(
+  engine: Pick<SynthesisEngine, "name" | "catalog" | "languages">,
+  language: string,
+  voice: string,
+): string {
+  if (!Object.hasOwn(engine.catalog, language)) {
+    throw new UnservedError("language", language, engine.name, engine.languages);
+  }
+  if (!catalogServes(engine.catalog, language, voice)) {
+    throw new UnservedError("voice", voice, engine.name, Object.keys(engine.catalog[language]));
+  }
+  return engine.catalog[language][voice];
+}
+
 /** A voice or language the engine does not serve (the caller's config is wrong, not the engine). */
 export class UnservedError extends Error {
   constructor(

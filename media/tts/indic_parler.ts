@@ -40,13 +40,12 @@
 // - The key is only ever a header: never in a URL or an error message.
 import {
   catalogNames,
-  catalogServes,
+  servedVoice,
   type SynthesisCatalog,
   type SynthesisChunk,
   type SynthesisEngine,
   SynthesisError,
   type SynthesisOptions,
-  UnservedError,
   type WordTiming,
 } from "./engine.ts";
 import { estimateWordTimings } from "./estimated_timing.ts";
@@ -177,14 +176,9 @@ export class IndicParlerEngine implements SynthesisEngine {
 
   synthesize(text: string, options: SynthesisOptions): AsyncIterable<SynthesisChunk> {
     const { voice, language, signal } = options;
-    if (!Object.hasOwn(this.catalog, language)) {
-      throw new UnservedError("language", language, this.name, this.languages);
-    }
-    if (!catalogServes(this.catalog, language, voice)) {
-      throw new UnservedError("voice", voice, this.name, Object.keys(this.catalog[language]));
-    }
+    const speaker = servedVoice(this, language, voice);
     if (this.#closed) throw new SynthesisError("engine closed");
-    const caption = this.#description.replaceAll("{speaker}", this.catalog[language][voice]);
+    const caption = this.#description.replaceAll("{speaker}", speaker);
     return this.#unit(text, caption, signal);
   }
 

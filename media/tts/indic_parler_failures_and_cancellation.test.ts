@@ -4,29 +4,12 @@
 // an early exit cancels the request at once.
 import assert from "node:assert/strict";
 import { startFakeIndicParler } from "../../tests/fakes/indic_parler.ts";
-import { type SynthesisChunk, SynthesisError } from "./engine.ts";
+import { SynthesisError } from "./engine.ts";
 import { IndicParlerEngine } from "./indic_parler.ts";
+import { drain, waitFor } from "../../tests/helpers/streams.ts";
 
 const TEXT = "नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।";
 const HI = { voice: "VOICE_ANANYA", language: "LANGUAGE_HI" };
-
-async function waitFor(cond: () => boolean, what: string, ms = 2000) {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-async function drain(stream: AsyncIterable<SynthesisChunk>) {
-  const chunks: SynthesisChunk[] = [];
-  try {
-    for await (const c of stream) chunks.push(c);
-    return { chunks, error: undefined };
-  } catch (error) {
-    return { chunks, error };
-  }
-}
 
 Deno.test("a wrong key: the server's 401 and its code, without the key", async () => {
   const fake = startFakeIndicParler({ apiKey: "test-key" });

@@ -41,13 +41,12 @@
 // - The key is only ever a header: never in a URL or an error message.
 import {
   catalogNames,
-  catalogServes,
+  servedVoice,
   type SynthesisCatalog,
   type SynthesisChunk,
   type SynthesisEngine,
   SynthesisError,
   type SynthesisOptions,
-  UnservedError,
 } from "./engine.ts";
 import { estimateWordTimings } from "./estimated_timing.ts";
 import {
@@ -228,14 +227,9 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
 
   synthesize(text: string, options: SynthesisOptions): AsyncIterable<SynthesisChunk> {
     const { voice, language, signal } = options;
-    if (!Object.hasOwn(this.catalog, language)) {
-      throw new UnservedError("language", language, this.name, this.languages);
-    }
-    if (!catalogServes(this.catalog, language, voice)) {
-      throw new UnservedError("voice", voice, this.name, Object.keys(this.catalog[language]));
-    }
+    const speaker = servedVoice(this, language, voice);
     if (this.#closed) throw new SynthesisError("engine closed");
-    return this.#unit(text, this.catalog[language][voice], BULBUL_LANGUAGES[language], signal);
+    return this.#unit(text, speaker, BULBUL_LANGUAGES[language], signal);
   }
 
   /** Closes every open unit's socket; their streams fail with SynthesisError. */

@@ -6,28 +6,10 @@ import assert from "node:assert/strict";
 import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
 import { type SynthesisChunk, SynthesisError } from "./engine.ts";
 import { SarvamSynthesisEngine } from "./sarvam.ts";
+import { drain, waitFor } from "../../tests/helpers/streams.ts";
 
 const TEXT = "नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।";
 const HI = { voice: "VOICE_ANANYA", language: "LANGUAGE_HI" };
-
-async function waitFor(cond: () => boolean, what: string, ms = 2000) {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-/** Reads the stream to its end or its error; returns the chunks read and the error. */
-async function drain(stream: AsyncIterable<SynthesisChunk>) {
-  const chunks: SynthesisChunk[] = [];
-  try {
-    for await (const c of stream) chunks.push(c);
-    return { chunks, error: undefined };
-  } catch (error) {
-    return { chunks, error };
-  }
-}
 
 Deno.test("a wrong key: the handshake's 403, said as such, without the key", async () => {
   const fake = startFakeSarvamTts({ apiKey: "test-key" });

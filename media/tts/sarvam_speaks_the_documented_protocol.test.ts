@@ -8,6 +8,8 @@ import { type SynthesisChunk, UnservedError } from "./engine.ts";
 import { estimateWordTimings } from "./estimated_timing.ts";
 import { SarvamSynthesisEngine } from "./sarvam.ts";
 import { wordSpans } from "./word_timing.ts";
+import { waitFor } from "../../tests/helpers/streams.ts";
+import { rms } from "../../caller/wav.ts";
 
 const HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।";
 
@@ -21,20 +23,6 @@ async function collect(stream: AsyncIterable<SynthesisChunk>) {
     o += c.pcm.length;
   }
   return { chunks, pcm, ms: pcm.length / 48 };
-}
-
-async function waitFor(cond: () => boolean, what: string, ms = 2000) {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-function rms(x: Int16Array): number {
-  let s = 0;
-  for (const v of x) s += v * v;
-  return Math.sqrt(s / Math.max(1, x.length));
 }
 
 Deno.test("a unit is one socket: the documented URL, key header, config, text and flush", async () => {

@@ -1,0 +1,25 @@
+// Small waits for tests of streaming adapters: a condition coming true, and a synthesis stream read
+// to its end or its error.
+import type { SynthesisChunk } from "../../media/tts/engine.ts";
+
+/** Polls `cond` every 5 ms; throws naming `what` after `ms`. */
+export async function waitFor(cond: () => boolean, what: string, ms = 2000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Reads the stream to its end or its error; returns the chunks read and the error. */
+export async function drain(
+  stream: AsyncIterable<SynthesisChunk>,
+): Promise<{ chunks: SynthesisChunk[]; error: unknown }> {
+  const chunks: SynthesisChunk[] = [];
+  try {
+    for await (const c of stream) chunks.push(c);
+    return { chunks, error: undefined };
+  } catch (error) {
+    return { chunks, error };
+  }
+}
