@@ -8,6 +8,7 @@ const BENCHES = [
   "bench/connect.ts",
   "bench/media/echo_calls.ts",
   "bench/media/call_turns.ts",
+  "bench/media/provider_calls.ts",
   "bench/media/vad.ts",
   "bench/media/tts.ts",
 ];
