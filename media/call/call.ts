@@ -193,6 +193,7 @@ export class Call {
     this.decoder?.close();
     if (this.peer.chatOpen) this.peer.sendChat(signalling("peerLeft"));
     for (const off of this.detach.splice(0)) off();
+    await this.peer.drainChat();
     await this.peer.close();
     let outcome: ConversationOutcome | undefined;
     try {

@@ -142,6 +142,20 @@ export class WorkerPeer {
     this.#queue.push(text);
   }
 
+  /**
+   * Waits (at most `maxMs`) until the chat channel has sent what it holds, so that the last
+   * messages of a call (a fatal error, peerLeft) reach the page before the connection closes.
+   */
+  async drainChat(maxMs = 300): Promise<void> {
+    const until = performance.now() + maxMs;
+    while (this.#chat?.readyState === "open" && this.#chat.bufferedAmount > 0) {
+      if (performance.now() > until) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    // Sent is not yet processed at the far end: one more beat before the close overtakes it.
+    if (this.#chat?.readyState === "open") await new Promise((r) => setTimeout(r, 20));
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
