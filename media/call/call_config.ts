@@ -3,7 +3,7 @@
 // Zero values (VOICE_UNSPECIFIED, LANGUAGE_UNSPECIFIED) and absent fields keep what is in
 // effect. idle.timeout_ms is a proto3 scalar, so "absent" and 0 look the same on the wire: a
 // present idle section sets the timeout (0 turns idle off), an absent one keeps it.
-import { DEFAULT_LANGUAGE, DEFAULT_VOICE } from "../../common/capabilities.ts";
+import { DEFAULT_LANGUAGE, DEFAULT_VOICE, type ServeMatrix } from "../../common/capabilities.ts";
 
 export interface CallConfig {
   tts: { voice: string; language: string };
@@ -51,4 +51,14 @@ export function changedFields(a: CallConfig, b: CallConfig): string[] {
   if (a.stt.language !== b.stt.language) out.push("stt.language");
   if (a.idle.timeout_ms !== b.idle.timeout_ms) out.push("idle.timeout_ms");
   return out;
+}
+
+/** The fields of `config` that the worker's engines do not serve (none: it can be applied). */
+export function unservedFields(config: CallConfig, serves: ServeMatrix): string[] {
+  const refused: string[] = [];
+  const tts = serves[config.tts.language]?.tts;
+  if (!tts) refused.push("tts.language");
+  else if (!tts[config.tts.voice]?.length) refused.push("tts.voice");
+  if (!serves[config.stt.language]?.stt?.length) refused.push("stt.language");
+  return refused;
 }

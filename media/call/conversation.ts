@@ -5,13 +5,18 @@ import { logger } from "../../common/log.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
 import { BrainConnection, type BrainFrame } from "../brain/connection.ts";
 import type { Fallback, RoutedStream } from "../engines/routing.ts";
-import { matrixServes } from "../../common/capabilities.ts";
 import { Speaker, type SpeechChunk, type UnitHeard } from "../speech/speaker.ts";
 import { type TurnAction, TurnTaking } from "../turn/turn_taking.ts";
 import type { VadEvent, VoiceActivity } from "../vad/voice_activity.ts";
 import type { RtviSession } from "../rtvi/session.ts";
 import type { RtviMessage } from "../rtvi/protocol.ts";
-import { applyConfig, type CallConfig, changedFields, type ConfigPatch } from "./call_config.ts";
+import {
+  applyConfig,
+  type CallConfig,
+  changedFields,
+  type ConfigPatch,
+  unservedFields,
+} from "./call_config.ts";
 import type { CallEngines } from "./engines.ts";
 import type { CallRecording } from "./recording.ts";
 import type { SessionLog } from "./session_log.ts";
@@ -323,18 +328,9 @@ export class Conversation {
   }
 
   private configure(patch: ConfigPatch): void {
-    const serves = this.opts.engines.serves;
     const next = applyConfig(this.config, patch);
-    const refused: string[] = [];
-    if (!serves[next.tts.language]?.tts) refused.push("tts.language");
-    else if (!serves[next.tts.language].tts![next.tts.voice]) refused.push("tts.voice");
-    if (!serves[next.stt.language]?.stt) refused.push("stt.language");
-    const call = {
-      voice: next.tts.voice,
-      ttsLanguage: next.tts.language,
-      sttLanguage: next.stt.language,
-    };
-    if (refused.length || !matrixServes(serves, call)) {
+    const refused = unservedFields(next, this.opts.engines.serves);
+    if (refused.length) {
       // The call goes on in the config in effect; the brain sees why in the session log.
       this.opts.log.add("worker", "config_refused", { fields: refused, config: patch });
       return;
