@@ -3,19 +3,13 @@
 // which speak it in each persona, in routing order (the first serves, the rest are fallbacks),
 // and whether each runs on the worker (`local`) or at a provider.
 import type { Context } from "hono";
-import {
-  DEFAULT_LANGUAGE,
-  DEFAULT_VOICE,
-  mergeMatrices,
-  ROSTER_LANGUAGES,
-} from "../common/capabilities.ts";
+import { DEFAULT_LANGUAGE, DEFAULT_VOICE, ROSTER_LANGUAGES } from "../common/capabilities.ts";
 import type { ApiDeps } from "./context.ts";
 
 export async function capabilities(c: Context, deps: ApiDeps): Promise<Response> {
   const caps = await deps.capabilities.get();
-  const merged = mergeMatrices(caps.nodes);
   const languages = Object.fromEntries(
-    [...ROSTER_LANGUAGES].filter((l) => merged[l]).map((l) => [l, merged[l]]),
+    [...ROSTER_LANGUAGES].filter((l) => caps.merged[l]).map((l) => [l, caps.merged[l]]),
   );
   return c.json({
     voices: caps.voices,

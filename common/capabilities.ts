@@ -61,6 +61,8 @@ export interface Capabilities {
   stt_languages: string[];
   /** Each live node's matrix: a call is served only where one node serves all its legs. */
   nodes: ServeMatrix[];
+  /** The nodes' matrices merged: what is served anywhere, engines in routing order. */
+  merged: ServeMatrix;
 }
 
 /** The three names a call's speech depends on. */
@@ -126,6 +128,7 @@ export function capabilitiesOf(nodes: readonly ServeMatrix[]): Capabilities {
       ROSTER_LANGUAGES,
     ),
     nodes: [...nodes],
+    merged,
   };
 }
 

@@ -16,7 +16,6 @@ import {
   type SessionStatus,
 } from "../../db/sessions.ts";
 import { listNodes } from "../../db/nodes.ts";
-import { mergeMatrices } from "../../common/capabilities.ts";
 import { MAX_BODY_BYTES } from "../../common/http/json_body.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import { logger } from "../../common/log.ts";
@@ -323,7 +322,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
     return page(
       c,
       <LanguagesPage
-        served={mergeMatrices(caps.nodes)}
+        served={caps.merged}
         liveNodes={caps.nodes.length}
         nodes={await listNodes(deps.sql)}
         now={new Date()}

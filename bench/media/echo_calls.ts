@@ -22,6 +22,7 @@ import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
 import { startWorkerProcess } from "../../tests/helpers/process.ts";
 import { speechWav } from "../../tests/helpers/audio.ts";
 import type { CallersResult } from "./echo_callers.ts";
+import { CLK_TCK, cpuSeconds } from "./proc.ts";
 
 const ADMIN_URL = Deno.env.get("BENCH_DATABASE_URL") ??
   "postgres://postgres@127.0.0.1:5432/postgres";
@@ -35,23 +36,6 @@ const MAX_CALLS = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---- process CPU from /proc ----
-
-const CLK_TCK = await (async () => {
-  try {
-    const out = await new Deno.Command("getconf", { args: ["CLK_TCK"], stdout: "piped" }).output();
-    return Number(new TextDecoder().decode(out.stdout).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU seconds (user + system, all threads) a process has used so far. */
-function cpuSeconds(pid: number): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  // Fields after "(comm)": state is field 3, utime 14, stime 15.
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-}
 
 /** Busy CPU seconds of the whole machine (all cores): what else ran during a window. */
 function machineBusySeconds(): number {

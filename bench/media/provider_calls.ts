@@ -34,6 +34,7 @@ import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import { parseSpeechConfig } from "../../media/engines/speech_config.ts";
+import { CLK_TCK, statCpu } from "./proc.ts";
 
 const LEVELS = (Deno.env.get("BENCH_PROVIDER_LEVELS") ?? "1,4").split(",").map(Number);
 type Config = "echo" | "local" | "provider";
@@ -59,22 +60,6 @@ const REPLIES = [
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---- /proc ----
-
-const CLK_TCK = await (async () => {
-  try {
-    const out = await new Deno.Command("getconf", { args: ["CLK_TCK"], stdout: "piped" }).output();
-    return Number(new TextDecoder().decode(out.stdout).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** utime+stime in seconds from a /proc stat line. */
-function statCpu(path: string): number {
-  const stat = Deno.readTextFileSync(path);
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-}
 
 interface Cpu {
   at: number;

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { LOCAL_ENGINES } from "../../common/capabilities.ts";
-import { type SynthesisChunk, SynthesisError, UnservedError, type WordTiming } from "./engine.ts";
+import { SynthesisError, UnservedError, type WordTiming } from "./engine.ts";
 import { EspeakEngine } from "./espeak_engine.ts";
 import { wordSpans } from "./word_timing.ts";
+import { collect } from "../../tests/helpers/streams.ts";
 
 /** A sample sentence per served language, in its own script. */
 const SAMPLES: Record<string, string> = {
@@ -26,18 +27,6 @@ const SAMPLES: Record<string, string> = {
 
 const LONG = "Thank you for calling. Your order was shipped this morning and should arrive " +
   "within three business days. If anything is missing, call us back and we will sort it out.";
-
-async function collect(stream: AsyncIterable<SynthesisChunk>) {
-  const chunks: SynthesisChunk[] = [];
-  for await (const c of stream) chunks.push(c);
-  const pcm = new Int16Array(chunks.reduce((s, c) => s + c.pcm.length, 0));
-  let o = 0;
-  for (const c of chunks) {
-    pcm.set(c.pcm, o);
-    o += c.pcm.length;
-  }
-  return { chunks, pcm, words: chunks.flatMap((c) => c.words), ms: pcm.length / 48 };
-}
 
 /** Checks the timings of one unit against its text and its audio length. */
 function assertTimings(text: string, words: WordTiming[], audioMs: number) {

@@ -7,24 +7,13 @@ import assert from "node:assert/strict";
 import { resample } from "../../wasm/resampler.ts";
 import { startFakeIndicParler } from "../../tests/fakes/indic_parler.ts";
 import { fakeSpeech } from "../../tests/fakes/sarvam_tts.ts";
-import { type SynthesisChunk, UnservedError } from "./engine.ts";
+import { UnservedError } from "./engine.ts";
 import { estimateWordTimings } from "./estimated_timing.ts";
 import { DEFAULT_PARLER_DESCRIPTION, IndicParlerEngine } from "./indic_parler.ts";
 import { wordSpans } from "./word_timing.ts";
+import { collect } from "../../tests/helpers/streams.ts";
 
 const HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।";
-
-async function collect(stream: AsyncIterable<SynthesisChunk>) {
-  const chunks: SynthesisChunk[] = [];
-  for await (const c of stream) chunks.push(c);
-  const pcm = new Int16Array(chunks.reduce((s, c) => s + c.pcm.length, 0));
-  let o = 0;
-  for (const c of chunks) {
-    pcm.set(c.pcm, o);
-    o += c.pcm.length;
-  }
-  return { chunks, pcm, ms: pcm.length / 48, words: chunks.flatMap((c) => c.words) };
-}
 
 const caption = (speaker: string) => DEFAULT_PARLER_DESCRIPTION.replaceAll("{speaker}", speaker);
 

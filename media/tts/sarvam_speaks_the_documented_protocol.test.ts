@@ -4,26 +4,14 @@
 import assert from "node:assert/strict";
 import { resample } from "../../wasm/resampler.ts";
 import { fakeSpeech, startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
-import { type SynthesisChunk, UnservedError } from "./engine.ts";
+import { UnservedError } from "./engine.ts";
 import { estimateWordTimings } from "./estimated_timing.ts";
 import { SarvamSynthesisEngine } from "./sarvam.ts";
 import { wordSpans } from "./word_timing.ts";
-import { waitFor } from "../../tests/helpers/streams.ts";
+import { collect, waitFor } from "../../tests/helpers/streams.ts";
 import { rms } from "../../caller/wav.ts";
 
 const HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।";
-
-async function collect(stream: AsyncIterable<SynthesisChunk>) {
-  const chunks: SynthesisChunk[] = [];
-  for await (const c of stream) chunks.push(c);
-  const pcm = new Int16Array(chunks.reduce((s, c) => s + c.pcm.length, 0));
-  let o = 0;
-  for (const c of chunks) {
-    pcm.set(c.pcm, o);
-    o += c.pcm.length;
-  }
-  return { chunks, pcm, ms: pcm.length / 48 };
-}
 
 Deno.test("a unit is one socket: the documented URL, key header, config, text and flush", async () => {
   const fake = startFakeSarvamTts({ apiKey: "test-key" });

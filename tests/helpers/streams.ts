@@ -1,5 +1,5 @@
-// Small waits for tests of streaming adapters: a condition coming true, and a synthesis stream read
-// to its end or its error.
+// Small helpers for tests of streaming adapters: a condition coming true, and a synthesis stream
+// read whole or to its error.
 import type { SynthesisChunk } from "../../media/tts/engine.ts";
 
 /** Polls `cond` every 5 ms; throws naming `what` after `ms`. */
@@ -22,4 +22,22 @@ export async function drain(
   } catch (error) {
     return { chunks, error };
   }
+}
+
+/** Reads a synthesis stream whole: its chunks, their audio joined, its length and its words. */
+export async function collect(stream: AsyncIterable<SynthesisChunk>): Promise<{
+  chunks: SynthesisChunk[];
+  pcm: Int16Array;
+  ms: number;
+  words: SynthesisChunk["words"];
+}> {
+  const chunks: SynthesisChunk[] = [];
+  for await (const c of stream) chunks.push(c);
+  const pcm = new Int16Array(chunks.reduce((s, c) => s + c.pcm.length, 0));
+  let o = 0;
+  for (const c of chunks) {
+    pcm.set(c.pcm, o);
+    o += c.pcm.length;
+  }
+  return { chunks, pcm, ms: pcm.length / 48, words: chunks.flatMap((c) => c.words) };
 }
