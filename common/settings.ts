@@ -21,6 +21,15 @@ export interface Settings {
   workerCapacity: number;
   /** Local folder call recordings are written to (RECORDINGS_DIR; default DATA_DIR/recordings). */
   recordingsDir: string;
+  /** A draining worker lets its calls run this long before ending them (`worker_shutdown`). */
+  drainTimeoutSeconds: number;
+  /** `text` (default: `time level [component] message key=value`) or `json` (one object a line). */
+  logFormat: "text" | "json";
+  /**
+   * A second listener serving only `GET /metrics` without credentials (METRICS_PORT; unset: none),
+   * for a scraper on a private network. On the main port `/metrics` needs the admin token.
+   */
+  metricsPort?: number;
 }
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -29,6 +38,12 @@ function int(env: Record<string, string | undefined>, name: string, fallback: nu
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number`);
   return n;
+}
+
+function logFormat(raw: string | undefined): "text" | "json" {
+  if (!raw || raw === "text") return "text";
+  if (raw === "json") return "json";
+  throw new Error("LOG_FORMAT must be text or json");
 }
 
 export function loadSettings(env: Record<string, string | undefined> = Deno.env.toObject()) {
@@ -52,6 +67,9 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     nodeStaleSeconds: int(env, "NODE_STALE_SECONDS", 10),
     workerCapacity: int(env, "WORKER_CAPACITY", 50),
     recordingsDir: env.RECORDINGS_DIR || `${env.DATA_DIR || "data"}/recordings`,
+    drainTimeoutSeconds: int(env, "DRAIN_TIMEOUT_SECONDS", 600),
+    logFormat: logFormat(env.LOG_FORMAT),
+    metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0) : undefined,
   };
   return settings;
 }
