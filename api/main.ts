@@ -4,6 +4,7 @@ import { loadSettings } from "../common/settings.ts";
 import { logger } from "../common/log.ts";
 import { createApp } from "./app.ts";
 import { startApiService } from "./service.ts";
+import { countInFlight } from "../common/http/in_flight.ts";
 
 const log = logger("api");
 
@@ -14,21 +15,31 @@ if (import.meta.main) {
     dataDir: `${settings.dataDir}/pglite`,
   });
   const service = await startApiService(db, settings);
-  const app = createApp(service.deps);
-  const ac = new AbortController();
+  let stopping = false;
+  // Ready while it takes requests; a load balancer stops sending once it answers 503.
+  const app = createApp(
+    service.deps,
+    (app) => app.get("/readyz", (c) => c.json({ ready: !stopping }, stopping ? 503 : 200)),
+  );
+  const requests = countInFlight(app.fetch);
   const server = Deno.serve({
     hostname: settings.host,
     port: settings.apiPort,
-    signal: ac.signal,
     onListen: ({ port }) =>
       log.info("listening", { port, database: db.embedded ? "embedded" : "external" }),
-  }, app.fetch);
+  }, requests.fetch);
   if (!settings.adminToken) {
     console.log(`ADMIN_TOKEN not set; this process's admin token: ${service.deps.adminToken}`);
   }
+  // SIGTERM: stop accepting connections, finish the requests in flight, then close.
   const stop = async () => {
-    ac.abort();
-    await server.finished;
+    if (stopping) return;
+    stopping = true;
+    log.info("stopping: finishing the requests in flight", { requests: requests.count });
+    // Still accepting while the requests in flight finish (at most 30 s): shutdown() would cut a
+    // body that is still arriving. Readiness already says 503, so a balancer sends no new ones.
+    await requests.idle(30_000);
+    await server.shutdown();
     await service.close();
     await db.close();
     Deno.exit(0);

@@ -105,7 +105,8 @@ if (import.meta.main) {
     stopping = true;
     log.info("stopping");
     try {
-      worker.kill("SIGTERM");
+      // SIGINT: a laptop's worker ends its calls at once instead of draining them (SIGTERM).
+      worker.kill("SIGINT");
     } catch { /* already gone */ }
     await worker.status;
     ac.abort();

@@ -68,3 +68,31 @@ export async function liveServes(sql: Sql, staleSeconds: number): Promise<ServeM
     order by id`;
   return rows.map((r) => r.serves);
 }
+
+/**
+ * Sessions whose node stopped heartbeating (died without draining: killed, crashed, cut off) for
+ * longer than `staleSeconds` are failed with `worker_lost`, so none stays `active` forever. Their
+ * call seconds are booked up to the node's last heartbeat, the last moment the call was known to
+ * run. Run by the API side (each process's sweeper); the update is idempotent across processes.
+ */
+export async function failLostSessions(sql: Sql, staleSeconds: number): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    with lost as (
+      update sessions s set status = 'failed', end_reason = 'worker_lost', ended_at = now()
+      from worker_nodes n
+      where s.node_id = n.id and s.status in ('connecting', 'active')
+        and n.heartbeat_at < now() - make_interval(secs => ${staleSeconds})
+      returning s.id, s.node_id, s.started_at, n.heartbeat_at
+    ), per_node as (
+      select node_id, count(*)::int as n from lost group by node_id
+    ), released as (
+      update worker_nodes w set active_calls = greatest(w.active_calls - per_node.n, 0)
+      from per_node where w.id = per_node.node_id
+    ), billed as (
+      update usage u set call_seconds =
+        greatest(coalesce(extract(epoch from lost.heartbeat_at - lost.started_at), 0), 0)
+      from lost where u.session_id = lost.id
+    )
+    select id from lost`;
+  return rows.map((r) => r.id);
+}

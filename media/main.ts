@@ -9,6 +9,8 @@ import { registerWorkerNode } from "./node/registration.ts";
 import { createWorkerApp, type WorkerContext } from "./worker.ts";
 import { startSpeechEngines } from "./engines/start.ts";
 import { loadSpeechConfig } from "./engines/speech_config.ts";
+import { drainCalls } from "./node/drain.ts";
+import { countInFlight } from "../common/http/in_flight.ts";
 
 const log = logger("worker");
 
@@ -43,32 +45,43 @@ if (import.meta.main) {
     engines,
     recordingsDir: settings.recordingsDir,
   };
-  const ac = new AbortController();
+  const requests = countInFlight(createWorkerApp(context).fetch);
   const server = Deno.serve({
     hostname: settings.host,
     port,
-    signal: ac.signal,
     onListen: ({ port }) => log.info("listening", { node_id: nodeId, port }),
-  }, createWorkerApp(context).fetch);
+  }, requests.fetch);
   const registration = await registerWorkerNode(db.sql, {
     node_id: nodeId,
     offer_base_url: settings.workerPublicUrl ?? `http://127.0.0.1:${port}`,
     capacity: settings.workerCapacity,
     serves: engines.serves,
   });
+  // SIGTERM drains: no new calls, the calls in flight run until they end or the drain timeout
+  // passes, then exit 0. SIGINT (Ctrl-C on a laptop), or a second signal, ends the calls at once.
   let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
+  const hurry = new AbortController();
+  const stop = async (signal: "SIGTERM" | "SIGINT") => {
+    if (stopping) return hurry.abort();
     stopping = true;
+    context.draining = true;
     await registration.setDraining(true).catch(() => {});
-    await Promise.all([...context.calls.values()].map((c) => c.end("ended", "worker_shutdown")));
+    const timeoutMs = signal === "SIGTERM" ? settings.drainTimeoutSeconds * 1000 : 0;
+    log.info("draining", { node_id: nodeId, calls: context.calls.size, timeout_ms: timeoutMs });
+    const drained = await drainCalls(context.calls, timeoutMs, hurry.signal);
+    log.info("drained", {
+      node_id: nodeId,
+      ended_by_themselves: drained.endedByThemselves,
+      ended_at_deadline: drained.endedAtDeadline,
+      waited_ms: drained.waitedMs,
+    });
     await registration.stop();
     await engines.close();
-    ac.abort();
-    await server.finished;
+    await requests.idle(10_000);
+    await server.shutdown();
     await db.close();
     Deno.exit(0);
   };
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
 }

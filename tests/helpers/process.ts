@@ -80,6 +80,8 @@ export async function startWorkerProcess(
     NODE_ID: nodeId,
     WORKER_PUBLIC_URL: url,
     ICE_ADDRESSES: "127.0.0.1",
+    // SIGTERM drains; a test's worker gives its calls 2 s, not the production 10 minutes.
+    DRAIN_TIMEOUT_SECONDS: "2",
     ...env,
   });
   await waitHealthy(`${url}/healthz`, child);
