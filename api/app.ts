@@ -13,6 +13,8 @@ import { capabilities } from "./capabilities.ts";
 import { mountMcp } from "./mcp/http.ts";
 import { mountConsole } from "./console/mod.ts";
 import { logger } from "../common/log.ts";
+import { metricsResponse } from "../common/metrics/http.ts";
+import { requireAdmin } from "./auth/credentials.ts";
 
 const log = logger("api");
 
@@ -28,6 +30,7 @@ function isUnreachable(err: unknown): boolean {
 export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   const app = new Hono();
   app.use("*", correlation);
+  app.use("*", deps.metrics.middleware);
   // CORS on sessions.connect only: any origin may ask; the pk_ allowlist then decides.
   app.use(
     "/api/v1/sessions.connect",
@@ -39,6 +42,8 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
       maxAge: 600,
     }),
   );
+  // The capabilities are public (no credential): a customer's page builds its pickers from them.
+  app.use("/api/v1/capabilities", cors({ origin: "*", allowMethods: ["GET"], maxAge: 600 }));
 
   const route = (h: Handler) => (c: Context) => h(c, deps);
   app.post("/api/v1/sessions.connect", route(connectRoutes.connect));
@@ -61,6 +66,11 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
     } catch {
       return c.json({ ok: false, database: "down" }, 503);
     }
+  });
+  // Prometheus text with the admin token; METRICS_PORT serves it without (common/metrics/).
+  app.get("/metrics", (c) => {
+    requireAdmin(c, deps);
+    return metricsResponse(deps.metrics.registry);
   });
   mountMcp(app, deps.adminToken);
   mountConsole(app, deps);

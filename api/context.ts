@@ -5,6 +5,7 @@ import type { TokenSigner } from "../common/token.ts";
 import type { CapabilitySource } from "./live_capabilities.ts";
 import type { KeyStore } from "./auth/key_store.ts";
 import type { RateLimiter } from "./auth/rate_limit.ts";
+import type { ApiMetrics } from "./metrics.ts";
 
 export interface ApiDeps {
   sql: Pool;
@@ -18,4 +19,6 @@ export interface ApiDeps {
   limiter: RateLimiter;
   /** What the live worker nodes serve (cached briefly). */
   capabilities: CapabilitySource;
+  /** This process's Prometheus registry and the middleware that feeds it. */
+  metrics: ApiMetrics;
 }

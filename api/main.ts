@@ -1,7 +1,8 @@
 // `deno task api`: one API process (control plane) on API_PORT.
 import { openDatabase } from "../db/client.ts";
 import { loadSettings } from "../common/settings.ts";
-import { logger } from "../common/log.ts";
+import { logger, setLogFormat } from "../common/log.ts";
+import { startMetricsListener } from "../common/metrics/listener.ts";
 import { createApp } from "./app.ts";
 import { startApiService } from "./service.ts";
 import { countInFlight } from "../common/http/in_flight.ts";
@@ -10,11 +11,17 @@ const log = logger("api");
 
 if (import.meta.main) {
   const settings = loadSettings();
+  setLogFormat(settings.logFormat);
   const db = await openDatabase({
     url: settings.databaseUrl,
     dataDir: `${settings.dataDir}/pglite`,
   });
   const service = await startApiService(db, settings);
+  const metrics = settings.metricsPort === undefined ? undefined : startMetricsListener({
+    hostname: settings.host,
+    port: settings.metricsPort,
+    registry: service.deps.metrics.registry,
+  });
   let stopping = false;
   // Ready while it takes requests; a load balancer stops sending once it answers 503.
   const app = createApp(
@@ -40,6 +47,7 @@ if (import.meta.main) {
     // body that is still arriving. Readiness already says 503, so a balancer sends no new ones.
     await requests.idle(30_000);
     await server.shutdown();
+    await metrics?.close();
     await service.close();
     await db.close();
     Deno.exit(0);

@@ -1,7 +1,9 @@
-// Builds an API process's dependencies: database, secrets, key cache, and the expiry sweeper.
+// Builds an API process's dependencies: database, secrets, key cache, and the sweeper (unused
+// sessions expire; sessions of a worker that stopped heartbeating fail with `worker_lost`).
 import type { Database } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
 import { expireUnused } from "../db/sessions.ts";
+import { failLostSessions } from "../db/nodes.ts";
 import type { Settings } from "../common/settings.ts";
 import { TokenSigner } from "../common/token.ts";
 import { signingJwk } from "../common/signing_key.ts";
@@ -10,6 +12,7 @@ import { logger } from "../common/log.ts";
 import { KeyStore } from "./auth/key_store.ts";
 import { RateLimiter } from "./auth/rate_limit.ts";
 import { LiveCapabilities } from "./live_capabilities.ts";
+import { ApiMetrics } from "./metrics.ts";
 import type { ApiDeps } from "./context.ts";
 
 const log = logger("api");
@@ -44,6 +47,11 @@ export async function startApiService(
     keys,
     limiter: new RateLimiter(settings.rateLimitPerSecond, settings.rateLimitBurst),
     capabilities: new LiveCapabilities(db.sql, settings.nodeStaleSeconds),
+    metrics: new ApiMetrics({
+      sql: db.sql,
+      reservations: db.reservations,
+      nodeStaleSeconds: settings.nodeStaleSeconds,
+    }),
   };
   let sweeping = false;
   const sweeper = setInterval(async () => {
@@ -52,12 +60,15 @@ export async function startApiService(
     try {
       const n = await expireUnused(db.sql);
       if (n) log.info("expired unused sessions", { count: n });
+      for (const id of await failLostSessions(db.sql, settings.nodeStaleSeconds)) {
+        log.warn("session failed: its worker was lost", { session_id: id });
+      }
     } catch (err) {
       log.warn("expiry sweep failed", { cause: (err as Error).message });
     } finally {
       sweeping = false;
     }
-  }, options.sweepMs ?? 5000);
+  }, options.sweepMs ?? 2000);
   return {
     deps,
     close: async () => {

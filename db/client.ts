@@ -37,6 +37,75 @@ export interface OpenOptions {
 
 const quiet = { onnotice: () => {} };
 
+/** What a pool of this process is doing, as far as its callers can see (the metrics read it). */
+export interface PoolUse {
+  /**
+   * Queries and transactions issued through the pool and not yet settled: waiting for a
+   * connection or running. A transaction counts once for all its statements (it holds one
+   * connection). postgres.js exposes no connection counts, so this is what callers measure.
+   */
+  inFlight: number;
+  /** Queries and transactions issued through the pool since it opened. */
+  issued: number;
+  /** Connections the pool may open. */
+  max: number;
+}
+
+const uses = new WeakMap<Pool, PoolUse>();
+
+/** What `pool` is doing; undefined for a pool not opened by openDatabase. */
+export function poolUse(pool: Pool): Readonly<PoolUse> | undefined {
+  return uses.get(pool);
+}
+
+/**
+ * The pool behind a counting front: a query is counted from its first `then` (when postgres.js
+ * sends it; a fragment embedded in another query is never awaited, so never counted) until it
+ * settles; `begin` from its call until the transaction settles. Everything else passes through.
+ */
+function measured(sql: Pool, max: number): Pool {
+  const use: PoolUse = { inFlight: 0, issued: 0, max };
+  const settled = () => void use.inFlight--;
+  const start = () => {
+    use.inFlight++;
+    use.issued++;
+  };
+  const track = <T>(query: T): T => {
+    if (!(query instanceof Promise)) return query; // identifiers and builders are not queries
+    const then = query.then;
+    let counted = false;
+    Object.defineProperty(query, "then", {
+      configurable: true,
+      writable: true,
+      value(this: Promise<unknown>, ok?: unknown, fail?: unknown) {
+        if (!counted) {
+          counted = true;
+          start();
+          then.call(this, settled, settled);
+        }
+        return then.call(this, ok as never, fail as never);
+      },
+    });
+    return query;
+  };
+  const wrapped = {
+    unsafe: (...args: Parameters<Pool["unsafe"]>) => track(sql.unsafe(...args)),
+    file: (...args: Parameters<Pool["file"]>) => track(sql.file(...args)),
+    begin: (...args: unknown[]) => {
+      start();
+      const tx = (sql.begin as (...a: unknown[]) => Promise<unknown>)(...args);
+      tx.then(settled, settled);
+      return tx;
+    },
+  } as Record<string | symbol, unknown>;
+  const front = new Proxy(sql, {
+    apply: (target, self, args) => track(Reflect.apply(target, self, args)),
+    get: (target, key) => Object.hasOwn(wrapped, key) ? wrapped[key] : Reflect.get(target, key),
+  });
+  uses.set(front, use);
+  return front;
+}
+
 /** Opens the database and brings its schema up to date. */
 export async function openDatabase(options: OpenOptions = {}): Promise<Database> {
   const db = options.url
@@ -52,12 +121,11 @@ export async function openDatabase(options: OpenOptions = {}): Promise<Database>
 }
 
 function external(url: string, max: number): Database {
-  const sql = postgres(url, { max, ...quiet });
-  const reservations = postgres(url, {
+  const sql = measured(postgres(url, { max, ...quiet }), max);
+  const reservations = measured(
+    postgres(url, { max, ...quiet, connection: { synchronous_commit: "off" } }),
     max,
-    ...quiet,
-    connection: { synchronous_commit: "off" },
-  });
+  );
   return {
     sql,
     reservations,
@@ -86,7 +154,7 @@ async function embedded(dataDir: string | undefined, max: number): Promise<Datab
   const address = (server as unknown as { server: { address(): { port: number } } }).server
     .address();
   const url = `postgres://postgres@127.0.0.1:${address.port}/postgres`;
-  const sql = postgres(url, { max, ...quiet });
+  const sql = measured(postgres(url, { max, ...quiet }), max);
   return {
     sql,
     reservations: sql,

@@ -2,7 +2,9 @@
 // offer endpoint sessions.connect hands out, and runs the calls that arrive.
 import { openDatabase } from "../db/client.ts";
 import { loadSettings } from "../common/settings.ts";
-import { logger } from "../common/log.ts";
+import { logger, setLogFormat } from "../common/log.ts";
+import { startMetricsListener } from "../common/metrics/listener.ts";
+import { WorkerMetrics } from "./node/metrics.ts";
 import { TokenVerifier } from "../common/token.ts";
 import { signingJwk } from "../common/signing_key.ts";
 import { registerWorkerNode } from "./node/registration.ts";
@@ -16,6 +18,7 @@ const log = logger("worker");
 
 if (import.meta.main) {
   const settings = loadSettings();
+  setLogFormat(settings.logFormat);
   if (!settings.databaseUrl) {
     console.error(
       "The worker needs DATABASE_URL (the control plane's database). `deno task run` sets it up.",
@@ -36,7 +39,11 @@ if (import.meta.main) {
     recognition: engines.recognition.engines.map((e) => e.name).join(" "),
     synthesis: engines.synthesis.engines.map((e) => e.name).join(" "),
   });
+  const metrics = new WorkerMetrics();
   const context: WorkerContext = {
+    metrics,
+    adminToken: settings.adminToken,
+    capacity: settings.workerCapacity,
     sql: db.sql,
     nodeId,
     verifier: await TokenVerifier.fromJwk(await signingJwk(db, settings)),
@@ -51,6 +58,11 @@ if (import.meta.main) {
     port,
     onListen: ({ port }) => log.info("listening", { node_id: nodeId, port }),
   }, requests.fetch);
+  const metricsListener = settings.metricsPort === undefined ? undefined : startMetricsListener({
+    hostname: settings.host,
+    port: settings.metricsPort,
+    registry: metrics.registry,
+  });
   const registration = await registerWorkerNode(db.sql, {
     node_id: nodeId,
     offer_base_url: settings.workerPublicUrl ?? `http://127.0.0.1:${port}`,
@@ -79,6 +91,7 @@ if (import.meta.main) {
     await engines.close();
     await requests.idle(10_000);
     await server.shutdown();
+    await metricsListener?.close();
     await db.close();
     Deno.exit(0);
   };

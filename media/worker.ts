@@ -12,6 +12,8 @@ import type { CallEngines } from "./call/engines.ts";
 import type { Call } from "./call/call.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
+import { WorkerMetrics } from "./node/metrics.ts";
+import { metricsResponse, requireMetricsToken } from "../common/metrics/http.ts";
 
 const log = logger("worker");
 
@@ -25,6 +27,14 @@ export interface WorkerContext {
   /** The speech engines calls use; absent, only the echo diagnostic can be served. */
   engines?: CallEngines;
   recordingsDir?: string;
+  /** Set when the node drains: it takes no new calls and says so at `/readyz`. */
+  draining?: boolean;
+  /** The node's metrics; absent, createWorkerApp makes them (and sets this field). */
+  metrics?: WorkerMetrics;
+  /** Needed as a bearer token for `/metrics` on this port; absent, `/metrics` here is refused. */
+  adminToken?: string;
+  /** The capacity the node registered (reported in the metrics). */
+  capacity?: number;
 }
 
 export function createWorkerApp(w: WorkerContext): Hono {
@@ -40,11 +50,31 @@ export function createWorkerApp(w: WorkerContext): Hono {
       maxAge: 600,
     }),
   );
+  const metrics = w.metrics ??= new WorkerMetrics();
+  metrics.watch(w);
   const route = (h: (c: Context, w: WorkerContext) => Promise<Response>) => (c: Context) => h(c, w);
-  app.post("/sessions/:session_id/offer", route(postOffer));
+  app.post("/sessions/:session_id/offer", async (c) => {
+    const answer = await postOffer(c, w);
+    // A new call (not a renegotiation of a running one) is counted, and followed to its end.
+    const call = w.calls.get(c.req.param("session_id")!);
+    if (call) metrics.track(call);
+    return answer;
+  });
   app.patch("/sessions/:session_id/offer", route(patchCandidates));
-  app.get("/healthz", (c) => c.json({ ok: true, node_id: w.nodeId, calls: w.calls.size }));
+  // Alive (liveness) even while draining; ready (readiness) only while it takes new calls.
+  app.get(
+    "/healthz",
+    (c) => c.json({ ok: true, node_id: w.nodeId, calls: w.calls.size, draining: !!w.draining }),
+  );
+  app.get(
+    "/readyz",
+    (c) => c.json({ ready: !w.draining, node_id: w.nodeId }, w.draining ? 503 : 200),
+  );
   app.get("/stats", (c) => c.json(nodeStats(w)));
+  app.get("/metrics", (c) => {
+    requireMetricsToken(c, w.adminToken);
+    return metricsResponse(metrics.registry);
+  });
   // A 5xx makes the client retry with a new peer connection: right for transient failures.
   handleErrors(app, log);
   return app;

@@ -144,3 +144,14 @@ Deno.test("without recordJitter the pacer's stats come from its histogram, one c
   assert.ok(stats.p50LateMs <= stats.p99LateMs && stats.p99LateMs <= stats.maxLateMs);
   assert.equal(new Pacer(() => {}, { histogram: false }).stats().histogram, undefined);
 });
+
+Deno.test("lateness histogram counts below an edge, as Prometheus buckets need them", () => {
+  const h = new LatenessHistogram(0.25, 100);
+  for (const ms of [-0.1, 0.1, 0.9, 1, 1.2, 4.99, 5, 19.9, 99.9, 150]) h.add(ms);
+  assert.equal(h.countBelow(0), 0);
+  assert.equal(h.countBelow(1), 3, "[0,1): -0.1 (on time), 0.1, 0.9");
+  assert.equal(h.countBelow(5), 6, "and 1, 1.2, 4.99");
+  assert.equal(h.countBelow(20), 8, "and 5, 19.9");
+  assert.equal(h.countBelow(100), 9, "everything but the overflow");
+  assert.equal(h.countBelow(1000), 9, "the overflow bucket has no upper edge");
+});

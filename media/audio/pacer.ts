@@ -99,6 +99,17 @@ export class LatenessHistogram {
     return this.maxLateMs; // in the overflow bucket: the largest value seen is all we know
   }
 
+  /**
+   * How many values fell in buckets that end at or below `ms` (all of them below `ms`): exact at
+   * bucket edges (multiples of bucketMs up to maxMs), an undercount by part of a bucket between.
+   */
+  countBelow(ms: number): number {
+    const whole = Math.min(this.counts.length - 1, Math.floor(ms / this.bucketMs + 1e-9));
+    let n = 0;
+    for (let i = 0; i < whole; i++) n += this.counts[i];
+    return n;
+  }
+
   reset(): void {
     this.counts.fill(0);
     this.count = 0;

@@ -14,6 +14,7 @@ import type { CallEngines } from "./engines.ts";
 import { CallRecording } from "./recording.ts";
 import { OutboundAudio } from "./outbound.ts";
 import { SessionLog } from "./session_log.ts";
+import type { TurnObserver } from "./turn_record.ts";
 
 const log = logger("call");
 
@@ -45,7 +46,10 @@ export class Call {
   readonly outbound: OutboundAudio;
   readonly rtvi: RtviSession;
   peer: WorkerPeer;
+  endStatus?: EndStatus;
   endReason?: string;
+  /** Told each turn's latencies and barge-ins as they happen (the node's metrics set it). */
+  turnObserver?: TurnObserver;
   /** Resolves when the call has ended and its record is written. */
   readonly ended: Promise<void>;
 
@@ -169,6 +173,10 @@ export class Call {
       recording: this.recording,
       endCall: (status, reason) => this.end(status, reason),
     });
+    this.conversation.turnLog.observer = {
+      latency: (step, ms) => this.turnObserver?.latency(step, ms),
+      interrupted: () => this.turnObserver?.interrupted(),
+    };
     this.outbound.source = this.conversation.speaker;
     await this.conversation.start();
   }
@@ -187,6 +195,7 @@ export class Call {
   async end(status: EndStatus, reason: string): Promise<void> {
     if (this.finished) return;
     this.finished = true;
+    this.endStatus = status;
     this.endReason = reason;
     for (const t of this.timers) clearTimeout(t);
     this.outbound.stop();

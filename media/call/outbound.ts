@@ -1,7 +1,7 @@
 // Outbound audio for one call: from the moment DTLS is up, every 20 ms on the pacer's grid, one
 // Opus packet goes out — the next frame of whatever is speaking, or pre-encoded silence.
 import { OPUS_SILENCE_20MS, OpusEncoder } from "../../wasm/opus.ts";
-import { Pacer, type PacerOptions } from "../audio/pacer.ts";
+import { type LatenessHistogram, Pacer, type PacerOptions } from "../audio/pacer.ts";
 import type { OpusRtpSender } from "../rtc/rtp_sender.ts";
 
 /** Something that can give the next 20 ms of 48 kHz mono PCM, or nothing (silence). */
@@ -24,6 +24,11 @@ export class OutboundAudio {
 
   get stats() {
     return this.pacer.stats();
+  }
+
+  /** The pacer's live counts, without computing quantiles (the node's metrics read them). */
+  get pacing(): { skipped: number; histogram?: LatenessHistogram } {
+    return { skipped: this.pacer.skipped, histogram: this.pacer.histogram };
   }
 
   start(): void {

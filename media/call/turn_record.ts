@@ -9,6 +9,31 @@ export type TurnMark =
   | "first_audio"
   | "done";
 
+export type LatencyStep =
+  | "recognition"
+  | "to_brain"
+  | "brain"
+  | "synthesis"
+  | "end_to_first_audio";
+
+/** Each latency of the record: the span between two marks. */
+const STEPS: readonly (readonly [LatencyStep, TurnMark, TurnMark])[] = [
+  ["recognition", "speech_ended", "final_text"],
+  ["to_brain", "speech_ended", "user_turn_sent"],
+  ["brain", "user_turn_sent", "first_unit"],
+  ["synthesis", "first_unit", "first_audio"],
+  ["end_to_first_audio", "speech_ended", "first_audio"],
+];
+
+/**
+ * Told as a turn's figures become known (the node's metrics listen): each latency once, when the
+ * later of its two marks is set, and each turn the caller cut off, once.
+ */
+export interface TurnObserver {
+  latency(step: LatencyStep, ms: number): void;
+  interrupted(): void;
+}
+
 export interface UnitRecord {
   unit_id: string;
   text: string;
@@ -26,9 +51,7 @@ export interface TurnRecord {
   user_text: string | null;
   started_at: string;
   marks: Partial<Record<TurnMark, number>>;
-  latency_ms: Partial<
-    Record<"recognition" | "to_brain" | "brain" | "synthesis" | "end_to_first_audio", number>
-  >;
+  latency_ms: Partial<Record<LatencyStep, number>>;
   units: UnitRecord[];
   interrupted: boolean;
   /** Which engine served each leg of the turn: recognition of the caller, synthesis of the units. */
@@ -48,23 +71,31 @@ class Turn {
     readonly startedWall: number, // Date.now()
   ) {}
 
-  mark(name: TurnMark, now: number): void {
-    this.marks[name] ??= Math.round((now - this.startedAt) * 10) / 10;
+  /** Sets the mark unless it is set; tells `observer` the latencies it completes. */
+  mark(name: TurnMark, now: number, observer?: TurnObserver): void {
+    if (this.marks[name] !== undefined) return;
+    this.marks[name] = Math.round((now - this.startedAt) * 10) / 10;
+    if (!observer) return;
+    for (const [step, from, to] of STEPS) {
+      const ms = to === name ? this.span(from, to) : undefined;
+      if (ms !== undefined) observer.latency(step, ms);
+    }
+  }
+
+  private span(a: TurnMark, b: TurnMark): number | undefined {
+    const m = this.marks;
+    return m[a] !== undefined && m[b] !== undefined
+      ? Math.round((m[b]! - m[a]!) * 10) / 10
+      : undefined;
   }
 
   toRecord(): TurnRecord {
     const m = this.marks;
-    const span = (a: TurnMark, b: TurnMark) =>
-      m[a] !== undefined && m[b] !== undefined ? Math.round((m[b]! - m[a]!) * 10) / 10 : undefined;
     const latency: TurnRecord["latency_ms"] = {};
-    const put = (k: keyof TurnRecord["latency_ms"], v: number | undefined) => {
-      if (v !== undefined) latency[k] = v;
-    };
-    put("recognition", span("speech_ended", "final_text"));
-    put("to_brain", span("speech_ended", "user_turn_sent"));
-    put("brain", span("user_turn_sent", "first_unit"));
-    put("synthesis", span("first_unit", "first_audio"));
-    put("end_to_first_audio", span("speech_ended", "first_audio"));
+    for (const [step, from, to] of STEPS) {
+      const ms = this.span(from, to);
+      if (ms !== undefined) latency[step] = ms;
+    }
     return {
       turn_id: this.id,
       trigger: this.trigger,
@@ -88,6 +119,8 @@ export class TurnLog {
   private byId = new Map<string, Turn>();
   /** The caller's utterance in progress, not yet a turn with an id. */
   private pending?: Turn;
+  /** Told each latency and barge-in as it happens (the node's metrics); set by the call. */
+  observer?: TurnObserver;
 
   /** The caller started speaking `agoMs` ago (the VAD's start window). */
   utteranceStarted(now: number, agoMs = 0): void {
@@ -95,7 +128,7 @@ export class TurnLog {
   }
 
   utteranceMark(name: TurnMark, now: number): void {
-    this.pending?.mark(name, now);
+    this.pending?.mark(name, now, this.observer);
   }
 
   /** The engine that recognised the utterance in progress. */
@@ -111,7 +144,7 @@ export class TurnLog {
     Object.assign(turn.marks, base.marks);
     turn.recognitionEngine = base.recognitionEngine;
     turn.userText = text;
-    turn.mark("user_turn_sent", now);
+    turn.mark("user_turn_sent", now, this.observer);
     this.add(turn);
   }
 
@@ -130,7 +163,7 @@ export class TurnLog {
   }
 
   mark(id: string, name: TurnMark, now: number): void {
-    this.byId.get(id)?.mark(name, now);
+    this.byId.get(id)?.mark(name, now, this.observer);
   }
 
   unitDone(id: string, unit: UnitRecord): void {
@@ -139,7 +172,9 @@ export class TurnLog {
 
   interrupted(id: string): void {
     const t = this.byId.get(id);
-    if (t) t.interrupted = true;
+    if (!t || t.interrupted) return;
+    t.interrupted = true;
+    this.observer?.interrupted();
   }
 
   records(): TurnRecord[] {

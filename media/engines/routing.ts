@@ -40,11 +40,30 @@ export interface Fallback {
   reason: string;
 }
 
+/**
+ * What one engine of a router is doing across the node's calls, for the node's metrics: work
+ * outstanding now (a unit being synthesized, an utterance awaiting its final text: running or
+ * waiting in the engine's own queue) and the failures so far (aborts and closes are not failures).
+ */
+export interface EngineActivity {
+  outstanding: number;
+  errors: number;
+}
+
+function activityOf(engines: readonly { name: string }[]): Map<string, EngineActivity> {
+  return new Map(engines.map((e) => [e.name, { outstanding: 0, errors: 0 }]));
+}
+
 /** Recognition audio kept for a replay: 30 s at 16 kHz. Longer utterances replay their start. */
 const REPLAY_MAX_SAMPLES = 30 * 16_000;
 
 export class RecognitionRouter {
-  constructor(readonly engines: readonly RecognitionEngine[], readonly routes: Routes) {}
+  /** Engine name → its activity, over every stream this router opened. */
+  readonly activity: Map<string, EngineActivity>;
+
+  constructor(readonly engines: readonly RecognitionEngine[], readonly routes: Routes) {
+    this.activity = activityOf(engines);
+  }
 
   /** Every language some engine recognises. */
   get languages(): string[] {
@@ -64,7 +83,7 @@ export class RecognitionRouter {
     if (!route.length) {
       throw new UnservedLanguageError(language, "recognition", this.languages);
     }
-    const stream = new RoutedStream(route, language, onFallback);
+    const stream = new RoutedStream(route, language, onFallback, this.activity);
     await stream.start();
     return stream;
   }
@@ -87,6 +106,7 @@ export class RoutedStream implements RecognitionStream {
     route: RecognitionEngine[],
     readonly language: string,
     private onFallback?: (f: Fallback) => void,
+    private activity?: Map<string, EngineActivity>,
   ) {
     this.#route = route;
   }
@@ -116,6 +136,7 @@ export class RoutedStream implements RecognitionStream {
         }
         return true;
       } catch (err) {
+        this.#failed(engine.name);
         lastError = err;
         from = engine.name;
         reason = `${engine.name} could not open: ${(err as Error).message}`;
@@ -151,17 +172,35 @@ export class RoutedStream implements RecognitionStream {
     for (;;) {
       const inner = this.#inner;
       if (!inner || this.#closed) throw new RecognitionError("recognition stream closed");
+      const engine = this.engine;
       try {
-        return { ...await inner.finish(), engine: this.engine };
+        return { ...await this.#outstanding(engine, inner.finish()), engine };
       } catch (err) {
         if (this.#closed) throw err;
-        const reason = `${this.engine} failed: ${(err as Error).message}`;
+        this.#failed(engine);
+        const reason = `${engine} failed: ${(err as Error).message}`;
         inner.close();
         this.#inner = undefined;
         if (!await this.#next(reason)) throw err;
         for (const pcm of audio) this.#inner!.push(pcm);
       }
     }
+  }
+
+  /** Counts `work` as outstanding at `engine` until it settles. */
+  async #outstanding<T>(engine: string, work: Promise<T>): Promise<T> {
+    const activity = this.activity?.get(engine);
+    if (activity) activity.outstanding++;
+    try {
+      return await work;
+    } finally {
+      if (activity) activity.outstanding--;
+    }
+  }
+
+  #failed(engine: string): void {
+    const activity = this.activity?.get(engine);
+    if (activity) activity.errors++;
   }
 
   close(): void {
@@ -172,7 +211,12 @@ export class RoutedStream implements RecognitionStream {
 }
 
 export class SynthesisRouter {
-  constructor(readonly engines: readonly SynthesisEngine[], readonly routes: Routes) {}
+  /** Engine name → its activity, over every unit this router synthesized. */
+  readonly activity: Map<string, EngineActivity>;
+
+  constructor(readonly engines: readonly SynthesisEngine[], readonly routes: Routes) {
+    this.activity = activityOf(engines);
+  }
 
   get voices(): string[] {
     return [...new Set(this.engines.flatMap((e) => e.voices))];
@@ -201,11 +245,14 @@ export class SynthesisRouter {
         ? new UnservedError("voice", options.voice, "synthesis", this.voices)
         : new UnservedError("language", options.language, "synthesis", this.languages);
     }
+    const activity = this.activity;
     return (async function* () {
       let lastError: unknown;
       for (let i = 0; i < route.length; i++) {
         const engine = route[i];
+        const act = activity.get(engine.name);
         let started = false;
+        if (act) act.outstanding++;
         try {
           for await (const chunk of engine.synthesize(text, options)) {
             started = true;
@@ -213,6 +260,7 @@ export class SynthesisRouter {
           }
           return;
         } catch (err) {
+          if (act && !options.signal?.aborted) act.errors++;
           if (started || options.signal?.aborted) throw err;
           lastError = err;
           const next = route[i + 1];
@@ -224,6 +272,8 @@ export class SynthesisRouter {
               reason: (err as Error).message,
             });
           }
+        } finally {
+          if (act) act.outstanding--;
         }
       }
       throw lastError instanceof Error ? lastError : new SynthesisError(String(lastError));

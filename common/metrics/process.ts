@@ -1,0 +1,22 @@
+// The process's memory, from Deno itself. prom-client's default Node metrics are not used: under
+// Deno its event-loop lag reads zero or NaN and its GC metrics stay empty.
+import { Gauge, type Registry } from "prom-client";
+
+export function registerProcessMetrics(registry: Registry): void {
+  new Gauge({
+    name: "voice_process_resident_memory_bytes",
+    help: "Resident set size of this process (Deno.memoryUsage().rss).",
+    registers: [registry],
+    collect() {
+      this.set(Deno.memoryUsage().rss);
+    },
+  });
+  new Gauge({
+    name: "voice_process_heap_used_bytes",
+    help: "JavaScript heap in use in this process (Deno.memoryUsage().heapUsed).",
+    registers: [registry],
+    collect() {
+      this.set(Deno.memoryUsage().heapUsed);
+    },
+  });
+}
