@@ -36,7 +36,11 @@ Deno.test("an API process finishes the request in flight on SIGTERM, then exits 
       reply += new TextDecoder().decode(buf.subarray(0, n));
     }
     conn.close();
-    assertMatch(reply, /^HTTP\/1\.1 200/, `the request in flight is answered: ${reply}\n${api.output()}`);
+    assertMatch(
+      reply,
+      /^HTTP\/1\.1 200/,
+      `the request in flight is answered: ${reply}\n${api.output()}`,
+    );
     assertMatch(reply, /"name":"InFlight"/);
     const status = await api.process.status;
     assertEquals(status.code, 0, api.output());

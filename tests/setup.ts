@@ -1,6 +1,6 @@
 // Run by `deno task test` before the tests: the system parts the tests use (espeak-ng, festival
 // and sox make speech fixtures; pocketsphinx is the worker's recogniser; Debian's Chromium runs the
-// browser tests). Installs what is missing when it can (root with apt), otherwise says exactly
+// browser tests; kubectl checks the Kubernetes manifests). Installs what is missing when it can (root with apt), otherwise says exactly
 // what to run. An entry starting with "/" is a file, not a command.
 const NEEDED: [commandOrFile: string, pkg: string][] = [
   ["espeak-ng", "espeak-ng"],
@@ -10,6 +10,8 @@ const NEEDED: [commandOrFile: string, pkg: string][] = [
   ["pocketsphinx_continuous", "pocketsphinx"],
   ["/usr/share/pocketsphinx/model/en-us/en-us.lm.bin", "pocketsphinx-en-us"],
   ["/usr/include/pocketsphinx/pocketsphinx.h", "libpocketsphinx-dev"],
+  // deploy/k8s/manifests.test.ts runs `kubectl create --dry-run=client` on the manifests.
+  ["kubectl", "kubernetes-client"],
 ];
 
 function has(command: string): boolean {

@@ -38,7 +38,8 @@ Deno.test("a killed worker's sessions fail as worker_lost within the stale windo
 
     const [node] = await api.db.sql`select active_calls from worker_nodes where id = 'node-doomed'`;
     assertEquals(node.active_calls, 0, "the slot is given back");
-    const [usage] = await api.db.sql`select call_seconds from usage where session_id = ${sessionId}`;
+    const [usage] = await api.db
+      .sql`select call_seconds from usage where session_id = ${sessionId}`;
     const seconds = Number(usage.call_seconds);
     assert(seconds > 0 && seconds < 10, `booked ${seconds} s up to the last heartbeat`);
   } finally {

@@ -39,8 +39,11 @@ Deno.test("a worker drains its calls on SIGTERM, then exits 0", async () => {
     });
     await caller.ready();
     const sessionId = r.body.session_id as string;
-    await until("the call is active", 5_000, async () =>
-      (await sessionRow(api, sessionId)).status === "active" ? true : undefined);
+    await until(
+      "the call is active",
+      5_000,
+      async () => (await sessionRow(api, sessionId)).status === "active" ? true : undefined,
+    );
 
     other = await startWorkerProcess(api.db.url, "node-other");
     const signalled = performance.now();

@@ -16,7 +16,7 @@ export interface InFlight {
 
 export function countInFlight(handler: FetchHandler): InFlight {
   let count = 0;
-  let waiters: (() => void)[] = [];
+  const waiters: (() => void)[] = [];
   const settle = () => {
     if (count > 0) return;
     for (const w of waiters.splice(0)) w();
