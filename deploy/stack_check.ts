@@ -167,6 +167,16 @@ Deno.test("the compose stack runs whole calls, counts them, drains and loses wor
     });
 
     let agentId = "", sk = "";
+    await t.step("an echo agent for the drain and loss checks", async () => {
+      const made = await admin("/api/v1/agents.create", {
+        tenant: "stack-check",
+        name: "Echo",
+        brain_url: "echo:",
+      });
+      agentId = made.agent.agent_id;
+      sk = made.session_key;
+    });
+
     await t.step("a whole call through the stack: greeting, two turns, exit 0", async () => {
       const urls = await until(
         "the demo page is up",
@@ -202,7 +212,7 @@ Deno.test("the compose stack runs whole calls, counts them, drains and loses wor
       );
       const result = JSON.parse(out.find((l) => l.startsWith("{")) ?? "{}");
       assertEquals(code, 0, out.join("\n"));
-      assert(result.greeting?.text, "the greeting was heard");
+      assert(result.greeting?.bot?.length, `the greeting was heard: ${out.join("\n")}`);
       assertEquals(result.turns?.length, 2, out.join("\n"));
 
       const started = await metric(
@@ -216,14 +226,6 @@ Deno.test("the compose stack runs whole calls, counts them, drains and loses wor
         "voice_connect_duration_seconds_count",
       );
       assert(connects >= 1, "the API's /metrics counted the connect");
-
-      const made = await admin("/api/v1/agents.create", {
-        tenant: "stack-check",
-        name: "Echo",
-        brain_url: "echo:",
-      });
-      agentId = made.agent.agent_id;
-      sk = made.session_key;
     });
 
     let survivor: keyof typeof workers = "worker-2";
