@@ -76,6 +76,8 @@ if (import.meta.main) {
       WORKER_PUBLIC_URL: settings.workerPublicUrl ?? `http://127.0.0.1:${settings.workerPort}`,
       NODE_ID: settings.nodeId ?? "local-1",
       ICE_ADDRESSES: settings.iceAddresses.join(","),
+      // The worker's /metrics takes the same admin token as the API's.
+      ADMIN_TOKEN: settings.adminToken,
     },
     stdout: "inherit",
     stderr: "inherit",
