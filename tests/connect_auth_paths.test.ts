@@ -58,12 +58,13 @@ Deno.test("auth paths", async (t) => {
     },
   );
 
-  await t.step("other routes send no CORS headers", async () => {
-    for (const path of ["/api/v1/sessions.get", "/api/v1/agents.list", "/api/v1/capabilities"]) {
+  // The public capabilities do answer CORS (capabilities_are_readable_from_any_origin.test.ts).
+  await t.step("credentialed routes other than connect send no CORS headers", async () => {
+    for (const path of ["/api/v1/sessions.get", "/api/v1/agents.list"]) {
       const res = await fetch(api.url + path, {
-        method: path.endsWith("capabilities") ? "GET" : "POST",
+        method: "POST",
         headers: { origin: PAGE_ORIGIN, authorization: `Bearer ${api.adminToken}` },
-        body: path.endsWith("capabilities") ? undefined : "{}",
+        body: "{}",
       });
       await res.body?.cancel();
       assertEquals(res.headers.get("access-control-allow-origin"), null, path);

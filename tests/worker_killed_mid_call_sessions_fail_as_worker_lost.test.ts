@@ -21,7 +21,8 @@ Deno.test("a killed worker's sessions fail as worker_lost within the stale windo
       headers: r.body.webrtc_request_params.headers,
     });
     await caller.ready();
-    await new Promise((res) => setTimeout(res, 1_000));
+    // Past one heartbeat (every 2 s) after the call started, so some seconds are booked.
+    await new Promise((res) => setTimeout(res, 3_000));
 
     const killed = performance.now();
     await worker.stop("SIGKILL");
