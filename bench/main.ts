@@ -11,6 +11,8 @@ const BENCHES = [
   "bench/media/provider_calls.ts",
   "bench/media/vad.ts",
   "bench/media/tts.ts",
+  // 10 concurrent calls for 10 minutes: leaks show as slopes (SOAK_SECONDS shortens it).
+  "bench/media/soak.ts",
 ];
 
 const root = new URL("../", import.meta.url);

@@ -1,0 +1,205 @@
+// Soak: SOAK_CALLS (10) concurrent whole calls against one worker process for SOAK_SECONDS (600),
+// each slot placing one call after another (a greeting, then turns of festival speech answered by
+// a brain, about a minute a call), so both steady calls and call set-up/tear-down are soaked.
+// Every SOAK_SAMPLE_SECONDS (10) it reads the worker from /proc and /metrics: RSS, threads, open
+// file descriptors (sockets included), JS heap, calls in progress; at the end it prints each
+// figure's least-squares slope per minute after the first minute (warm-up), and the per-turn
+// latency (end of the caller's speech → first bot audio at the caller) per minute, p50 and p99.
+// A leak shows as a positive slope that does not fall to ~0 over the run.
+// Run: deno run -A bench/media/soak.ts   (also `deno task bench soak`; SOAK_SECONDS=120 for a short run)
+import {
+  makeTenant,
+  startTestApi,
+  type Tenant,
+  type TestApi,
+} from "../../tests/helpers/api_server.ts";
+import { startWorkerProcess } from "../../tests/helpers/process.ts";
+import { botAudioAfter, speech } from "../../tests/helpers/call_harness.ts";
+import { TestCaller } from "../../caller/caller.ts";
+import { createBrain } from "../../sdk/brain/mod.ts";
+
+const CALLS = Number(Deno.env.get("SOAK_CALLS") ?? 10);
+const SECONDS = Number(Deno.env.get("SOAK_SECONDS") ?? 600);
+const SAMPLE_S = Number(Deno.env.get("SOAK_SAMPLE_SECONDS") ?? 10);
+const TURNS_PER_CALL = 5;
+const ADMIN = "adm_soak_0123456789abcdef";
+const LINES = [
+  "what is the weather like today",
+  "please book a table for two",
+  "i would like to check my order",
+];
+const REPLIES = [
+  "It will be sunny and warm all day.",
+  "Your table for two is booked for seven tonight.",
+  "Your order left the warehouse this morning.",
+];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Sample {
+  t: number;
+  rssMb: number;
+  threads: number;
+  fds: number;
+  heapMb: number;
+  calls: number;
+}
+
+function statusField(pid: number, field: string): number {
+  const m = Deno.readTextFileSync(`/proc/${pid}/status`).match(
+    new RegExp(`^${field}:\\s+(\\d+)`, "m"),
+  );
+  return m ? Number(m[1]) : NaN;
+}
+
+async function metricValue(url: string, name: string): Promise<number> {
+  const text = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })
+    .then((r) => r.text());
+  const line = text.split("\n").find((l) => l.startsWith(name + " ") || l.startsWith(name + "{"));
+  return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : NaN;
+}
+
+/** Least-squares slope of y over x. */
+function slope(xs: number[], ys: number[]): number {
+  const n = xs.length;
+  if (n < 2) return NaN;
+  const mx = xs.reduce((a, b) => a + b, 0) / n, my = ys.reduce((a, b) => a + b, 0) / n;
+  let num = 0, den = 0;
+  for (let i = 0; i < n; i++) (num += (xs[i] - mx) * (ys[i] - my), den += (xs[i] - mx) ** 2);
+  return num / den;
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+}
+
+async function oneCall(
+  api: TestApi,
+  tenant: Tenant,
+  lines: Int16Array[],
+  latencies: { at: number; ms: number }[],
+  until: number,
+): Promise<boolean> {
+  const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
+  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
+  const params = r.body.webrtc_request_params;
+  const caller = await TestCaller.connect({ offerUrl: params.endpoint, headers: params.headers });
+  try {
+    await caller.ready(15_000);
+    caller.openMicrophone();
+    await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 20_000).catch(() => {});
+    for (let i = 0; i < TURNS_PER_CALL && performance.now() < until; i++) {
+      const before = caller.messages.length;
+      const { endedAt } = await caller.say(lines[i % lines.length]);
+      await caller.waitForMessage(
+        (m) => caller.messages.indexOf(m) >= before && m.type === "bot-stopped-speaking",
+        20_000,
+      ).catch(() => {});
+      const heard = botAudioAfter(caller, endedAt);
+      if (heard !== undefined) latencies.push({ at: endedAt, ms: heard - endedAt });
+      await sleep(700);
+    }
+    return true;
+  } finally {
+    await caller.hangUp();
+  }
+}
+
+if (import.meta.main) {
+  const turnsOf = new Map<string, number>();
+  const brain = createBrain({
+    onSessionStart: () => "Hello, how can I help?",
+    onTurn(_turn, session) {
+      const k = turnsOf.get(session.id) ?? 0;
+      turnsOf.set(session.id, k + 1);
+      return REPLIES[k % REPLIES.length];
+    },
+    onSessionEnd: (session) => void turnsOf.delete(session.id),
+  });
+  const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
+  const api = await startTestApi({ RATE_LIMIT_PER_SECOND: "0", ADMIN_TOKEN: ADMIN }, {
+    node: false,
+  });
+  const worker = await startWorkerProcess(api.db.url, "node-soak", {
+    ADMIN_TOKEN: ADMIN,
+    WORKER_CAPACITY: String(CALLS + 5),
+    RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "soak-recordings-" }),
+  });
+  const pid = worker.child.process.pid;
+  const tenant = await makeTenant(api, "soak", { brain_url: served.url });
+  const lines = await Promise.all(LINES.map((l) => speech(l)));
+  const samples: Sample[] = [];
+  const latencies: { at: number; ms: number }[] = [];
+  let callsDone = 0, callsFailed = 0;
+  const t0 = performance.now();
+  const until = t0 + SECONDS * 1000;
+  const sample = async () => {
+    samples.push({
+      t: (performance.now() - t0) / 1000,
+      rssMb: statusField(pid, "VmRSS") / 1024,
+      threads: statusField(pid, "Threads"),
+      fds: [...Deno.readDirSync(`/proc/${pid}/fd`)].length,
+      heapMb: (await metricValue(worker.url, "voice_process_heap_used_bytes")) / 1e6,
+      calls: await metricValue(worker.url, "voice_worker_active_calls"),
+    });
+  };
+  await sample();
+  const sampler = setInterval(() => void sample().catch(() => {}), SAMPLE_S * 1000);
+  console.log(`soak: ${CALLS} concurrent calls for ${SECONDS} s against one worker (pid ${pid})`);
+  try {
+    await Promise.all(Array.from({ length: CALLS }, async (_, slot) => {
+      await sleep(slot * 500); // not in lock-step
+      while (performance.now() < until) {
+        try {
+          await oneCall(api, tenant, lines, latencies, until);
+          callsDone++;
+        } catch (err) {
+          callsFailed++;
+          console.error(`slot ${slot}: ${(err as Error).message}`);
+          await sleep(1000);
+        }
+      }
+    }));
+    await sleep(3000); // calls torn down
+    await sample();
+  } finally {
+    clearInterval(sampler);
+  }
+
+  const warm = samples.filter((s) => s.t >= 60);
+  const perMin = (pick: (s: Sample) => number) =>
+    slope(warm.map((s) => s.t / 60), warm.map(pick)).toFixed(3);
+  const first = warm[0] ?? samples[0], last = samples[samples.length - 1];
+  console.log(
+    `calls completed ${callsDone}, failed ${callsFailed}; turns measured ${latencies.length}`,
+  );
+  console.log("figure            after 1 min   at the end   slope per minute (after 1 min)");
+  for (
+    const [name, pick] of [
+      ["worker RSS MB", (s: Sample) => s.rssMb],
+      ["JS heap MB", (s: Sample) => s.heapMb],
+      ["threads", (s: Sample) => s.threads],
+      ["open fds", (s: Sample) => s.fds],
+    ] as const
+  ) {
+    console.log(
+      `${name.padEnd(17)} ${pick(first).toFixed(1).padStart(11)}   ${
+        pick(last).toFixed(1).padStart(10)
+      }   ${perMin(pick).padStart(10)}`,
+    );
+  }
+  console.log(`calls in progress at the end: ${last.calls}`);
+  console.log("minute   turns   latency p50 ms   p99 ms");
+  for (let m = 0; m * 60 < SECONDS; m++) {
+    const inMin = latencies.filter((l) => l.at - t0 >= m * 60_000 && l.at - t0 < (m + 1) * 60_000)
+      .map((l) => l.ms).sort((a, b) => a - b);
+    console.log(
+      `${String(m + 1).padStart(6)}   ${String(inMin.length).padStart(5)}   ${
+        quantile(inMin, 0.5).toFixed(0).padStart(14)
+      }   ${quantile(inMin, 0.99).toFixed(0).padStart(6)}`,
+    );
+  }
+  await worker.stop();
+  await api.close();
+  await served.shutdown();
+}
