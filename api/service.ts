@@ -1,8 +1,9 @@
 // Builds an API process's dependencies: database, secrets, key cache, and the sweeper (unused
-// sessions expire; sessions of a worker that stopped heartbeating fail with `worker_lost`).
+// sessions expire; sessions with no offer within their pre-offer hold give their slot back;
+// sessions of a worker that stopped heartbeating fail with `worker_lost`).
 import type { Database } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
-import { expireUnused } from "../db/sessions.ts";
+import { expireUnused, releaseLapsedHolds } from "../db/sessions.ts";
 import { failLostSessions } from "../db/nodes.ts";
 import type { Settings } from "../common/settings.ts";
 import { TokenSigner } from "../common/token.ts";
@@ -60,6 +61,8 @@ export async function startApiService(
     try {
       const n = await expireUnused(db.sql);
       if (n) log.info("expired unused sessions", { count: n });
+      const lapsed = await releaseLapsedHolds(db.sql);
+      if (lapsed) log.info("released the slots of sessions with no offer yet", { count: lapsed });
       for (const id of await failLostSessions(db.sql, settings.nodeStaleSeconds)) {
         log.warn("session failed: its worker was lost", { session_id: id });
       }

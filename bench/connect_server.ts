@@ -18,6 +18,7 @@ const settings = loadSettings({
   ADMIN_TOKEN: Deno.env.get("ADMIN_TOKEN") ?? "adm_bench_token_0123456789",
   // The limiter would refuse almost everything from one key at benchmark rates.
   RATE_LIMIT_PER_SECOND: "0",
+  PENDING_SESSIONS_PER_KEY: "0", // connects that never offer, by design
 });
 const service = await startApiService(db, settings);
 const app = createApp(service.deps, (a) => {

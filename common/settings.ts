@@ -1,4 +1,6 @@
 // Operator configuration from the environment (names fixed in decisions.md).
+import { TrustedProxies } from "../api/auth/client_address.ts";
+
 export interface Settings {
   databaseUrl?: string;
   dataDir: string;
@@ -16,6 +18,24 @@ export interface Settings {
   /** Per-key token bucket for sessions.connect: refills per second; 0 turns the limit off. */
   rateLimitPerSecond: number;
   rateLimitBurst: number;
+  /**
+   * Per client address token bucket for publishable-key connects (RATE_LIMIT_PER_ADDRESS_PER_SECOND,
+   * default 1; 0 turns it off) and its burst (RATE_LIMIT_PER_ADDRESS_BURST, default 5).
+   */
+  rateLimitPerAddressPerSecond: number;
+  rateLimitPerAddressBurst: number;
+  /**
+   * Proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES: comma-separated IPs or CIDRs;
+   * default none). The client is the right-most forwarded address that is not one of them.
+   */
+  trustedProxies: string[];
+  /**
+   * How long a connected session keeps its node slot while no offer has come (default 15 s,
+   * at most the token's lifetime); then the slot goes back and the offer has to find room again.
+   */
+  preOfferHoldSeconds: number;
+  /** Sessions one key may have holding a slot while waiting for their offer (default 20; 0 = off). */
+  pendingSessionsPerKey: number;
   /** A node whose heartbeat is older than this is never chosen. */
   nodeStaleSeconds: number;
   workerCapacity: number;
@@ -46,6 +66,10 @@ function logFormat(raw: string | undefined): "text" | "json" {
   throw new Error("LOG_FORMAT must be text or json");
 }
 
+function list(raw: string | undefined): string[] {
+  return (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
 export function loadSettings(env: Record<string, string | undefined> = Deno.env.toObject()) {
   const settings: Settings = {
     databaseUrl: env.DATABASE_URL || undefined,
@@ -56,14 +80,17 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     workerPort: int(env, "WORKER_PORT", 8788),
     nodeId: env.NODE_ID || undefined,
     workerPublicUrl: env.WORKER_PUBLIC_URL || undefined,
-    iceAddresses: (env.ICE_ADDRESSES || "127.0.0.1").split(",").map((s) => s.trim()).filter(
-      Boolean,
-    ),
+    iceAddresses: list(env.ICE_ADDRESSES || "127.0.0.1"),
     tokenTtlSeconds: int(env, "TOKEN_TTL_SECONDS", 300),
     keyHashSecret: env.KEY_HASH_SECRET || undefined,
     tokenSigningKey: env.TOKEN_SIGNING_KEY || undefined,
     rateLimitPerSecond: int(env, "RATE_LIMIT_PER_SECOND", 50),
     rateLimitBurst: int(env, "RATE_LIMIT_BURST", 100),
+    rateLimitPerAddressPerSecond: int(env, "RATE_LIMIT_PER_ADDRESS_PER_SECOND", 1),
+    rateLimitPerAddressBurst: int(env, "RATE_LIMIT_PER_ADDRESS_BURST", 5),
+    trustedProxies: list(env.TRUSTED_PROXIES),
+    preOfferHoldSeconds: int(env, "PRE_OFFER_HOLD_SECONDS", 15),
+    pendingSessionsPerKey: int(env, "PENDING_SESSIONS_PER_KEY", 20),
     nodeStaleSeconds: int(env, "NODE_STALE_SECONDS", 10),
     workerCapacity: int(env, "WORKER_CAPACITY", 50),
     recordingsDir: env.RECORDINGS_DIR || `${env.DATA_DIR || "data"}/recordings`,
@@ -71,5 +98,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     logFormat: logFormat(env.LOG_FORMAT),
     metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0) : undefined,
   };
+  // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
+  TrustedProxies.parse(settings.trustedProxies);
   return settings;
 }

@@ -35,7 +35,13 @@ export interface OpenOptions {
   migrate?: boolean;
 }
 
-const quiet = { onnotice: () => {} };
+// postgres.js waits before reconnecting after failed connects, growing to 10–20 s by default
+// (0.5–1 × min(3^n / 100, 20) s): after an outage the first query could wait that long after the
+// database is back. Capped at 2 s, so writes kept for the database's return (the worker's session
+// log and call ends, media/call/record_writer.ts) go in within about 2 s of it.
+const reconnectBackoff = (retries: number) => Math.min(0.1 * 2 ** retries, 2);
+
+const quiet = { onnotice: () => {}, backoff: reconnectBackoff };
 
 /** What a pool of this process is doing, as far as its callers can see (the metrics read it). */
 export interface PoolUse {

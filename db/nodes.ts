@@ -73,18 +73,24 @@ export async function liveServes(sql: Sql, staleSeconds: number): Promise<ServeM
  * Sessions whose node stopped heartbeating (died without draining: killed, crashed, cut off) for
  * longer than `staleSeconds` are failed with `worker_lost`, so none stays `active` forever. Their
  * call seconds are booked up to the node's last heartbeat, the last moment the call was known to
- * run. Run by the API side (each process's sweeper); the update is idempotent across processes.
+ * run. Run by the API side (each process's sweeper); the update is idempotent across processes,
+ * and a slot goes back only from a session that still holds it (sessions.holds_slot).
  */
 export async function failLostSessions(sql: Sql, staleSeconds: number): Promise<string[]> {
   const rows = await sql<{ id: string }[]>`
-    with lost as (
-      update sessions s set status = 'failed', end_reason = 'worker_lost', ended_at = now()
-      from worker_nodes n
-      where s.node_id = n.id and s.status in ('connecting', 'active')
+    with before as (
+      select s.id, s.holds_slot, n.heartbeat_at from sessions s join worker_nodes n
+        on s.node_id = n.id
+      where s.status in ('connecting', 'active')
         and n.heartbeat_at < now() - make_interval(secs => ${staleSeconds})
-      returning s.id, s.node_id, s.started_at, n.heartbeat_at
+      for update of s skip locked
+    ), lost as (
+      update sessions s set status = 'failed', end_reason = 'worker_lost', ended_at = now(),
+        holds_slot = false, hold_until = null
+      from before where s.id = before.id
+      returning s.id, s.node_id, s.started_at, before.heartbeat_at, before.holds_slot
     ), per_node as (
-      select node_id, count(*)::int as n from lost group by node_id
+      select node_id, count(*)::int as n from lost where holds_slot group by node_id
     ), released as (
       update worker_nodes w set active_calls = greatest(w.active_calls - per_node.n, 0)
       from per_node where w.id = per_node.node_id

@@ -23,22 +23,64 @@ export interface ChosenNode {
   offer_base_url: string;
 }
 
+/** What a connect's reservation may take beyond a node slot (docs/security.md). */
+export interface Admission {
+  /**
+   * Seconds the slot stays reserved while no offer has come (never past the token's expiry);
+   * absent, until the token expires.
+   */
+  holdSeconds?: number;
+  /**
+   * Sessions of the same key that may hold a slot waiting for their offer; 0 or absent: no limit.
+   * Counted in the reservation's own statement, so concurrent connects of one key can overshoot
+   * it by at most the number of reservations in flight at that instant.
+   */
+  pendingPerKey?: number;
+}
+
+export type Reservation =
+  | { kind: "reserved"; node: ChosenNode }
+  /** No live node could take it; the session was written `failed`/`no_worker`. */
+  | { kind: "no_node" }
+  /** The key has `pendingPerKey` sessions waiting for their offer; nothing was written. */
+  | { kind: "pending_limit"; retryAfterSeconds: number };
+
 /**
  * Reserves a slot on the least loaded live node that serves the call's speech and writes the
  * session in one statement (so one transaction and one round trip). With no node to take it, the
  * session is still written, as `failed`/`no_worker`, for diagnosis; usage is written only when a
- * node was reserved.
+ * node was reserved. A key already at its limit of sessions waiting for their offer writes
+ * nothing at all.
  */
-export async function openSession(
+export async function reserveSession(
   sql: Sql,
   s: NewSession,
   staleSeconds: number,
   speech: CallSpeech = callSpeech(),
-): Promise<ChosenNode | undefined> {
-  const rows = await sql<ChosenNode[]>`
-    with node as (
+  admission: Admission = {},
+): Promise<Reservation> {
+  const limit = admission.pendingPerKey ?? 0;
+  const pending = limit > 0 && s.key_id !== null
+    ? sql`select count(*)::int as n, min(hold_until) as first_ends from sessions
+        where key_id = ${s.key_id} and status = 'created' and holds_slot and hold_until > now()`
+    : sql`select 0 as n, null::timestamptz as first_ends`;
+  const holdUntil = admission.holdSeconds === undefined
+    ? sql`${s.token_expires_at}::timestamptz`
+    : sql`least(now() + make_interval(secs => ${admission.holdSeconds}),
+        ${s.token_expires_at}::timestamptz)`;
+  const rows = await sql<
+    {
+      admitted: boolean;
+      retry_after: number | null;
+      node_id: string | null;
+      offer_base_url: string | null;
+    }[]
+  >`
+    with pending as (${pending}), admitted as (
+      select ${limit} = 0 or n < ${limit} as ok from pending
+    ), node as (
       update worker_nodes set active_calls = active_calls + 1
-      where id = (
+      where (select ok from admitted) and id = (
         select id from worker_nodes
         where not draining and active_calls < capacity
           and heartbeat_at > now() - make_interval(secs => ${staleSeconds})
@@ -54,21 +96,48 @@ export async function openSession(
     ), session as (
       insert into sessions (id, agent_id, workspace_id, key_id, status, end_reason, node_id,
         token_id, token_expires_at, agent_input, display_name, metadata, record_requested,
-        record_effective, ended_at)
+        record_effective, ended_at, holds_slot, hold_until)
       select ${s.session_id}, ${s.agent_id}, ${s.workspace_id}, ${s.key_id},
         case when node.id is null then 'failed' else 'created' end,
         case when node.id is null then 'no_worker' end,
         node.id, ${s.token_id}, ${s.token_expires_at}, ${sql.json(s.agent_input as never)},
         ${s.display_name}, ${sql.json(s.metadata)}, ${s.record_requested}, ${s.record_effective},
-        case when node.id is null then now() end
+        case when node.id is null then now() end,
+        node.id is not null,
+        case when node.id is not null then ${holdUntil} end
       from (select 1) as one left join node on true
+      where (select ok from admitted)
       returning node_id
     ), billed as (
       insert into usage (session_id, workspace_id, agent_id)
       select ${s.session_id}, ${s.workspace_id}, ${s.agent_id} from node
     )
-    select node.id as node_id, node.offer_base_url from node, session`;
-  return rows[0];
+    select (select ok from admitted) as admitted,
+      (select greatest(1, ceil(extract(epoch from first_ends - now())))::int from pending)
+        as retry_after,
+      node.id as node_id, node.offer_base_url
+    from (select 1) as one left join node on true`;
+  const row = rows[0];
+  if (!row.admitted) {
+    return { kind: "pending_limit", retryAfterSeconds: row.retry_after ?? 1 };
+  }
+  if (row.node_id === null) return { kind: "no_node" };
+  return { kind: "reserved", node: { node_id: row.node_id, offer_base_url: row.offer_base_url! } };
+}
+
+/**
+ * reserveSession without the per-key limit: the chosen node, or undefined when none could take
+ * the session.
+ */
+export async function openSession(
+  sql: Sql,
+  s: NewSession,
+  staleSeconds: number,
+  speech: CallSpeech = callSpeech(),
+  admission: Omit<Admission, "pendingPerKey"> = {},
+): Promise<ChosenNode | undefined> {
+  const r = await reserveSession(sql, s, staleSeconds, speech, admission);
+  return r.kind === "reserved" ? r.node : undefined;
 }
 
 /** sessions.create: the record alone, with no node and no token handed out. */
@@ -80,21 +149,71 @@ export async function createSessionRecord(sql: Sql, s: NewSession): Promise<void
       ${s.display_name}, ${sql.json(s.metadata)}, ${s.record_requested}, ${s.record_effective})`;
 }
 
+export type Connecting =
+  /** The session is now `connecting` and holds its node slot. */
+  | "connected"
+  /** Its pre-offer hold had lapsed and the node has no room now; the session stays `created`. */
+  | "node_full"
+  /** Not waiting for this token on this node any more (used, expired, ended, or never). */
+  | "not_waiting";
+
 /**
- * The offer was accepted: `created` → `connecting`, once. Returns false when the session is not
- * waiting for this token any more (already used, expired, ended), which is how reuse is refused.
+ * The offer was accepted: `created` → `connecting`, once. A session whose pre-offer hold lapsed
+ * (its slot went back to the node) takes a slot again here, in the same statement, only if the
+ * node has room; otherwise it is left as it was. `not_waiting` is how reuse is refused.
  */
 export async function markConnecting(
   sql: Sql,
   sessionId: string,
   tokenId: string,
   nodeId: string,
-): Promise<boolean> {
-  const rows = await sql`update sessions set status = 'connecting', connected_at = now()
-    where id = ${sessionId} and token_id = ${tokenId} and node_id = ${nodeId}
-      and status = 'created'
-    returning id`;
-  return rows.length === 1;
+): Promise<Connecting> {
+  // `target` locks the row, so of two offers racing on one token only one sees it `created`.
+  const rows = await sql<{ found: boolean; connected: boolean }[]>`
+    with target as (
+      select id, holds_slot from sessions
+      where id = ${sessionId} and token_id = ${tokenId} and node_id = ${nodeId}
+        and status = 'created'
+      for update
+    ), retaken as (
+      update worker_nodes set active_calls = active_calls + 1
+      where id = ${nodeId} and active_calls < capacity
+        and exists (select 1 from target where not holds_slot)
+      returning id
+    ), done as (
+      update sessions s set status = 'connecting', connected_at = now(), holds_slot = true,
+        hold_until = null
+      from target
+      where s.id = target.id and (target.holds_slot or exists (select 1 from retaken))
+      returning s.id
+    )
+    select exists (select 1 from target) as found, exists (select 1 from done) as connected`;
+  if (rows[0].connected) return "connected";
+  return rows[0].found ? "node_full" : "not_waiting";
+}
+
+/** What the offer endpoint needs to know of a session before it reads the offer. */
+export interface SessionTokenState {
+  status: SessionStatus;
+  token_id: string | null;
+  node_id: string | null;
+  token_expires_at: Date | null;
+  /** Whether it is counted in its node's active calls (false once its pre-offer hold lapsed). */
+  holds_slot: boolean;
+  /** Whether its node has a free slot now (false without a node). */
+  node_has_room: boolean;
+}
+
+export async function sessionTokenState(
+  sql: Sql,
+  sessionId: string,
+): Promise<SessionTokenState | undefined> {
+  const [row] = await sql<SessionTokenState[]>`select s.status, s.token_id, s.node_id,
+      s.token_expires_at, s.holds_slot,
+      coalesce(n.active_calls < n.capacity, false) as node_has_room
+    from sessions s left join worker_nodes n on n.id = s.node_id
+    where s.id = ${sessionId}`;
+  return row;
 }
 
 /**
@@ -120,11 +239,18 @@ export interface CallOutcome {
   byEngine?: Record<string, unknown>;
   /** Where the recording was stored, when the call was recorded. */
   recordingUrl?: string | null;
+  /**
+   * How long before this write the call ended, on the worker's own clock. An end written late
+   * (the database came back after an outage) ends at `now() - endedSecondsAgo`, so the outage
+   * is not billed as call seconds.
+   */
+  endedSecondsAgo?: number;
 }
 
 /**
- * Ends a session that is not ended yet, releases its node reservation and books its usage: call
- * seconds, and what the call recognised and synthesized. Returns false when it had already ended.
+ * Ends a session that is not ended yet, releases its node reservation (when it still holds one)
+ * and books its usage: call seconds, and what the call recognised and synthesized. Returns false
+ * when it had already ended.
  */
 export async function finishSession(
   sql: Sql,
@@ -137,18 +263,25 @@ export async function finishSession(
   const recognised = outcome.recognisedSeconds ?? 0;
   const characters = outcome.synthesizedCharacters ?? 0;
   const byEngine = sql.json((outcome.byEngine ?? {}) as never);
+  const ago = Math.max(0, outcome.endedSecondsAgo ?? 0);
   const rows = await sql`
-    with done as (
-      update sessions set status = ${status}, end_reason = ${reason}, ended_at = now(),
-        turns = ${turns}, recording_url = ${outcome.recordingUrl ?? null}
+    with before as (
+      select id, holds_slot from sessions
       where id = ${sessionId} and status in ('created', 'connecting', 'active')
-      returning id, node_id, started_at, ended_at
+      for update
+    ), done as (
+      update sessions s set status = ${status}, end_reason = ${reason},
+        ended_at = now() - make_interval(secs => ${ago}), turns = ${turns},
+        recording_url = ${outcome.recordingUrl ?? null}, holds_slot = false, hold_until = null
+      from before where s.id = before.id
+      returning s.id, s.node_id, s.started_at, s.ended_at, before.holds_slot as released
     ), released as (
       update worker_nodes n set active_calls = greatest(n.active_calls - 1, 0)
-      from done where n.id = done.node_id
+      from done where n.id = done.node_id and done.released
     ), billed as (
       update usage u set
-        call_seconds = coalesce(extract(epoch from done.ended_at - done.started_at), 0),
+        call_seconds =
+          greatest(coalesce(extract(epoch from done.ended_at - done.started_at), 0), 0),
         recognised_seconds = ${recognised}, synthesized_characters = ${characters},
         by_engine = ${byEngine}
       from done where u.session_id = done.id
@@ -157,20 +290,54 @@ export async function finishSession(
   return rows.length === 1;
 }
 
-/** `created` sessions whose token ran out unused become `expired`; their slots are released. */
+/**
+ * `created` sessions whose token ran out unused become `expired`; those still holding their slot
+ * (a hold as long as the token) give it back. Rows another sweeper is handling are skipped.
+ */
 export async function expireUnused(sql: Sql): Promise<number> {
   const rows = await sql<{ n: number }[]>`
-    with gone as (
-      update sessions set status = 'expired', end_reason = 'token_expired', ended_at = now()
+    with before as (
+      select id, holds_slot from sessions
       where status = 'created' and token_expires_at < now()
-      returning node_id
+      for update skip locked
+    ), gone as (
+      update sessions s set status = 'expired', end_reason = 'token_expired', ended_at = now(),
+        holds_slot = false, hold_until = null
+      from before where s.id = before.id
+      returning s.node_id, before.holds_slot as released
     ), per_node as (
-      select node_id, count(*)::int as n from gone where node_id is not null group by node_id
+      select node_id, count(*)::int as n from gone
+      where node_id is not null and released group by node_id
     ), released as (
       update worker_nodes w set active_calls = greatest(w.active_calls - per_node.n, 0)
       from per_node where w.id = per_node.node_id
     )
     select count(*)::int as n from gone`;
+  return rows[0].n;
+}
+
+/**
+ * `created` sessions whose pre-offer hold is over give their node slot back; they stay `created`
+ * and their token stays valid (the offer then has to find room on the node again). Idempotent:
+ * a session gives its slot back once. Returns how many slots went back.
+ */
+export async function releaseLapsedHolds(sql: Sql): Promise<number> {
+  const rows = await sql<{ n: number }[]>`
+    with lapsed as (
+      update sessions s set holds_slot = false
+      where s.id in (
+        select id from sessions
+        where status = 'created' and holds_slot and hold_until <= now()
+        for update skip locked
+      ) and s.status = 'created' and s.holds_slot
+      returning s.node_id
+    ), per_node as (
+      select node_id, count(*)::int as n from lapsed where node_id is not null group by node_id
+    ), released as (
+      update worker_nodes w set active_calls = greatest(w.active_calls - per_node.n, 0)
+      from per_node where w.id = per_node.node_id
+    )
+    select count(*)::int as n from lapsed`;
   return rows[0].n;
 }
 

@@ -386,11 +386,17 @@ function assertEnvelope(r: Reply, context: string) {
 }
 
 Deno.test("sessions.connect: random bodies and headers never get a 5xx, refusals write nothing", async () => {
-  // No rate limit: at fuzzing speed one key would otherwise be refused with 429 almost always,
-  // and the 200 path (which must write exactly one session) would go untested.
+  // No rate limits (per key, per address, sessions waiting for their offer per key): at fuzzing
+  // speed from one address and one key they would refuse almost everything with 429, and the
+  // 200 path (which must write exactly one session) would go untested.
   // The registered node never heartbeats here; it must not go stale mid-run, or the one
   // legitimate 500 (missing_connect_params) would appear.
-  const api = await startTestApi({ RATE_LIMIT_PER_SECOND: "0", NODE_STALE_SECONDS: "86400" });
+  const api = await startTestApi({
+    RATE_LIMIT_PER_SECOND: "0",
+    RATE_LIMIT_PER_ADDRESS_PER_SECOND: "0",
+    PENDING_SESSIONS_PER_KEY: "0",
+    NODE_STALE_SECONDS: "86400",
+  });
   try {
     const tenant = await makeTenant(api);
     const seen = new Map<string, number>();

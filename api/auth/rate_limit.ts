@@ -1,20 +1,89 @@
-// A token bucket per key, per API process: `perSecond` refill with `burst` capacity.
-export class RateLimiter {
-  private buckets = new Map<string, { tokens: number; at: number }>();
+// Token buckets per API process: `perSecond` refill with `burst` capacity, one bucket per key
+// (an API key id, or a client address for publishable-key connects). Addresses are chosen by
+// whoever sends the requests, so memory is bounded: a bucket idle long enough to have refilled
+// is the same as no bucket and is dropped, and beyond `maxBuckets` the least recently used go.
+import type { Context } from "hono";
+import type { ApiDeps } from "../context.ts";
+import { requestAddress, TrustedProxies } from "./client_address.ts";
 
-  constructor(private perSecond: number, private burst: number) {}
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export class RateLimiter {
+  /** In order of last use, least recent first (a Map keeps insertion order). */
+  private buckets = new Map<string, Bucket>();
+  private burst: number;
+  private sweptAt = -Infinity;
+
+  constructor(private perSecond: number, burst: number, private maxBuckets = 100_000) {
+    this.burst = Math.max(1, burst);
+  }
 
   /** 0 when allowed; otherwise the whole seconds to wait before retrying. */
   take(key: string, now = performance.now()): number {
     if (this.perSecond <= 0) return 0;
-    const b = this.buckets.get(key) ?? { tokens: this.burst, at: now };
+    this.sweep(now);
+    let b = this.buckets.get(key);
+    if (b) this.buckets.delete(key);
+    else b = { tokens: this.burst, at: now };
     b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
     b.at = now;
     this.buckets.set(key, b);
+    if (this.buckets.size > this.maxBuckets) {
+      this.buckets.delete(this.buckets.keys().next().value!);
+    }
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return 0;
     }
     return Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
   }
+
+  /** Buckets held (for tests). */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  /** Drops the buckets that have been idle long enough to be full again (oldest first). */
+  private sweep(now: number): void {
+    const refillMs = (this.burst / this.perSecond) * 1000;
+    if (now - this.sweptAt < Math.min(refillMs, 1000)) return;
+    this.sweptAt = now;
+    for (const [key, b] of this.buckets) {
+      if (now - b.at < refillMs) break;
+      this.buckets.delete(key);
+    }
+  }
+}
+
+/** The per-address limiter of an API process, with the trusted proxies it reads addresses by. */
+export interface AddressLimit {
+  limiter: RateLimiter;
+  trusted: TrustedProxies;
+}
+
+const addressLimits = new WeakMap<ApiDeps, AddressLimit>();
+
+/** The per-address limit for `deps`' process, made on first use from its settings. */
+export function addressLimit(deps: ApiDeps): AddressLimit {
+  let limit = addressLimits.get(deps);
+  if (!limit) {
+    limit = {
+      limiter: new RateLimiter(
+        deps.settings.rateLimitPerAddressPerSecond,
+        deps.settings.rateLimitPerAddressBurst,
+      ),
+      trusted: TrustedProxies.parse(deps.settings.trustedProxies),
+    };
+    addressLimits.set(deps, limit);
+  }
+  return limit;
+}
+
+/** 0 when the request's client address may connect now; otherwise seconds to wait. */
+export function takeForAddress(c: Context, deps: ApiDeps): number {
+  const { limiter, trusted } = addressLimit(deps);
+  return limiter.take(requestAddress(c, trusted));
 }

@@ -1,9 +1,11 @@
 // POST /api/v1/sessions.connect and sessions.create: the front door of every call.
-// Check order: credential (401) → origin (403) → rate (429) → body (413/400) → agent (404) →
-// recording (400) → node (500). Nothing is written before every check has passed.
+// Check order: credential (401) → origin (403) → per-address rate, pk_ keys only (429) → per-key
+// rate (429) → body (413/400) → agent (404) → recording (400) → sessions waiting for their
+// offer, per key (429) → node (500). The last two are one SQL statement with the reservation;
+// nothing is written before every check has passed (docs/security.md).
 import type { Context } from "hono";
 import { newId } from "../../common/ids.ts";
-import { createSessionRecord, type NewSession, openSession } from "../../db/sessions.ts";
+import { createSessionRecord, type NewSession, reserveSession } from "../../db/sessions.ts";
 import { callSpeech } from "../../common/capabilities.ts";
 import { getAgent } from "../../db/agents.ts";
 import { getSession } from "../../db/sessions.ts";
@@ -11,6 +13,7 @@ import type { KeyGrant } from "../../db/keys.ts";
 import { logger } from "../../common/log.ts";
 import { adminOrSecretKey, apiKey } from "../auth/credentials.ts";
 import { originAllowed } from "../auth/origin.ts";
+import { takeForAddress } from "../auth/rate_limit.ts";
 import { readJson } from "../body.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
@@ -43,15 +46,34 @@ function checkOrigin(c: Context, grant: KeyGrant) {
   }
 }
 
+const rateLimited = (wait: number, message: string, limit: string) =>
+  new ApiError(
+    429,
+    "rate_limited",
+    message,
+    { retry_after_seconds: wait, limit },
+    { "Retry-After": String(wait) },
+  );
+
 function checkRate(deps: ApiDeps, keyId: string) {
   const wait = deps.limiter.take(keyId);
   if (wait > 0) {
-    throw new ApiError(
-      429,
-      "rate_limited",
-      "Too many sessions started with this key; retry later.",
-      { retry_after_seconds: wait },
-      { "Retry-After": String(wait) },
+    throw rateLimited(wait, "Too many sessions started with this key; retry later.", "key_rate");
+  }
+}
+
+/**
+ * A publishable key is public, so its connects are also limited per client address (the TCP
+ * peer, or X-Forwarded-For behind TRUSTED_PROXIES).
+ */
+function checkAddressRate(c: Context, deps: ApiDeps, grant: KeyGrant) {
+  if (grant.kind !== "publishable") return;
+  const wait = takeForAddress(c, deps);
+  if (wait > 0) {
+    throw rateLimited(
+      wait,
+      "Too many sessions started from this address; retry later.",
+      "address_rate",
     );
   }
 }
@@ -62,6 +84,7 @@ const agentNotFound = () =>
 /** Every check of a connect body for a key's grant; returns what the session row needs. */
 async function admitKey(c: Context, deps: ApiDeps, grant: KeyGrant): Promise<Admitted> {
   checkOrigin(c, grant);
+  checkAddressRate(c, deps, grant);
   checkRate(deps, grant.key_id);
   const req = parseConnectBody(await readJson(c), await deps.capabilities.get());
   // A credential names exactly one agent; any other agent id, in this workspace or another, is
@@ -106,13 +129,24 @@ export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
   const grant = await apiKey(c, deps);
   const admitted = await admitKey(c, deps, grant);
   const session = newSession(admitted, deps);
-  const node = await openSession(
+  const reservation = await reserveSession(
     deps.reservations,
     session,
     deps.settings.nodeStaleSeconds,
     callSpeech(admitted.req.input.config),
+    {
+      holdSeconds: deps.settings.preOfferHoldSeconds,
+      pendingPerKey: deps.settings.pendingSessionsPerKey,
+    },
   );
-  if (!node) {
+  if (reservation.kind === "pending_limit") {
+    throw rateLimited(
+      reservation.retryAfterSeconds,
+      "Too many sessions of this key are waiting for their call to start; retry later.",
+      "pending_sessions",
+    );
+  }
+  if (reservation.kind === "no_node") {
     log.warn("no worker node for session", {
       session_id: session.session_id,
       agent_id: session.agent_id,
@@ -124,6 +158,7 @@ export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
       { session_id: session.session_id },
     );
   }
+  const node = reservation.node;
   const { token } = await deps.signer.mint(
     {
       sid: session.session_id,

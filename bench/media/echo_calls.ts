@@ -198,7 +198,11 @@ async function main(): Promise<LevelResult[]> {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
   const db = await openDatabase({ url: url.toString(), max: 4 });
-  const api = await startTestApi({ RATE_LIMIT_PER_SECOND: "1000", RATE_LIMIT_BURST: "1000" }, {
+  const api = await startTestApi({
+    RATE_LIMIT_PER_SECOND: "1000",
+    RATE_LIMIT_BURST: "1000",
+    PENDING_SESSIONS_PER_KEY: "0",
+  }, {
     db,
     node: false,
   });

@@ -382,7 +382,9 @@ async function main(): Promise<void> {
     },
   });
   const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
-  const api = await startTestApi({ RATE_LIMIT_PER_SECOND: "0" }, { node: false });
+  const api = await startTestApi({ RATE_LIMIT_PER_SECOND: "0", PENDING_SESSIONS_PER_KEY: "0" }, {
+    node: false,
+  });
   const rows: Row[] = [];
   try {
     const env: Env = {

@@ -117,7 +117,11 @@ if (import.meta.main) {
     onSessionEnd: (session) => void turnsOf.delete(session.id),
   });
   const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
-  const api = await startTestApi({ RATE_LIMIT_PER_SECOND: "0", ADMIN_TOKEN: ADMIN }, {
+  const api = await startTestApi({
+    RATE_LIMIT_PER_SECOND: "0",
+    PENDING_SESSIONS_PER_KEY: "0",
+    ADMIN_TOKEN: ADMIN,
+  }, {
     node: false,
   });
   const worker = await startWorkerProcess(api.db.url, "node-soak", {

@@ -2,8 +2,17 @@
 // POST {sdp,type,pc_id,restart_pc,requestData} → {sdp,type:"answer",pc_id}; PATCH for trickled
 // candidates. The session token decides: signature, this node, this session, not expired, and
 // used once — a renegotiation or restart_pc of the same call is not a reuse.
+// Order: the credential first (the token, then the session row: not used, not expired; for a
+// running call, its pc_id), then the body and its SDP, then the token is spent atomically
+// (markConnecting). A bad offer from the rightful holder is a 400 and leaves the token unspent;
+// a spent or foreign token is refused as such whatever the body holds.
 import type { Context } from "hono";
-import { getSession, markConnecting } from "../../db/sessions.ts";
+import {
+  getSession,
+  markConnecting,
+  type SessionTokenState,
+  sessionTokenState,
+} from "../../db/sessions.ts";
 import { getAgent } from "../../db/agents.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import { readJson } from "../../common/http/json_body.ts";
@@ -43,6 +52,70 @@ async function claimsFor(
   }
   return claims;
 }
+
+const tokenUsed = () =>
+  new ApiError(401, "token_used", "This session token has already started a call.");
+const tokenExpired = () => new ApiError(401, "token_expired", "The session token has expired.");
+const sessionNotFound = () => new ApiError(404, "session_not_found", "No such session.");
+const peerNotFound = () =>
+  new ApiError(404, "peer_not_found", "No peer connection with this pc_id.");
+
+/** Retry-After of a node-full refusal: a slot frees when a call ends or a hold lapses. */
+const NODE_FULL_RETRY_SECONDS = 2;
+
+/**
+ * The session's pre-offer hold lapsed (its slot went back to the node) and the node has no room
+ * now. A 5xx, so the client retries: a slot may free up while its token is still valid.
+ */
+const nodeFull = (nodeId: string) =>
+  new ApiError(
+    503,
+    "node_full",
+    "This worker node has no room for the call now; retry shortly.",
+    { node_id: nodeId, retry_after_seconds: NODE_FULL_RETRY_SECONDS },
+    { "Retry-After": String(NODE_FULL_RETRY_SECONDS) },
+  );
+
+/** Why a token that verified may not start a call now, from its session's row. */
+function refusalFor(
+  state: SessionTokenState | undefined,
+  claims: SessionClaims,
+  nodeId: string,
+): ApiError | undefined {
+  if (!state) return sessionNotFound();
+  const expired = state.token_expires_at !== null &&
+    state.token_expires_at.getTime() <= Date.now();
+  if (state.status === "expired" || (state.status === "created" && expired)) {
+    return tokenExpired();
+  }
+  if (state.status !== "created" || state.token_id !== claims.jti || state.node_id !== nodeId) {
+    return tokenUsed();
+  }
+  return undefined;
+}
+
+/** The token may start the call: its session is waiting for it, on this node. */
+async function checkUnspent(w: WorkerContext, sessionId: string, claims: SessionClaims) {
+  const state = await sessionTokenState(w.sql, sessionId);
+  const refusal = refusalFor(state, claims, w.nodeId);
+  if (refusal) throw refusal;
+  // Its hold lapsed and the node is full: refuse before building a peer (markConnecting decides
+  // for good, atomically, after the SDP is read).
+  if (!state!.holds_slot && !state!.node_has_room) throw nodeFull(w.nodeId);
+}
+
+/** The body as JSON, or undefined when it cannot be read (too large, not JSON). */
+async function bodyOrNothing(c: Context): Promise<unknown> {
+  try {
+    return await readJson(c);
+  } catch (err) {
+    if (err instanceof ApiError) return undefined;
+    throw err;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 interface OfferBody {
   sdp: string;
@@ -93,12 +166,13 @@ export async function postOffer(c: Context, w: WorkerContext): Promise<Response>
   const running = w.calls.get(sessionId);
   // A call already running on this token: renegotiation or restart, not a second start.
   const claims = await claimsFor(c, w, { ignoreExpiry: running !== undefined });
-  const offer = readOffer(await readJson(c));
 
   if (running && running.tokenId === claims.jti) {
-    if (offer.pc_id === null || offer.pc_id !== running.peer.id) {
-      throw new ApiError(401, "token_used", "This session token has already started a call.");
-    }
+    // The token is spent; only the connection it started (named by its pc_id) may go on.
+    const body = await bodyOrNothing(c);
+    const pcId = isObject(body) ? body.pc_id : undefined;
+    if (typeof pcId !== "string" || pcId !== running.peer.id) throw tokenUsed();
+    const offer = readOffer(body);
     if (!offer.restart_pc) {
       const answer = await running.peer.renegotiate({ type: "offer", sdp: offer.sdp })
         .catch(refuseBadOffer);
@@ -108,20 +182,21 @@ export async function postOffer(c: Context, w: WorkerContext): Promise<Response>
     await running.replacePeer(peer);
     return reply(c, answer.sdp, peer.id);
   }
-  if (claims.exp * 1000 <= Date.now()) {
-    throw new ApiError(401, "token_expired", "The session token has expired.");
-  }
+  if (claims.exp * 1000 <= Date.now()) throw tokenExpired();
+  await checkUnspent(w, sessionId, claims);
 
-  // Answer first (a bad offer must not burn the token), then take the session atomically.
+  // Then the offer (a bad one must not burn the token), then take the session atomically.
+  const offer = readOffer(await readJson(c));
   const { peer, answer } = await answerOffer(w, offer);
-  if (!await markConnecting(w.sql, sessionId, claims.jti, w.nodeId)) {
+  const taken = await markConnecting(w.sql, sessionId, claims.jti, w.nodeId);
+  if (taken !== "connected") {
     await peer.close();
+    if (taken === "node_full") throw nodeFull(w.nodeId);
+    // Taken or ended since the check above.
     const record = await getSession(w.sql, sessionId);
-    if (!record) throw new ApiError(404, "session_not_found", "No such session.");
-    if (record.status === "expired") {
-      throw new ApiError(401, "token_expired", "The session token has expired.");
-    }
-    throw new ApiError(401, "token_used", "This session token has already started a call.");
+    if (!record) throw sessionNotFound();
+    if (record.status === "expired") throw tokenExpired();
+    throw tokenUsed();
   }
   const agent = await getAgent(w.sql, claims.sub);
   const call = new Call(peer, {
@@ -143,15 +218,20 @@ export async function postOffer(c: Context, w: WorkerContext): Promise<Response>
 }
 
 export async function patchCandidates(c: Context, w: WorkerContext): Promise<Response> {
-  await claimsFor(c, w, { ignoreExpiry: true });
+  const sessionId = c.req.param("session_id")!;
+  const claims = await claimsFor(c, w, { ignoreExpiry: true });
+  const call = w.calls.get(sessionId);
+  if (!call || call.tokenId !== claims.jti) {
+    // No call of this token runs here: before its offer there is no peer to trickle to yet;
+    // after its call the token is spent.
+    const refusal = refusalFor(await sessionTokenState(w.sql, sessionId), claims, w.nodeId);
+    throw refusal ?? peerNotFound();
+  }
   const body = await readJson(c);
-  const b = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  const b = isObject(body) ? body : {};
+  if (b.pc_id !== call.peer.id) throw peerNotFound();
   if (!Array.isArray(b.candidates)) {
     throw invalidRequest("candidates", "candidates must be an array.");
-  }
-  const call = w.calls.get(c.req.param("session_id")!);
-  if (!call || call.peer.id !== b.pc_id) {
-    throw new ApiError(404, "peer_not_found", "No peer connection with this pc_id.");
   }
   for (const [i, cand] of b.candidates.entries()) {
     if (typeof cand !== "object" || cand === null || typeof cand.candidate !== "string") {
