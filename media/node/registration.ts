@@ -1,14 +1,30 @@
 // The worker's node row: registered at start, heartbeated while alive, so that sessions.connect
 // only ever chooses a node that is really there.
+//
+// The database may be away for a while: the heartbeat keeps trying at its interval (one at a
+// time, so a hung connection does not pile up more), warns once per 30 s while it fails and says
+// when it works again; nothing of it can stop the worker. A node whose heartbeat is stale longer
+// than NODE_STALE_SECONDS has its calls failed `worker_lost` by the API (db/nodes.ts), whatever
+// the worker does later.
 import type { Pool } from "../../db/client.ts";
 import { heartbeat, registerNode } from "../../db/nodes.ts";
 import { logger } from "../../common/log.ts";
 import type { ServeMatrix } from "../../common/capabilities.ts";
+import { settlePendingEnds } from "../call/record_writer.ts";
+import { WarningLimiter, within } from "../call/retry.ts";
 
 const log = logger("node");
+const warnings = new WarningLimiter(log);
+
+/** The last try at call ends still waiting for the database, when the node stops. */
+const SETTLE_ENDS_MS = 5000;
 
 export interface NodeRegistration {
   setDraining(draining: boolean): Promise<void>;
+  /**
+   * The node leaves: heartbeats stop, call ends still waiting for the database get a last
+   * bounded try (5 s), and the row is left marked draining. Never rejects; bounded in time.
+   */
   stop(): Promise<void>;
 }
 
@@ -20,22 +36,36 @@ export async function registerWorkerNode(
   await registerNode(sql, node);
   log.info("registered", { node_id: node.node_id, offer_base_url: node.offer_base_url });
   let draining = false;
-  let beating: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    beating = heartbeat(sql, node.node_id, { draining }).catch((err) =>
-      log.warn("heartbeat failed", { node_id: node.node_id, cause: (err as Error).message })
+  let beating: Promise<void> | undefined;
+  const beat = (): Promise<void> =>
+    heartbeat(sql, node.node_id, { draining }).then(
+      () => warnings.succeeded("heartbeat", "heartbeat written again", { node_id: node.node_id }),
+      (err) =>
+        warnings.failed("heartbeat", "heartbeat failed; retrying at each interval", {
+          node_id: node.node_id,
+          cause: (err as Error)?.message,
+        }),
     );
+  const timer = setInterval(() => {
+    if (beating) return; // the last one has not settled yet
+    beating = beat().finally(() => (beating = undefined));
   }, intervalMs);
   return {
     async setDraining(value) {
+      // The next heartbeat carries it if this write cannot be made.
       draining = value;
       await heartbeat(sql, node.node_id, { draining });
     },
     async stop() {
       clearInterval(timer);
-      await beating;
+      if (beating) await within(beating, intervalMs, undefined);
+      await settlePendingEnds(SETTLE_ENDS_MS);
       // Leave the row, marked draining, so the node is not chosen while it is gone.
-      await heartbeat(sql, node.node_id, { draining: true }).catch(() => {});
+      await within(
+        heartbeat(sql, node.node_id, { draining: true }).catch(() => {}),
+        intervalMs,
+        undefined,
+      );
     },
   };
 }
