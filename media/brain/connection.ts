@@ -1,6 +1,6 @@
 // The worker's side of the brain WebSocket: dials {brain_url}?session_id=..., numbers and
 // timestamps every frame it sends, decodes every frame it gets, and logs both ways, decoded,
-// in the session log.
+// in the session log. What the brain does wrong is named with the call's end reason.
 import {
   type BrainFrameKind,
   decodeBrainFrame,
@@ -8,20 +8,28 @@ import {
   type Frame,
   type ServiceFrameKind,
 } from "../../proto/frames.ts";
+import { BrainSocket, type FrameViolation } from "./socket.ts";
+
+export { BrainDialError } from "./socket.ts";
 
 export type BrainFrame = Frame<BrainFrameKind>;
+
+/** What the brain did that ends the call: a frame that is not the protocol, or one too big. */
+export type BrainViolation = "brain_protocol_error" | "brain_frame_too_large";
 
 export interface FrameLog {
   add(source: string, kind: string, data?: unknown): void;
 }
 
 export interface BrainConnectionOptions {
-  /** Give up dialling after this long. */
+  /** Give up dialling (TCP and the WebSocket handshake) after this long. */
   dialTimeoutMs?: number;
+  /** Largest message the brain may send, in bytes. */
+  maxFrameBytes?: number;
   log: FrameLog;
   onFrame(frame: BrainFrame): void;
-  /** A frame that could not be decoded: the brain broke the protocol. */
-  onProtocolError(reason: string): void;
+  /** The brain broke the protocol (`reason` is the call's end reason). */
+  onViolation(reason: BrainViolation, detail: string): void;
   /** The socket closed without this side closing it. */
   onClosed(code: number, reason: string): void;
 }
@@ -35,74 +43,70 @@ export function brainDialUrl(brainUrl: string, sessionId: string): string {
 
 export class BrainConnection {
   private seq = 0;
-  private closing = false;
+  /** The brain broke the protocol (a frame that decoded to nothing, text). */
+  private violated = false;
 
-  private constructor(private ws: WebSocket, private opts: BrainConnectionOptions) {
-    ws.onmessage = (ev) => this.receive(ev.data);
-    ws.onclose = (ev) => {
-      if (!this.closing) opts.onClosed(ev.code, ev.reason);
-    };
+  private constructor(private socket: BrainSocket, private opts: BrainConnectionOptions) {
+    socket.listen({
+      message: (data) => this.receive(data),
+      violation: (err) => this.violation(err),
+      closed: (code, reason) => opts.onClosed(code, reason),
+    });
   }
 
-  /** Opens the socket; rejects when the brain cannot be reached in time. */
-  static dial(
+  /** Opens the socket; rejects with a BrainDialError (its `reason`: unreachable or timed out). */
+  static async dial(
     brainUrl: string,
     sessionId: string,
     opts: BrainConnectionOptions,
   ): Promise<BrainConnection> {
-    return new Promise((resolve, reject) => {
-      let ws: WebSocket;
-      try {
-        ws = new WebSocket(brainDialUrl(brainUrl, sessionId));
-      } catch (err) {
-        reject(new Error(`bad brain URL: ${(err as Error).message}`));
-        return;
-      }
-      ws.binaryType = "arraybuffer";
-      const timer = setTimeout(() => {
-        ws.onopen = ws.onerror = ws.onclose = null;
-        ws.close();
-        reject(new Error("the brain did not answer in time"));
-      }, opts.dialTimeoutMs ?? 5000);
-      ws.onopen = () => {
-        clearTimeout(timer);
-        ws.onerror = null;
-        resolve(new BrainConnection(ws, opts));
-      };
-      ws.onerror = (ev) => {
-        clearTimeout(timer);
-        ws.onclose = null;
-        reject(
-          new Error(`the brain could not be reached: ${(ev as ErrorEvent).message ?? "error"}`),
-        );
-      };
+    let url: string;
+    try {
+      url = brainDialUrl(brainUrl, sessionId);
+    } catch {
+      url = brainUrl; // BrainSocket names what is wrong with it
+    }
+    const socket = await BrainSocket.dial(url, {
+      timeoutMs: opts.dialTimeoutMs ?? 5000,
+      maxFrameBytes: opts.maxFrameBytes ?? 64 * 1024,
     });
+    return new BrainConnection(socket, opts);
   }
 
   get open(): boolean {
-    return this.ws.readyState === WebSocket.OPEN;
+    return this.socket.open;
+  }
+
+  /** The longest the brain's frames held the event loop in one go, in ms. */
+  get longestRunMs(): number {
+    return this.socket.longestRunMs;
   }
 
   /** Sends one frame; a closed socket drops it (the call is ending anyway). */
   send(kind: ServiceFrameKind, body: Record<string, unknown>): void {
     if (!this.open) return;
     const seq = ++this.seq;
-    this.ws.send(encodeServiceFrame(seq, kind, body));
+    this.socket.send(encodeServiceFrame(seq, kind, body));
     this.opts.log.add("to_brain", kind, { seq, ...body });
   }
 
-  private receive(data: unknown): void {
-    if (!(data instanceof ArrayBuffer)) {
-      this.opts.log.add("from_brain", "text_frame", { text: String(data).slice(0, 200) });
-      this.opts.onProtocolError("the brain sent a text frame; frames are binary protobuf");
+  private receive(data: Uint8Array | string): void {
+    if (typeof data === "string") {
+      this.opts.log.add("from_brain", "text_frame", { text: data.slice(0, 200) });
+      this.violated = true;
+      this.opts.onViolation(
+        "brain_protocol_error",
+        "the brain sent a text frame; frames are binary protobuf",
+      );
       return;
     }
     let frame: BrainFrame;
     try {
-      frame = decodeBrainFrame(new Uint8Array(data));
+      frame = decodeBrainFrame(data);
     } catch (err) {
       this.opts.log.add("from_brain", "undecodable", { bytes: data.byteLength });
-      this.opts.onProtocolError(`undecodable frame: ${(err as Error).message}`);
+      this.violated = true;
+      this.opts.onViolation("brain_protocol_error", `undecodable frame: ${(err as Error).message}`);
       return;
     }
     this.opts.log.add("from_brain", frame.kind, {
@@ -113,17 +117,25 @@ export class BrainConnection {
     this.opts.onFrame(frame);
   }
 
-  /** Closes the socket and waits (briefly) for the close handshake. */
-  async close(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
-    if (this.ws.readyState === WebSocket.CLOSED) return;
-    const closed = new Promise<void>((r) => {
-      this.ws.onclose = () => r();
-    });
-    this.ws.close(1000, "call ended");
-    let t: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([closed, new Promise<void>((r) => (t = setTimeout(r, 1000)))]);
-    clearTimeout(t);
+  private violation(err: FrameViolation): void {
+    if (err.kind === "too_large") {
+      this.opts.log.add("from_brain", "frame_too_large", {
+        bytes: err.bytes,
+        limit: this.opts.maxFrameBytes ?? 64 * 1024,
+      });
+      this.opts.onViolation("brain_frame_too_large", err.message);
+    } else {
+      this.opts.log.add("from_brain", "bad_frame", { error: err.message });
+      this.opts.onViolation("brain_protocol_error", err.message);
+    }
+  }
+
+  /**
+   * Closes the socket (after what was sent) and waits, briefly, for the brain's close: 1009 after
+   * a frame over the limit, 1002 after any other protocol error, else 1000.
+   */
+  close(): Promise<void> {
+    const code = this.socket.violationCode ?? (this.violated ? 1002 : 1000);
+    return this.socket.close(code, code === 1000 ? "call ended" : "protocol error");
   }
 }

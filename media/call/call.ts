@@ -1,7 +1,7 @@
 // One call on this worker: the peer, RTVI on its chat channel, outbound audio, what plays (a
 // conversation with the brain, or the echo diagnostic), liveness and the session's status.
 import type { Pool } from "../../db/client.ts";
-import { finishSession, markActive } from "../../db/sessions.ts";
+import { markActive } from "../../db/sessions.ts";
 import { logger } from "../../common/log.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
 import type { PeerState, WorkerPeer } from "../rtc/peer.ts";
@@ -13,6 +13,7 @@ import { EchoSource } from "./echo.ts";
 import type { CallEngines } from "./engines.ts";
 import { CallRecording } from "./recording.ts";
 import { OutboundAudio } from "./outbound.ts";
+import { endRecords } from "./record_writer.ts";
 import { SessionLog } from "./session_log.ts";
 import type { TurnObserver } from "./turn_record.ts";
 
@@ -30,7 +31,11 @@ export interface CallOptions {
   /** Folder recordings are written to. */
   recordingsDir?: string;
   sql: Pool;
-  /** Hang-up when no frame (pings included) came from the page for this long. */
+  /**
+   * Hang-up (`no_ping`) when nothing came from the page for this long: no chat frame (pings
+   * included) and no audio packet. A page whose pings stop but whose microphone still sends is
+   * alive; a caller whose network is gone sends neither.
+   */
   livenessMs?: number;
   /** Fail when the peer is not connected this long after the offer. */
   connectTimeoutMs?: number;
@@ -50,13 +55,18 @@ export class Call {
   endReason?: string;
   /** Told each turn's latencies and barge-ins as they happen (the node's metrics set it). */
   turnObserver?: TurnObserver;
-  /** Resolves when the call has ended and its record is written. */
+  /**
+   * Resolves when the call has ended and a first attempt at its record was made (it is written
+   * then unless the database is away; endRecords retries it in the background).
+   */
   readonly ended: Promise<void>;
 
   private opts: CallOptions;
   private detach: (() => void)[] = [];
   private timers: ReturnType<typeof setTimeout>[] = [];
   private chatOpened = false;
+  /** performance.now() of the caller's last audio packet (liveness, with RTVI's last frame). */
+  private lastAudioAt = performance.now();
   private dtlsUp = false;
   private finished = false;
   private resolveEnded!: () => void;
@@ -89,7 +99,8 @@ export class Call {
     }, opts.connectTimeoutMs ?? 20_000));
     const liveness = opts.livenessMs ?? 3000;
     this.timers.push(setInterval(() => {
-      if (this.chatOpened && performance.now() - this.rtvi.lastHeardAt > liveness) {
+      const heardAt = Math.max(this.rtvi.lastHeardAt, this.lastAudioAt);
+      if (this.chatOpened && performance.now() - heardAt > liveness) {
         this.end("ended", "no_ping");
       }
     }, 250));
@@ -100,7 +111,7 @@ export class Call {
     const old = this.peer;
     for (const off of this.detach.splice(0)) off();
     this.peer = peer;
-    this.rtvi.lastHeardAt = performance.now();
+    this.rtvi.lastHeardAt = this.lastAudioAt = performance.now();
     this.attach(peer);
     this.log.add("worker", "peer_restarted", { pc_id: peer.id });
     await old.close();
@@ -118,7 +129,10 @@ export class Call {
         this.rtvi.receive(text);
       }),
       peer.onChatClose.on(() => this.end("ended", "hangup")),
-      peer.onAudioRtp.on((packet) => this.onCallerAudio(packet.payload)),
+      peer.onAudioRtp.on((packet) => {
+        this.lastAudioAt = performance.now();
+        this.onCallerAudio(packet.payload);
+      }),
     );
   }
 
@@ -142,7 +156,14 @@ export class Call {
   /** client-ready: the call starts. */
   private async start(about: unknown): Promise<void> {
     this.log.add("worker", "call_started", { about });
-    const active = await markActive(this.opts.sql, this.sessionId);
+    // The database being away must not stop a call: its end is written when it returns.
+    const active = await markActive(this.opts.sql, this.sessionId).catch((err) => {
+      log.warn("could not mark the session active; the call goes on", {
+        session_id: this.sessionId,
+        cause: (err as Error).message,
+      });
+      return true;
+    });
     if (!active) {
       log.warn("session was not connecting at call start", { session_id: this.sessionId });
     }
@@ -195,6 +216,7 @@ export class Call {
   async end(status: EndStatus, reason: string): Promise<void> {
     if (this.finished) return;
     this.finished = true;
+    const endedAt = performance.now();
     this.endStatus = status;
     this.endReason = reason;
     for (const t of this.timers) clearTimeout(t);
@@ -220,20 +242,21 @@ export class Call {
       this.log.add("worker", "recording_written", { url: recordingUrl, seconds });
     }
     this.log.add("worker", "call_ended", { status, reason });
-    await this.log.flush();
-    try {
-      await finishSession(this.opts.sql, this.sessionId, status, reason, {
-        ...outcome,
-        recordingUrl,
-      });
-    } catch (err) {
-      log.error("could not record the end of the call", {
-        session_id: this.sessionId,
-        cause: (err as Error).message,
-      });
-    }
-    log.info("call ended", { session_id: this.sessionId, status, reason });
+    // The call is over: it leaves the node's map now, whatever the database does. Its record
+    // (the rest of the log, then the end) is written by endRecords, which retries while the
+    // database is away; `ended` waits for the first attempt only (record_writer.ts).
     this.opts.onEnded?.(this);
+    const record = endRecords.write({
+      sql: this.opts.sql,
+      sessionId: this.sessionId,
+      status,
+      reason,
+      outcome: { ...outcome, recordingUrl },
+      log: this.log,
+      endedAt,
+    });
+    await record.firstTry;
+    log.info("call ended", { session_id: this.sessionId, status, reason });
     this.resolveEnded();
   }
 }

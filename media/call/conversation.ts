@@ -3,10 +3,12 @@
 // brain (wire frames), the page (RTVI events) and the record (turns, usage, recording).
 import { logger } from "../../common/log.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
-import { BrainConnection, type BrainFrame } from "../brain/connection.ts";
+import { BrainConnection, BrainDialError, type BrainFrame } from "../brain/connection.ts";
+import { brainLimits } from "../brain/limits.ts";
 import type { Fallback, RoutedStream } from "../engines/routing.ts";
 import { Speaker, type SpeechChunk, type UnitHeard } from "../speech/speaker.ts";
 import { type TurnAction, TurnTaking } from "../turn/turn_taking.ts";
+import { ReplyTimer } from "../turn/reply_timer.ts";
 import type { VadEvent, VoiceActivity } from "../vad/voice_activity.ts";
 import type { RtviSession } from "../rtvi/session.ts";
 import type { RtviMessage } from "../rtvi/protocol.ts";
@@ -40,8 +42,10 @@ export interface ConversationOptions {
   endCall(status: "ended" | "failed", reason: string): void;
   /** VAD start window while the bot speaks (barge-in), in ms. */
   bargeInMs?: number;
-  /** How long the brain has to answer SessionStart with a greeting. */
+  /** How long the brain has to answer SessionStart with a greeting (default: brainLimits). */
   greetingTimeoutMs?: number;
+  /** How long the brain has to start a reply to a turn (default: brainLimits). */
+  replyTimeoutMs?: number;
 }
 
 export interface ConversationOutcome {
@@ -77,7 +81,9 @@ export class Conversation {
   private botSpeaking = false;
   private lastActivity = now();
   private idleTimer?: ReturnType<typeof setInterval>;
-  private greetingTimer?: ReturnType<typeof setTimeout>;
+  private replyTimer = new ReplyTimer((turnId, ms) => this.onReplyTimeout(turnId, ms));
+  private endTimer?: ReturnType<typeof setTimeout>;
+  private limits = { ...brainLimits };
   private ending = false;
   private finished = false;
 
@@ -96,15 +102,17 @@ export class Conversation {
         this.apply(this.turns.next({ type: "reply_finished", turnId }));
       },
       onIdle: () => this.onSpeakerIdle(),
-      onSynthesisError: (u, err) => {
+      onSynthesisError: (u, err, gotAudio) => {
         log.error("synthesis failed", {
           session_id: opts.sessionId,
           unit: u.unitId,
           cause: err.message,
         });
         opts.log.add("worker", "synthesis_error", { unit_id: u.unitId, error: err.message });
+        // Every engine of the route (the last one twice) made nothing: the call has no voice.
+        if (!gotAudio) this.fail("synthesis_failed", err.message);
       },
-    });
+    }, { maxUnits: this.limits.maxQueuedUnits, maxChars: this.limits.maxQueuedChars });
   }
 
   private synthesize(text: string, signal: AbortSignal): AsyncIterable<SpeechChunk> {
@@ -126,9 +134,11 @@ export class Conversation {
       o.engines.vad(),
       o.engines.recognition.open(this.config.stt.language, (f) => this.onFallback(f)),
       BrainConnection.dial(o.brainUrl, o.sessionId, {
+        dialTimeoutMs: this.limits.connectTimeoutMs,
+        maxFrameBytes: this.limits.maxFrameBytes,
         log: o.log,
         onFrame: (f) => this.onBrainFrame(f),
-        onProtocolError: (reason) => this.fail("brain_protocol_error", reason),
+        onViolation: (reason, detail) => this.fail(reason, detail),
         onClosed: (code) => {
           if (!this.ending) {
             this.fail("brain_disconnected", `the brain closed the socket (${code})`);
@@ -147,8 +157,13 @@ export class Conversation {
       | PromiseRejectedResult
       | undefined;
     if (failed) {
-      const reason = brain.status === "rejected" ? "brain_unreachable" : "engine_unavailable";
-      return this.fail(reason, (failed.reason as Error).message);
+      const err = failed.reason as Error;
+      const reason = brain.status !== "rejected"
+        ? "engine_unavailable"
+        : err instanceof BrainDialError
+        ? err.reason
+        : "brain_unreachable";
+      return this.fail(reason, err.message);
     }
     this.apply(this.turns.next({ type: "greeting_expected" }));
     this.turnLog.open("greeting", "greeting", now());
@@ -158,10 +173,7 @@ export class Conversation {
       init_json: JSON.stringify(o.init ?? {}),
       config: this.config,
     });
-    this.greetingTimer = setTimeout(() => {
-      o.log.add("worker", "greeting_timeout", { after_ms: o.greetingTimeoutMs ?? 10_000 });
-      this.apply(this.turns.next({ type: "reply_finished", turnId: "greeting" }));
-    }, o.greetingTimeoutMs ?? 10_000);
+    this.replyTimer.arm("greeting", o.greetingTimeoutMs ?? this.limits.greetingTimeoutMs);
     this.idleTimer = setInterval(() => this.checkIdle(), 100);
   }
 
@@ -241,6 +253,15 @@ export class Conversation {
           this.issued.add(a.turnId);
           this.brain?.send("user_turn", { turn_id: a.turnId, text: a.text });
           this.turnLog.utteranceSent(a.turnId, a.text, now());
+          this.armReplyTimer(a.turnId);
+          break;
+        case "cancel":
+          this.replyTimer.clear(a.turnId);
+          this.brain?.send("cancel", { turn_id: a.turnId });
+          this.opts.log.add("worker", "turn_cancelled", {
+            turn_id: a.turnId,
+            reason: "superseded",
+          });
           break;
         case "send_user_idle": {
           this.issued.add(a.turnId);
@@ -249,6 +270,7 @@ export class Conversation {
           this.turnLog.mark(a.turnId, "user_turn_sent", now());
           this.brain?.send("user_idle", { idle_ms: idleMs, turn_id: a.turnId });
           this.lastActivity = now();
+          this.armReplyTimer(a.turnId);
           break;
         }
       }
@@ -270,16 +292,32 @@ export class Conversation {
       else this.turnLog.utteranceDropped();
       this.apply(this.turns.next({ type: "final_text", text: clean }));
     }, (err) => {
+      if (this.finished) return;
+      // Every engine of the route failed, the last one opened afresh too: the call is deaf.
       log.error("recognition failed", { session_id: this.opts.sessionId, cause: err.message });
       this.turnLog.utteranceDropped();
-      this.apply(this.turns.next({ type: "final_text", text: "" }));
+      this.fail("recognition_failed", err.message);
     });
+  }
+
+  private armReplyTimer(turnId: string): void {
+    this.replyTimer.arm(turnId, this.opts.replyTimeoutMs ?? this.limits.replyTimeoutMs);
+  }
+
+  /** No first unit in time: the caller may talk; the turn stays current until superseded. */
+  private onReplyTimeout(turnId: string, afterMs: number): void {
+    if (this.finished) return;
+    if (turnId === "greeting") {
+      this.opts.log.add("worker", "greeting_timeout", { after_ms: afterMs });
+    } else this.opts.log.add("worker", "reply_timeout", { turn_id: turnId, after_ms: afterMs });
+    this.apply(this.turns.next({ type: "reply_timeout", turnId }));
   }
 
   /** Barge-in: the bot stops at the next frame, the brain is told, later units are dropped. */
   private interrupt(turnId: string): void {
     const windowMs = this.vad?.settings.startMs;
     this.speaker.cutOff(turnId);
+    this.replyTimer.clear(turnId);
     this.turnLog.interrupted(turnId);
     this.brain?.send("cancel", { turn_id: turnId });
     this.opts.log.add("worker", "barge_in", { turn_id: turnId, window_ms: windowMs });
@@ -292,7 +330,6 @@ export class Conversation {
     const b = f.body;
     switch (f.kind) {
       case "greeting":
-        clearTimeout(this.greetingTimer);
         this.unit("greeting", "greeting", String(b.text ?? ""), true);
         break;
       case "speech_unit":
@@ -318,13 +355,28 @@ export class Conversation {
   }
 
   private unit(turnId: string, unitId: string, text: string, last: boolean): void {
-    if (!this.issued.has(turnId) || !this.turns.wants(turnId)) {
-      this.opts.log.add("worker", "unit_dropped", { turn_id: turnId, unit_id: unitId });
+    const verdict = this.issued.has(turnId) ? this.turns.accept(turnId) : "unknown_turn";
+    if (verdict !== "accepted") {
+      this.opts.log.add("worker", "unit_dropped", {
+        turn_id: turnId,
+        unit_id: unitId,
+        reason: verdict,
+      });
       return;
     }
+    this.replyTimer.clear(turnId);
     this.lastActivity = now();
     this.turnLog.mark(turnId, "first_unit", now());
-    this.speaker.enqueue({ turnId, unitId, text }, last);
+    if (!this.speaker.enqueue({ turnId, unitId, text }, last)) {
+      const { units, chars } = this.speaker.queued;
+      this.opts.log.add("worker", "unit_refused", {
+        turn_id: turnId,
+        unit_id: unitId,
+        reason: "queue_full",
+        queued_units: units,
+        queued_chars: chars,
+      });
+    }
   }
 
   private configure(patch: ConfigPatch): void {
@@ -354,7 +406,7 @@ export class Conversation {
     this.ending = true;
     this.opts.log.add("worker", "end_requested", { reason });
     if (!this.speaker.busy) this.opts.endCall("ended", "brain_ended");
-    else setTimeout(() => this.opts.endCall("ended", "brain_ended"), 15_000);
+    else this.endTimer = setTimeout(() => this.opts.endCall("ended", "brain_ended"), 15_000);
   }
 
   // ── the bot's voice ───────────────────────────────────────────────────────────────────────
@@ -447,7 +499,8 @@ export class Conversation {
       this.finished = true;
       this.ending = true;
       clearInterval(this.idleTimer);
-      clearTimeout(this.greetingTimer);
+      clearTimeout(this.endTimer);
+      this.replyTimer.stop();
       this.speaker.cutOff();
       if (this.brain) {
         this.brain.send("finalize", {

@@ -3,9 +3,12 @@
 //
 // Recognition: a stream keeps the audio of the utterance in progress (bounded), so when its
 // engine fails (a provider drops, a thread dies) the utterance is recognised again by the next
-// engine of the route, which then serves the rest of the call.
-// Synthesis: a unit whose engine fails before its first audio is synthesized by the next engine;
-// once audio has gone out, a failure is the unit's (a different voice mid-unit is worse).
+// engine of the route, which then serves the rest of the call. With no engine left, the engine
+// that failed is opened once more (a fresh thread after a crash, a new provider connection) and
+// given the utterance; only when that fails too is the failure the call's.
+// Synthesis: a unit whose engine fails before its first audio is synthesized by the next engine,
+// and with none left by the last engine once more (a crashed thread is replaced); once audio has
+// gone out, a failure is the unit's (a different voice mid-unit is worse).
 import {
   type RecognitionEngine,
   RecognitionError,
@@ -152,8 +155,8 @@ export class RoutedStream implements RecognitionStream {
 
   push(pcm16k: Int16Array): void {
     if (this.#closed) return;
-    // Kept for a replay only while a fallback is left to replay to.
-    if (this.#index < this.#route.length - 1 && this.#kept < REPLAY_MAX_SAMPLES) {
+    // Kept for a replay: to the next engine, or to the same engine opened afresh.
+    if (this.#kept < REPLAY_MAX_SAMPLES) {
       const keep = pcm16k.subarray(0, REPLAY_MAX_SAMPLES - this.#kept).slice();
       this.#utterance.push(keep);
       this.#kept += keep.length;
@@ -169,10 +172,12 @@ export class RoutedStream implements RecognitionStream {
     const audio = this.#utterance;
     this.#utterance = [];
     this.#kept = 0;
+    let reopened = false;
     for (;;) {
       const inner = this.#inner;
       if (!inner || this.#closed) throw new RecognitionError("recognition stream closed");
       const engine = this.engine;
+      const index = this.#index;
       try {
         return { ...await this.#outstanding(engine, inner.finish()), engine };
       } catch (err) {
@@ -181,9 +186,34 @@ export class RoutedStream implements RecognitionStream {
         const reason = `${engine} failed: ${(err as Error).message}`;
         inner.close();
         this.#inner = undefined;
-        if (!await this.#next(reason)) throw err;
+        if (!await this.#next(reason)) {
+          if (reopened) throw err;
+          reopened = true;
+          if (!await this.#reopen(index, reason)) throw err;
+        }
         for (const pcm of audio) this.#inner!.push(pcm);
       }
+    }
+  }
+
+  /** Opens the engine at `index` of the route again, as a fallback to itself. */
+  async #reopen(index: number, reason: string): Promise<boolean> {
+    const engine = this.#route[index];
+    if (!engine) return false;
+    try {
+      const inner = await engine.open(this.language);
+      if (this.#closed) {
+        inner.close();
+        return false;
+      }
+      this.#index = index;
+      this.#inner = inner;
+      inner.onInterim((text) => this.#interim?.(text));
+      this.onFallback?.({ leg: "recognition", from: engine.name, to: engine.name, reason });
+      return true;
+    } catch {
+      this.#failed(engine.name);
+      return false;
     }
   }
 
@@ -246,10 +276,12 @@ export class SynthesisRouter {
         : new UnservedError("language", options.language, "synthesis", this.languages);
     }
     const activity = this.activity;
+    // The last engine gets a second try: a crashed thread has been replaced by then.
+    const attempts = [...route, route[route.length - 1]];
     return (async function* () {
       let lastError: unknown;
-      for (let i = 0; i < route.length; i++) {
-        const engine = route[i];
+      for (let i = 0; i < attempts.length; i++) {
+        const engine = attempts[i];
         const act = activity.get(engine.name);
         let started = false;
         if (act) act.outstanding++;
@@ -263,7 +295,7 @@ export class SynthesisRouter {
           if (act && !options.signal?.aborted) act.errors++;
           if (started || options.signal?.aborted) throw err;
           lastError = err;
-          const next = route[i + 1];
+          const next = attempts[i + 1];
           if (next) {
             options.onFallback?.({
               leg: "synthesis",

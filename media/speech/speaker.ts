@@ -1,6 +1,11 @@
 // The bot's voice on one call: units are synthesized as they arrive and played in order, one
 // 20 ms frame per outbound tick. It knows exactly how much of each unit went out, so a cut-off
 // (barge-in) stops at the next frame and reports what the caller heard.
+//
+// Bounded per call, whatever the brain sends: at most `maxUnits` units and `maxChars` characters
+// wait or play (a unit beyond is refused: enqueue() says so), and only the playing unit and the
+// `synthesisAhead` after it are being synthesized, so one call never holds more than a few units
+// of audio nor puts more than that many jobs in front of other calls at a shared engine.
 import { FRAME_SAMPLES_48K } from "../../wasm/opus.ts";
 import type { FrameSource } from "../call/outbound.ts";
 import { heardText, type WordTiming } from "./heard.ts";
@@ -46,8 +51,24 @@ export interface SpeakerEvents {
   onTurnFinished?(turnId: string): void;
   /** Nothing is left to play: the bot stopped speaking. */
   onIdle?(): void;
-  onSynthesisError?(unit: SpokenUnit, err: Error): void;
+  /** Synthesis of a unit failed; `gotAudio` says whether some of its audio had come. */
+  onSynthesisError?(unit: SpokenUnit, err: Error, gotAudio: boolean): void;
 }
+
+export interface SpeakerLimits {
+  /** Units waiting or playing. */
+  maxUnits: number;
+  /** Characters of those units. */
+  maxChars: number;
+  /** Units synthesized ahead of the one playing. */
+  synthesisAhead: number;
+}
+
+export const DEFAULT_SPEAKER_LIMITS: Readonly<SpeakerLimits> = Object.freeze({
+  maxUnits: 64,
+  maxChars: 4000,
+  synthesisAhead: 2,
+});
 
 class Playback {
   frames: Int16Array[] = [];
@@ -55,6 +76,11 @@ class Playback {
   partialLength = 0;
   words: WordTiming[] = [];
   synthDone = false;
+  /** Synthesis was asked for (units far back in the queue wait as text). */
+  synthStarted = false;
+  /** Synthesis failed: what played is what was heard, and the unit counts as cut. */
+  synthFailed = false;
+  gotAudio = false;
   started = false;
   playedFrames = 0;
   heardSoFar = "";
@@ -91,6 +117,8 @@ class Playback {
 
 export class Speaker implements FrameSource {
   private queue: Playback[] = [];
+  private queuedChars = 0;
+  private limits: SpeakerLimits;
   /** Turns whose last unit has been queued. */
   private closedTurns = new Set<string>();
   private audioStartedTurns = new Set<string>();
@@ -101,23 +129,62 @@ export class Speaker implements FrameSource {
   /** Characters per engine, counted when the engine's first audio of a unit arrives. */
   readonly charactersByEngine = new Map<string, number>();
 
-  constructor(private synthesize: Synthesize, private events: SpeakerEvents = {}) {}
+  constructor(
+    private synthesize: Synthesize,
+    private events: SpeakerEvents = {},
+    limits: Partial<SpeakerLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_SPEAKER_LIMITS, ...limits };
+  }
 
   /** Whether anything is playing or waiting to play. */
   get busy(): boolean {
     return this.queue.length > 0;
   }
 
-  /** Queues a unit; synthesis starts at once so it is ready when its turn to play comes. */
-  enqueue(unit: SpokenUnit, last: boolean): void {
+  /** Units waiting or playing, and their characters. */
+  get queued(): { units: number; chars: number } {
+    return { units: this.queue.length, chars: this.queuedChars };
+  }
+
+  /** Units whose synthesis is running or done and whose audio is not all played. */
+  get synthesizing(): number {
+    return this.queue.filter((p) => p.synthStarted).length;
+  }
+
+  /**
+   * Queues a unit; its synthesis starts once it is near enough the head of the queue. Returns
+   * false when the unit is refused: the queue is full (a refused last unit still ends its turn).
+   */
+  enqueue(unit: SpokenUnit, last: boolean): boolean {
     if (unit.text.trim() === "") {
       if (last) this.closeTurn(unit.turnId);
-      return;
+      return true;
+    }
+    if (
+      this.queue.length >= this.limits.maxUnits ||
+      this.queuedChars + unit.text.length > this.limits.maxChars
+    ) {
+      if (last) this.closeTurn(unit.turnId);
+      return false;
     }
     const p = new Playback(unit, last);
     this.queue.push(p);
-    this.synthesizedCharacters += unit.text.length;
-    this.run(p);
+    this.queuedChars += unit.text.length;
+    this.startSynthesis();
+    return true;
+  }
+
+  /** Starts synthesis of the units within reach of the head of the queue. */
+  private startSynthesis(): void {
+    const reach = Math.min(this.queue.length, 1 + this.limits.synthesisAhead);
+    for (let i = 0; i < reach; i++) {
+      const p = this.queue[i];
+      if (p.synthStarted) continue;
+      p.synthStarted = true;
+      this.synthesizedCharacters += p.unit.text.length;
+      this.run(p);
+    }
   }
 
   private async run(p: Playback): Promise<void> {
@@ -130,10 +197,14 @@ export class Speaker implements FrameSource {
           this.charactersByEngine.set(chunk.engine, n + p.unit.text.length);
         }
         p.words.push(...chunk.words);
+        if (chunk.pcm.length) p.gotAudio = true;
         p.add(chunk.pcm);
       }
     } catch (err) {
-      if (!p.abort.signal.aborted) this.events.onSynthesisError?.(p.unit, err as Error);
+      if (!p.abort.signal.aborted) {
+        p.synthFailed = true;
+        this.events.onSynthesisError?.(p.unit, err as Error, p.gotAudio);
+      }
     }
     p.finishSynthesis();
   }
@@ -183,13 +254,18 @@ export class Speaker implements FrameSource {
 
   private complete(p: Playback): void {
     this.queue.shift();
-    this.events.onUnitDone?.({
-      ...p.unit,
-      heard: p.unit.text,
-      cutOff: false,
-      engine: p.engine,
-      estimated: false,
-    });
+    this.queuedChars -= p.unit.text.length;
+    this.startSynthesis();
+    // A unit whose synthesis failed was heard up to where its audio stopped.
+    this.events.onUnitDone?.(
+      p.synthFailed ? this.heardOf(p) : {
+        ...p.unit,
+        heard: p.unit.text,
+        cutOff: false,
+        engine: p.engine,
+        estimated: false,
+      },
+    );
     if (p.last) this.closeTurn(p.unit.turnId);
     else if (
       this.closedTurns.has(p.unit.turnId) &&
@@ -213,18 +289,25 @@ export class Speaker implements FrameSource {
         continue;
       }
       p.abort.abort();
-      const heard = heardText(p.unit.text, p.words, p.playedMs);
-      const estimated = p.playedFrames > 0 &&
-        (p.words.length === 0 || p.words.some((w) => w.estimated));
-      const done = { ...p.unit, heard, cutOff: true, engine: p.engine, estimated };
+      this.queuedChars -= p.unit.text.length;
+      const done = this.heardOf(p);
       stopped.push(done);
       this.events.onUnitDone?.(done);
     }
     const wasBusy = this.queue.length > 0;
     this.queue = keep;
+    this.startSynthesis();
     if (turnId === undefined) this.closedTurns.clear();
     else this.closedTurns.delete(turnId);
     if (wasBusy && keep.length === 0) this.events.onIdle?.();
     return stopped;
+  }
+
+  /** A unit stopped short: the words whose audio went out in full. */
+  private heardOf(p: Playback): UnitHeard {
+    const heard = heardText(p.unit.text, p.words, p.playedMs);
+    const estimated = p.playedFrames > 0 &&
+      (p.words.length === 0 || p.words.some((w) => w.estimated));
+    return { ...p.unit, heard, cutOff: true, engine: p.engine, estimated };
   }
 }

@@ -17,6 +17,10 @@
 //
 // Audio is copied into 100 ms batches and each batch is transferred to the thread; interim
 // hypotheses come back at most every `interimMs` of audio (default 300) and only when changed.
+// A thread that crashes fails its streams (the router opens a fresh stream and replays the
+// utterance) and is replaced by a new one, at most `MAX_RESTARTS` a minute, so the node keeps
+// recognising for the calls after.
+//
 // Figures: bench/media/stt.ts; accuracy: media/stt/README.md.
 import {
   type RecognitionEngine,
@@ -35,6 +39,8 @@ import type { FromThread, ThreadSettings, ToThread } from "./pocketsphinx_protoc
 
 const RATE = 16000;
 const BATCH_SAMPLES = RATE / 10;
+/** Crashed threads replaced per minute at most; beyond, the engine runs on what is left. */
+const MAX_RESTARTS = 5;
 
 export interface PocketsphinxOptions {
   /** Recognition threads; default 2 (1 on a single-core machine). */
@@ -69,6 +75,12 @@ interface Pending {
   audioMs: number;
 }
 
+/** Test hooks shared by an engine's streams. */
+interface CrashHooks {
+  /** Finishes still to crash their thread. */
+  crashes: number;
+}
+
 interface Thread {
   worker: Worker;
   streams: Map<number, PocketsphinxStream>;
@@ -87,7 +99,7 @@ class PocketsphinxStream implements RecognitionStream {
   #fill = 0;
   #closed = false;
 
-  constructor(private thread: Thread, readonly id: number) {}
+  constructor(private thread: Thread, readonly id: number, private hooks: CrashHooks) {}
 
   push(pcm16k: Int16Array): void {
     if (this.#closed) return;
@@ -117,6 +129,10 @@ class PocketsphinxStream implements RecognitionStream {
     this.#flush();
     return new Promise((resolve, reject) => {
       this.#pending.set(utt, { resolve, reject, audioMs });
+      if (this.hooks.crashes > 0) {
+        this.hooks.crashes--;
+        send(this.thread, { type: "crash" });
+      }
       send(this.thread, { type: "finish", id: this.id, utt });
     });
   }
@@ -171,6 +187,11 @@ export class PocketsphinxEngine implements RecognitionEngine {
   #threads: Thread[] = [];
   #nextId = 1;
   #closed = false;
+  #settings?: ThreadSettings;
+  #restarts: number[] = [];
+  #hooks: CrashHooks = { crashes: 0 };
+  /** Threads that crashed and were replaced since the engine started. */
+  restarted = 0;
 
   private constructor() {}
 
@@ -197,6 +218,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
       firstUtteranceBatchMaxMs: options.firstUtteranceBatchMaxMs ?? 10_000,
     };
     const engine = new PocketsphinxEngine();
+    engine.#settings = settings;
     const started = await Promise.allSettled(
       Array.from({ length: count }, () => engine.#spawn(settings)),
     );
@@ -216,7 +238,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
     const alive = this.#threads.filter((t) => !t.dead);
     if (!alive.length) return Promise.reject(new RecognitionError("no recognition thread alive"));
     const thread = alive.reduce((a, b) => (b.streams.size < a.streams.size ? b : a));
-    const stream = new PocketsphinxStream(thread, this.#nextId++);
+    const stream = new PocketsphinxStream(thread, this.#nextId++, this.#hooks);
     thread.streams.set(stream.id, stream);
     return new Promise((resolve, reject) => {
       thread.opening.set(stream.id, { resolve: () => resolve(stream), reject });
@@ -265,6 +287,25 @@ export class PocketsphinxEngine implements RecognitionEngine {
 
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
+  }
+
+  /**
+   * Test hook: the thread that gets each of the next `times` utterance ends crashes on it (an
+   * uncaught exception in the thread), for real: its streams fail and a new thread replaces it.
+   */
+  crashThreadAtNextFinish(times = 1): void {
+    this.#hooks.crashes += times;
+  }
+
+  /** A new thread for one that crashed, unless too many crashed in the last minute. */
+  #replace(): void {
+    if (this.#closed || !this.#settings) return;
+    const now = performance.now();
+    this.#restarts = this.#restarts.filter((t) => now - t < 60_000);
+    if (this.#restarts.length >= MAX_RESTARTS) return;
+    this.#restarts.push(now);
+    this.restarted++;
+    this.#spawn(this.#settings).catch(() => {}); // a thread that cannot start kills itself
   }
 
   #spawn(settings: ThreadSettings): Promise<void> {
@@ -321,8 +362,10 @@ export class PocketsphinxEngine implements RecognitionEngine {
       worker.onerror = (ev: ErrorEvent) => {
         ev.preventDefault(); // a dead thread fails its own streams, not the whole process
         const err = new RecognitionError(`pocketsphinx thread crashed: ${ev.message}`);
+        const wasAlive = !t.dead;
         this.#kill(t, err);
         reject(err);
+        if (wasAlive) this.#replace();
       };
       send(t, { type: "init", settings });
     });
@@ -332,6 +375,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
     if (t.dead) return;
     t.dead = err;
     t.worker.terminate();
+    if (!this.#closed) this.#threads = this.#threads.filter((x) => x !== t);
     this.#failStreams(t, err);
     for (const s of t.stats.values()) s({ idle: 0, inUse: 0 });
     t.stats.clear();

@@ -16,7 +16,9 @@ export type ToThread =
   | { type: "finish"; id: number; utt: number }
   | { type: "close"; id: number }
   | { type: "stats"; req: number }
-  | { type: "shutdown" };
+  | { type: "shutdown" }
+  /** Test hook: the thread dies on this message, as on any uncaught exception. */
+  | { type: "crash" };
 
 export type FromThread =
   | { type: "ready"; initMs: number }

@@ -91,6 +91,8 @@ function handle(m: ToThread) {
 
 self.onmessage = (ev: MessageEvent<ToThread>) => {
   const m = ev.data;
+  // Outside the try: an uncaught exception, which ends the thread like a real crash would.
+  if (m.type === "crash") throw new Error("pocketsphinx thread crashed (test hook)");
   try {
     handle(m);
   } catch (err) {

@@ -9,6 +9,10 @@
 // two (two threads running at once were each ~3x slower here, the cores being shared), so a
 // second thread bought nothing but memory on this machine. `threads` is there for bigger ones.
 //
+// A thread that crashes fails the unit it was making (the router gives a unit that had no audio
+// yet a second try) and is replaced by a new one, at most `MAX_RESTARTS` a minute; units queued
+// meanwhile wait for it.
+//
 // Voices are espeak variants on the language's own voice: Ananya "+f3" (female, median F0
 // ~200 Hz), Arjun "+m3" (male, ~100 Hz).
 
@@ -21,6 +25,9 @@ import {
   UnservedError,
 } from "./engine.ts";
 import type { FromThread, ToThread } from "./espeak_protocol.ts";
+
+/** Crashed threads replaced per minute at most; beyond, the engine runs on what is left. */
+const MAX_RESTARTS = 5;
 
 /** Persona → espeak variant suffix. */
 export const ESPEAK_VOICES: Readonly<Record<string, string>> = {
@@ -99,13 +106,20 @@ export class EspeakEngine implements SynthesisEngine {
   #nextId = 1;
   #closed = false;
   #failReady: ((err: Error) => void)[] = [];
+  #quality: number;
+  #restarts: number[] = [];
+  /** Test hook: the next job crashes its thread after this many chunks. */
+  #crashAfter?: number;
+  /** Threads that crashed and were replaced since the engine started. */
+  restarted = 0;
 
   constructor(options: EspeakEngineOptions = {}) {
     const count = options.threads ?? 1;
     if (!Number.isInteger(count) || count < 1) throw new RangeError("threads must be >= 1");
+    this.#quality = options.quality ?? 5;
     const readies: Promise<void>[] = [];
     for (let i = 0; i < count; i++) {
-      readies.push(this.#spawn(options.quality ?? 5));
+      readies.push(this.#spawn(this.#quality));
     }
     this.ready = Promise.all(readies).then(() => {});
     this.ready.catch(() => {}); // reported to whoever awaits it; never an unhandled rejection
@@ -185,6 +199,26 @@ export class EspeakEngine implements SynthesisEngine {
     return this.close();
   }
 
+  /**
+   * Test hook: the thread that takes the next unit crashes (an uncaught exception in the thread)
+   * after sending `afterChunks` chunks of it (0: before any), for real: the unit fails and a new
+   * thread replaces the dead one.
+   */
+  crashThreadAtNextUnit(afterChunks = 0): void {
+    this.#crashAfter = afterChunks;
+  }
+
+  /** A new thread for one that crashed, unless too many crashed in the last minute. */
+  #replace(): void {
+    if (this.#closed) return;
+    const now = performance.now();
+    this.#restarts = this.#restarts.filter((t) => now - t < 60_000);
+    if (this.#restarts.length >= MAX_RESTARTS) return;
+    this.#restarts.push(now);
+    this.restarted++;
+    this.#spawn(this.#quality).catch(() => {}); // a thread that cannot start kills itself
+  }
+
   #spawn(quality: number): Promise<void> {
     const worker = new Worker(new URL("./espeak_thread.ts", import.meta.url), { type: "module" });
     const cancel = new SharedArrayBuffer(4);
@@ -212,6 +246,8 @@ export class EspeakEngine implements SynthesisEngine {
       worker.onerror = (ev: ErrorEvent) => {
         ev.preventDefault(); // a dead thread fails its own work, not the whole process
         const err = new SynthesisError(`espeak thread crashed: ${ev.message}`);
+        const wasAlive = !t.dead;
+        if (wasAlive && !this.#closed) this.#replace(); // before #kill: queued units wait for it
         this.#kill(t, err);
         reject(err);
       };
@@ -250,6 +286,11 @@ export class EspeakEngine implements SynthesisEngine {
       if (!job) return;
       t.job = job;
       job.thread = t;
+      if (this.#crashAfter !== undefined) {
+        const crash: ToThread = { type: "crash", afterChunks: this.#crashAfter };
+        t.worker.postMessage(crash);
+        this.#crashAfter = undefined;
+      }
       const msg: ToThread = { type: "synth", id: job.id, text: job.text, voice: job.voice };
       t.worker.postMessage(msg);
     }
@@ -279,6 +320,7 @@ export class EspeakEngine implements SynthesisEngine {
   #kill(t: Thread, err: Error) {
     t.dead = true;
     t.worker.terminate();
+    if (!this.#closed) this.#threads = this.#threads.filter((x) => x !== t);
     if (t.job) this.#end(t.job, err);
     t.job = null;
     // With no thread left, queued units would wait forever.

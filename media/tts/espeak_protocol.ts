@@ -7,7 +7,9 @@ export const OUTPUT_RATE = 48000;
 /** `cancel` is an Int32 the engine sets to a job id to stop that job. */
 export type ToThread =
   | { type: "init"; cancel: SharedArrayBuffer; quality: number; warm: string[] }
-  | { type: "synth"; id: number; text: string; voice: string };
+  | { type: "synth"; id: number; text: string; voice: string }
+  /** Test hook: the next job crashes the thread after `afterChunks` chunks (0: at once). */
+  | { type: "crash"; afterChunks: number };
 
 export type FromThread =
   | { type: "ready"; ms: number }

@@ -16,6 +16,17 @@ import { type FromThread, OUTPUT_RATE, type ToThread } from "./espeak_protocol.t
 let espeak: Espeak;
 let resampler: Resampler;
 let cancel: Int32Array;
+/** Test hook: chunks the next job posts before the thread crashes (undefined: no crash). */
+let crashAfter: number | undefined;
+
+/** What the test hook throws: it must escape every catch here, as a real crash would. */
+class ThreadCrash extends Error {}
+
+function crashIfArmed(chunks: number) {
+  if (crashAfter === undefined || chunks < crashAfter) return;
+  crashAfter = undefined;
+  throw new ThreadCrash("espeak thread crashed (test hook)");
+}
 
 const post = (msg: FromThread, transfer: Transferable[] = []) => self.postMessage(msg, transfer);
 
@@ -24,11 +35,16 @@ function run(id: number, text: string, voice: string) {
   if (Atomics.load(cancel, 0) === id) return post({ type: "done", id, stopped: true, ms: 0 });
   espeak.setVoice(voice);
   const aligner = new WordAligner(text);
+  let chunks = 0;
+  crashIfArmed(chunks);
   const { samples, stopped } = espeak.synthesize(text, (pcm, events) => {
     if (Atomics.load(cancel, 0) === id) return true;
     const out = resampler.process(pcm);
     const words = aligner.push(events);
-    if (out.length || words.length) post({ type: "chunk", id, pcm: out, words }, [out.buffer]);
+    if (out.length || words.length) {
+      post({ type: "chunk", id, pcm: out, words }, [out.buffer]);
+      crashIfArmed(++chunks);
+    }
     return Atomics.load(cancel, 0) === id;
   });
   if (stopped) {
@@ -41,34 +57,38 @@ function run(id: number, text: string, voice: string) {
   post({ type: "done", id, stopped, ms: performance.now() - t0 });
 }
 
-self.onmessage = async (ev: MessageEvent<ToThread>) => {
-  const msg = ev.data;
-  if (msg.type === "init") {
-    const t0 = performance.now();
-    try {
-      cancel = new Int32Array(msg.cancel);
-      const [{ Espeak }, { Resampler }] = await Promise.all([
-        import("../../wasm/espeak.ts"),
-        import("../../wasm/resampler.ts"),
-      ]);
-      espeak = await Espeak.load();
-      resampler = new Resampler(espeak.sampleRate, OUTPUT_RATE, { quality: msg.quality });
-      // A full synthesis per warm voice, so the first real unit does not pay for cold JIT.
-      // (Switching voice later costs 0.1-7 ms, so other languages are not preloaded.)
-      for (const v of msg.warm) {
-        espeak.setVoice(v);
-        espeak.synthesize("Hello, this is a warm up.", (pcm) => void resampler.process(pcm));
-        resampler.reset();
-      }
-      post({ type: "ready", ms: performance.now() - t0 });
-    } catch (err) {
-      post({ type: "init_error", message: String(err) });
+async function init(msg: Extract<ToThread, { type: "init" }>) {
+  const t0 = performance.now();
+  try {
+    cancel = new Int32Array(msg.cancel);
+    const [{ Espeak }, { Resampler }] = await Promise.all([
+      import("../../wasm/espeak.ts"),
+      import("../../wasm/resampler.ts"),
+    ]);
+    espeak = await Espeak.load();
+    resampler = new Resampler(espeak.sampleRate, OUTPUT_RATE, { quality: msg.quality });
+    // A full synthesis per warm voice, so the first real unit does not pay for cold JIT.
+    // (Switching voice later costs 0.1-7 ms, so other languages are not preloaded.)
+    for (const v of msg.warm) {
+      espeak.setVoice(v);
+      espeak.synthesize("Hello, this is a warm up.", (pcm) => void resampler.process(pcm));
+      resampler.reset();
     }
-    return;
+    post({ type: "ready", ms: performance.now() - t0 });
+  } catch (err) {
+    post({ type: "init_error", message: String(err) });
   }
+}
+
+// Synchronous for jobs: an exception that escapes is uncaught, and ends the thread.
+self.onmessage = (ev: MessageEvent<ToThread>) => {
+  const msg = ev.data;
+  if (msg.type === "init") return void init(msg);
+  if (msg.type === "crash") return void (crashAfter = msg.afterChunks);
   try {
     run(msg.id, msg.text, msg.voice);
   } catch (err) {
+    if (err instanceof ThreadCrash) throw err;
     resampler.reset();
     post({ type: "error", id: msg.id, message: String(err) });
   }

@@ -6,6 +6,12 @@
 //       ▲                        ▲                          │(no words)            │ first audio
 //       │                        └──────speech (barge-in)───┼──────────────────────┤
 //       └───────────────── playback done ◀── bot_speaking ◀─┘                      ▼
+//
+// A slow brain: when a reply's first unit is late (reply_timeout) the floor goes back to the
+// caller, but the turn stays current: its units, when they come, are spoken (the turn takes the
+// floor again, so barge-in works on it). It is superseded as soon as the caller speaks or idle
+// fires: it is cancelled then (the brain gets Cancel) and its late units are dropped, as are
+// units of any turn older than the latest one.
 export type TurnState =
   | "listening"
   | "caller_speaking"
@@ -25,7 +31,9 @@ export type TurnEvent =
   /** A reply's first audio frame went out. */
   | { type: "playback_started"; turnId: string }
   /** A reply played out: its last unit arrived and every frame was sent. */
-  | { type: "reply_finished"; turnId: string };
+  | { type: "reply_finished"; turnId: string }
+  /** No unit of the awaited reply came in time: the caller gets the floor back. */
+  | { type: "reply_timeout"; turnId: string };
 
 export type TurnAction =
   | { type: "start_recognition" }
@@ -33,12 +41,21 @@ export type TurnAction =
   | { type: "send_user_turn"; turnId: string; text: string }
   | { type: "send_user_idle"; turnId: string }
   /** Barge-in: stop the bot now, tell the brain, drop the turn's later units. */
-  | { type: "interrupt"; turnId: string };
+  | { type: "interrupt"; turnId: string }
+  /** A timed-out turn was superseded before its reply came: tell the brain, drop its units. */
+  | { type: "cancel"; turnId: string };
+
+/** Whether a unit of a turn is spoken, or why not. */
+export type UnitVerdict = "accepted" | "cancelled" | "superseded";
 
 export class TurnTaking {
   state: TurnState = "listening";
   /** The turn whose reply is awaited or playing. */
   replyTurn?: string;
+  /** The turn opened last (greeting, t1, …): the only one whose units may still be spoken. */
+  latest?: string;
+  /** A turn whose reply timed out and that nothing has superseded yet. */
+  late?: string;
   private turns = 0;
   /** Words of an utterance the caller resumed before its text was final. */
   private carried = "";
@@ -49,15 +66,45 @@ export class TurnTaking {
     return !this.cancelled.has(turnId);
   }
 
+  /**
+   * A unit of `turnId` arrived: whether it is spoken. The latest turn's units are, while the
+   * caller does not hold the floor; a turn that timed out (or had played out) takes the floor
+   * again with them. Units of a cancelled or an older turn are not.
+   */
+  accept(turnId: string): UnitVerdict {
+    if (this.cancelled.has(turnId)) return "cancelled";
+    if (turnId !== this.latest) return "superseded";
+    if (turnId === this.replyTurn) return "accepted";
+    if (this.state !== "listening") return "superseded"; // the caller is speaking
+    this.late = undefined;
+    this.replyTurn = turnId;
+    this.state = "waiting_for_brain";
+    return "accepted";
+  }
+
+  /** The timed-out turn, if any, is superseded: it is cancelled. */
+  private supersedeLate(out: TurnAction[]): void {
+    if (this.late === undefined) return;
+    out.push({ type: "cancel", turnId: this.late });
+    this.cancelled.add(this.late);
+    this.late = undefined;
+  }
+
+  private open(turnId: string): void {
+    this.latest = turnId;
+    this.replyTurn = turnId;
+    this.state = "waiting_for_brain";
+  }
+
   next(event: TurnEvent): TurnAction[] {
     const out: TurnAction[] = [];
     switch (event.type) {
       case "greeting_expected":
-        this.replyTurn = "greeting";
-        this.state = "waiting_for_brain";
+        this.open("greeting");
         break;
       case "speech_started":
         if (this.state === "caller_speaking") break;
+        this.supersedeLate(out);
         if (
           (this.state === "waiting_for_brain" || this.state === "bot_speaking") &&
           this.replyTurn !== undefined
@@ -90,16 +137,15 @@ export class TurnTaking {
           break;
         }
         const turnId = `t${++this.turns}`;
-        this.replyTurn = turnId;
-        this.state = "waiting_for_brain";
+        this.open(turnId);
         out.push({ type: "send_user_turn", turnId, text });
         break;
       }
       case "idle_elapsed": {
         if (this.state !== "listening") break;
+        this.supersedeLate(out);
         const turnId = `t${++this.turns}`;
-        this.replyTurn = turnId;
-        this.state = "waiting_for_brain";
+        this.open(turnId);
         out.push({ type: "send_user_idle", turnId });
         break;
       }
@@ -114,6 +160,12 @@ export class TurnTaking {
         if (this.state === "bot_speaking" || this.state === "waiting_for_brain") {
           this.state = "listening";
         }
+        break;
+      case "reply_timeout":
+        if (event.turnId !== this.replyTurn || this.state !== "waiting_for_brain") break;
+        this.replyTurn = undefined;
+        this.late = event.turnId;
+        this.state = "listening";
         break;
     }
     return out;

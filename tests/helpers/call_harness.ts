@@ -1,12 +1,23 @@
 // A whole service for call tests: the API in this process, a real worker process with the local
 // speech engines, a brain served by the brain SDK in this process, and test callers that dial
-// sessions through sessions.connect exactly as a page would.
+// sessions through sessions.connect exactly as a page would. `startInProcessCallService` runs the
+// worker in this process instead, so a test holds its calls map and its engines, and Deno's
+// sanitizers see every timer, socket and thread a call leaves behind.
 import type { Brain } from "../../sdk/brain/mod.ts";
 import { makeTenant, startTestApi, type Tenant, type TestApi } from "./api_server.ts";
 import { startWorkerProcess, type WorkerProcess } from "./process.ts";
-import { TestCaller } from "../../caller/caller.ts";
+import { type CallerOptions, TestCaller } from "../../caller/caller.ts";
 import { readWav, rms, to48k } from "../../caller/wav.ts";
 import { callerSpeechWav } from "./audio.ts";
+import { TokenVerifier } from "../../common/token.ts";
+import { signingJwk } from "../../common/signing_key.ts";
+import { localEngines } from "../../media/call/local_engines.ts";
+import type { CallEngines } from "../../media/call/engines.ts";
+import { registerWorkerNode } from "../../media/node/registration.ts";
+import { createWorkerApp, type WorkerContext } from "../../media/worker.ts";
+
+/** What the harness needs of a brain: to be served (the SDK's brains, raw_brain.ts's). */
+export type ServableBrain = Pick<Brain, "serve">;
 
 export interface LogEntry {
   at: string;
@@ -32,7 +43,7 @@ export interface CallService {
 }
 
 export async function startCallService(
-  brain: Brain,
+  brain: ServableBrain,
   options: { record_by_default?: boolean; workerEnv?: Record<string, string> } = {},
 ): Promise<CallService> {
   const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
@@ -143,4 +154,161 @@ export function speechOnsetMs(pcm: Int16Array, level = 300): number {
 export function botSilentAt(caller: TestCaller, since: number, level = 100): number | undefined {
   const after = caller.heardFrames.filter((f) => f.at >= since);
   return after.find((_f, i) => after.slice(i, i + 5).every((g) => g.rms < level))?.at;
+}
+
+export interface InProcessCallService extends Omit<CallService, "worker"> {
+  /** The worker's context: `calls` is its calls map. */
+  context: WorkerContext;
+  engines: CallEngines;
+  workerUrl: string;
+  /** The tenant whose agent dials `brainUrl` (made on first use). */
+  tenantFor(brainUrl: string): Promise<Tenant>;
+  /** Like call(), as `tenant`'s agent; `callerOptions` go to the test caller (e.g. pings). */
+  callAs(
+    tenant: Tenant,
+    body?: Record<string, unknown>,
+    callerOptions?: Partial<CallerOptions>,
+  ): Promise<{ caller: TestCaller; sessionId: string }>;
+  /** Resolves once the worker holds no call (fails after `ms`). */
+  noCalls(ms?: number): Promise<void>;
+}
+
+/**
+ * The API and a worker in this process (the local engines, a node registered in the API's
+ * database), `brain` served here too. Close it in the test that started it: its engines' threads
+ * and the worker's server are the test's resources.
+ */
+export async function startInProcessCallService(
+  brain: ServableBrain,
+  options: { record_by_default?: boolean } = {},
+): Promise<InProcessCallService> {
+  const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
+  const api = await startTestApi({}, { node: false });
+  const callers: TestCaller[] = [];
+  let engines: CallEngines | undefined;
+  let stopWorker = async () => {};
+  try {
+    engines = await localEngines();
+    const context: WorkerContext = {
+      sql: api.db.sql,
+      nodeId: `node-${crypto.randomUUID().slice(0, 8)}`,
+      verifier: await TokenVerifier.fromJwk(await signingJwk(api.db, api.settings)),
+      iceAddresses: ["127.0.0.1"],
+      calls: new Map(),
+      engines,
+      recordingsDir: await Deno.makeTempDir({ prefix: "recordings-" }),
+      capacity: 10,
+    };
+    const ac = new AbortController();
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
+      createWorkerApp(context).fetch,
+    );
+    const workerUrl = `http://127.0.0.1:${server.addr.port}`;
+    const registration = await registerWorkerNode(api.db.sql, {
+      node_id: context.nodeId,
+      offer_base_url: workerUrl,
+      capacity: 10,
+      serves: engines.serves,
+    });
+    stopWorker = async () => {
+      const ending = [...context.calls.values()].map((c) => c.end("ended", "worker_shutdown"));
+      await Promise.all(ending);
+      await registration.stop();
+      ac.abort();
+      await server.finished;
+    };
+    const tenants = new Map<string, Tenant>();
+    const tenantFor = async (brainUrl: string) => {
+      let t = tenants.get(brainUrl);
+      if (!t) {
+        t = await makeTenant(api, `t${tenants.size}`, {
+          brain_url: brainUrl,
+          record_by_default: options.record_by_default,
+        });
+        tenants.set(brainUrl, t);
+      }
+      return t;
+    };
+    const tenant = await tenantFor(served.url);
+    const callAs = async (
+      t: Tenant,
+      body: Record<string, unknown> = {},
+      callerOptions: Partial<CallerOptions> = {},
+    ) => {
+      const r = await api.post("/api/v1/sessions.connect", { agent_id: t.agent_id, ...body }, t.sk);
+      if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
+      const params = r.body.webrtc_request_params;
+      const caller = await TestCaller.connect({
+        ...callerOptions,
+        offerUrl: params.endpoint,
+        headers: params.headers,
+      });
+      callers.push(caller);
+      await caller.ready();
+      caller.openMicrophone();
+      return { caller, sessionId: r.body.session_id as string };
+    };
+    const service: InProcessCallService = {
+      api,
+      tenant,
+      brainUrl: served.url,
+      context,
+      engines,
+      workerUrl,
+      tenantFor,
+      callAs,
+      call: (body) => callAs(tenant, body),
+      async record(sessionId, status, ms = 15_000) {
+        const until = Date.now() + ms;
+        for (;;) {
+          const r = await api.admin("/api/v1/sessions.get", { session_id: sessionId });
+          if (!status || r.body.status === status) return r.body;
+          if (Date.now() > until) {
+            throw new Error(`session is ${r.body.status}/${r.body.end_reason}, not ${status}`);
+          }
+          await new Promise((res) => setTimeout(res, 100));
+        }
+      },
+      async log(sessionId) {
+        const r = await api.admin("/api/v1/sessions.get", { session_id: sessionId });
+        return r.body.log;
+      },
+      async noCalls(ms = 5000) {
+        const until = Date.now() + ms;
+        while (context.calls.size > 0) {
+          if (Date.now() > until) throw new Error(`${context.calls.size} calls left on the worker`);
+          await new Promise((res) => setTimeout(res, 50));
+        }
+      },
+      async close() {
+        for (const c of callers) await c.hangUp().catch(() => {});
+        await stopWorker();
+        await engines!.close();
+        await api.close();
+        await served.shutdown();
+      },
+    };
+    return service;
+  } catch (err) {
+    for (const c of callers) await c.hangUp().catch(() => {});
+    await stopWorker();
+    await engines?.close();
+    await api.close();
+    await served.shutdown();
+    throw err;
+  }
+}
+
+/** Waits until `predicate` holds (polled every 20 ms), or throws `what` after `ms`. */
+export async function eventually(
+  predicate: () => boolean | Promise<boolean>,
+  what: string,
+  ms = 10_000,
+): Promise<void> {
+  const until = Date.now() + ms;
+  while (!await predicate()) {
+    if (Date.now() > until) throw new Error(`never happened: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
