@@ -158,11 +158,11 @@ export class Call {
     this.log.add("worker", "call_started", { about });
     // The database being away must not stop a call: its end is written when it returns.
     const active = await markActive(this.opts.sql, this.sessionId).catch((err) => {
-      log.warn("could not mark the session active; the call goes on", {
+      log.warn("could not mark the session active; the call goes on, unrecorded", {
         session_id: this.sessionId,
         cause: (err as Error).message,
       });
-      return true;
+      return { record: false };
     });
     if (!active) {
       log.warn("session was not connecting at call start", { session_id: this.sessionId });
