@@ -27,6 +27,8 @@ export interface ApiMetricsOptions {
   nodeStaleSeconds: number;
 }
 
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 export class ApiMetrics {
   readonly registry = new Registry();
   readonly connectDuration = new Histogram({
@@ -114,7 +116,9 @@ export class ApiMetrics {
     const started = performance.now();
     await next();
     const status = c.res.status;
-    this.requests.inc({ method: c.req.method, route: answeredBy(c), status });
+    // The method is the client's to choose: unknown ones share one series (bounded cardinality).
+    const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : "other";
+    this.requests.inc({ method, route: answeredBy(c), status });
     if (c.req.method !== "POST" || c.req.path !== CONNECT_PATH) return;
     const outcome = status < 400 ? "ok" : status < 500 ? "refused" : "error";
     this.connectDuration.observe({ outcome }, (performance.now() - started) / 1000);

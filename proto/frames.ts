@@ -30,13 +30,26 @@ const TO_OBJECT: protobuf.IConversionOptions = {
   oneofs: true,
 };
 
+/**
+ * Strings made well-formed (a lone surrogate, e.g. text cut mid-emoji, becomes U+FFFD): protobuf
+ * would encode it as bytes the other side's UTF-8 decoder refuses, failing the call.
+ */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === "string") return value.toWellFormed();
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value && typeof value === "object" && !(value instanceof Uint8Array)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, wellFormed(v)]));
+  }
+  return value;
+}
+
 function encode<K extends string>(
   type: protobuf.Type,
   seq: number,
   kind: K,
   body: Record<string, unknown>,
 ): Uint8Array {
-  const message = type.fromObject({ seq, timestamp_ms: Date.now(), [kind]: body });
+  const message = type.fromObject({ seq, timestamp_ms: Date.now(), [kind]: wellFormed(body) });
   return type.encode(message).finish();
 }
 

@@ -42,6 +42,31 @@ export interface PeerOptions extends IceOptions {
 export type PeerState = "new" | "connecting" | "connected" | "disconnected" | "failed" | "closed";
 
 /** The offer cannot be answered whatever the retry (signalling should reply 4xx). */
+/** The browser client's offer is about 4 KiB with 4 sections; these bound what werift is given. */
+export const MAX_SDP_BYTES = 16 * 1024;
+export const MAX_MEDIA_SECTIONS = 8;
+
+/**
+ * Why an offer's shape is refused before werift sees it, or undefined. Found by fuzzing: a section
+ * without `a=mid` made werift throw after accepting the offer, and many unbundled sections each
+ * opened their own transports (590 sockets and a 0.8 s stall for one 55 KB offer).
+ */
+export function sdpShapeProblem(sdp: string): string | undefined {
+  if (sdp.length > MAX_SDP_BYTES) return `the offer is over ${MAX_SDP_BYTES} bytes`;
+  const sections = sdp.split(/\r?\n(?=m=)/).slice(1);
+  if (sections.length > MAX_MEDIA_SECTIONS) {
+    return `the offer has over ${MAX_MEDIA_SECTIONS} media sections`;
+  }
+  const mids = sections.map((m) => m.match(/^a=mid:(\S+)/m)?.[1]);
+  if (mids.some((mid) => mid === undefined)) return "every media section needs an a=mid";
+  if (new Set(mids).size !== mids.length) return "media section mids must be unique";
+  const bundle = sdp.match(/^a=group:BUNDLE ([^\r\n]*)/m)?.[1].trim().split(/\s+/);
+  if (!bundle || mids.some((mid) => !bundle.includes(mid!))) {
+    return "every media section must be in the BUNDLE group";
+  }
+  return undefined;
+}
+
 export class OfferError extends Error {
   constructor(message: string) {
     super(message);
@@ -178,6 +203,8 @@ export class WorkerPeer {
     if (offer?.type !== "offer" || typeof offer.sdp !== "string" || !offer.sdp.startsWith("v=")) {
       throw new OfferError("expected {type: 'offer', sdp}");
     }
+    const shape = sdpShapeProblem(offer.sdp);
+    if (shape) throw new OfferError(shape);
     const sections = mediaSections(offer.sdp);
     if (!sections.some((m) => m.kind === "audio" && m.port !== 0)) {
       throw new OfferError("the offer has no audio m-line");
@@ -188,8 +215,13 @@ export class WorkerPeer {
       throw new OfferError(`offer rejected: ${(e as Error).message}`);
     }
     this.#setUpAudio();
-    const answer = await this.pc.createAnswer();
-    await this.pc.setLocalDescription(answer);
+    try {
+      await this.pc.setLocalDescription(await this.pc.createAnswer());
+    } catch (e) {
+      // werift throws plain errors for offers it accepted but cannot answer (a section without
+      // a mid, no data channel transport): the offer is at fault, not the worker.
+      throw new OfferError(`offer cannot be answered: ${(e as Error).message}`);
+    }
     await this.#gathered();
     const sdp = this.pc.localDescription?.sdp;
     if (!sdp) throw new Error("no local description after answering");

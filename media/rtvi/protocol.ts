@@ -3,6 +3,14 @@
 export const RTVI_LABEL = "rtvi-ai";
 export const RTVI_VERSION = "2.1.0";
 
+/**
+ * The largest chat message either way, in UTF-8 bytes: the `a=max-message-size` the worker's
+ * answer advertises (media/rtc/config.ts), so a well-behaved page never sends more. A larger
+ * inbound message is not parsed; a larger outbound one is not sent (it would throw in the SCTP
+ * stack, whose limit is the page's own).
+ */
+export const MAX_RTVI_MESSAGE_BYTES = 65536;
+
 export interface RtviMessage {
   label: typeof RTVI_LABEL;
   type: string;
@@ -10,15 +18,37 @@ export interface RtviMessage {
   data?: unknown;
 }
 
+/** Whether `text` is longer than `limit` bytes in UTF-8 (counted without encoding it). */
+export function overBytes(text: string, limit = MAX_RTVI_MESSAGE_BYTES): boolean {
+  if (text.length > limit) return true; // every UTF-16 unit is at least one byte
+  if (text.length * 3 <= limit) return false; // and at most three
+  let n = 0;
+  for (let i = 0; i < text.length && n <= limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4; // a surrogate pair: one four-byte code point
+      i++;
+    } else n += 3; // the rest of the BMP; a lone surrogate is encoded as U+FFFD
+  }
+  return n > limit;
+}
+
 /** What arrived on the chat channel, sorted before any RTVI handling. */
 export type Inbound =
   | { kind: "ping" }
   | { kind: "signalling"; message: { type?: string; receiver_index?: number; enabled?: boolean } }
   | { kind: "rtvi"; message: RtviMessage }
+  | { kind: "oversized" }
   | { kind: "junk"; reason: string };
 
-/** Classifies one chat frame: keep-alive text, signalling JSON, RTVI, or something else. */
+/**
+ * Classifies one chat frame: too large to read, keep-alive text, signalling JSON, RTVI, or
+ * something else. The size is checked before anything else looks at the text.
+ */
 export function classify(text: string): Inbound {
+  if (overBytes(text)) return { kind: "oversized" };
   if (text.startsWith("ping")) return { kind: "ping" };
   let value: unknown;
   try {

@@ -98,3 +98,115 @@ Deno.test("send-text and ui-event reach the page handler; unknown types get erro
     data: { error: "Unsupported type append-to-context" },
   }]);
 });
+
+// ---- hostile pages (bench/fuzz, tests/hostile_input_rtvi.test.ts) ----
+
+/** A page whose channel refuses messages over 64 KiB by throwing, as werift's send does. */
+function strictHarness(limits?: { messagesPerSecond: number; burst: number }) {
+  const sent: Record<string, unknown>[] = [];
+  const forwarded: unknown[] = [];
+  const session = new RtviSession((text) => {
+    if (new TextEncoder().encode(text).length > 65536) throw new Error("max-message-size exceeded");
+    sent.push(JSON.parse(text));
+  }, {
+    onPageMessage: (m) => {
+      forwarded.push(m.data);
+      return { d: (m.data as { echo?: unknown })?.echo };
+    },
+  }, limits);
+  return { sent, forwarded, session };
+}
+
+const rtviText = (type: string, data: unknown, id?: string) =>
+  JSON.stringify({ label: "rtvi-ai", type, ...(id ? { id } : {}), data });
+
+Deno.test("a message over 64 KiB is not parsed; the page gets a non-fatal error", () => {
+  const { sent, forwarded, session } = strictHarness();
+  session.receive(rtviText("client-message", { t: "x", d: "y".repeat(70_000) }, "big1"));
+  assertEquals(forwarded, []);
+  assertEquals(sent.length, 1);
+  assertEquals(sent[0].type, "error");
+  assertEquals((sent[0].data as { fatal: boolean }).fatal, false);
+  assertEquals(session.counts.oversized, 1);
+});
+
+Deno.test("an answer too large for the channel becomes an error-response; nothing throws", async () => {
+  const { sent, session } = strictHarness();
+  // Just under the limit inbound; the server-response echoes `t` inside a longer envelope and
+  // goes over it.
+  const overhead = rtviText("client-message", { t: "" }, "a1").length;
+  const text = rtviText("client-message", { t: "x".repeat(65536 - overhead) }, "a1");
+  assertEquals(new TextEncoder().encode(text).length, 65536);
+  session.receive(text);
+  await tick();
+  assertEquals(sent.map((m) => m.type), ["error-response"]);
+  assertEquals(sent[0].id, "a1");
+  assertEquals(session.counts.outboundDropped, 1);
+});
+
+Deno.test("a send that throws does not escape emit() or receive()", () => {
+  const session = new RtviSession(() => {
+    throw new Error("the channel is closing");
+  });
+  session.receive(rtviText("client-ready", { version: "2.1.0" }, "r1"));
+  assertEquals(session.emit("bot-started-speaking"), false);
+  assertEquals(session.counts.outboundDropped, 2);
+});
+
+Deno.test("data the session log cannot store is refused with an error-response", async () => {
+  const { sent, forwarded, session } = strictHarness();
+  session.receive(rtviText("client-message", { t: "a\u0000b" }, "n1"));
+  session.receive(rtviText("ui-event", { k: "\ud800" }, "s1"));
+  session.receive(
+    `{"label":"rtvi-ai","type":"send-text","id":"d1","data":${"[".repeat(100)}${"]".repeat(100)}}`,
+  );
+  await tick();
+  assertEquals(forwarded, []);
+  assertEquals(sent.map((m) => `${m.type} ${m.id}`), [
+    "error-response n1",
+    "error-response s1",
+    "error-response d1",
+  ]);
+  assertEquals(session.counts.refused, 3);
+});
+
+Deno.test("a flood is cut at the rate, and the page hears of it at most once a second", async () => {
+  const { sent, forwarded, session } = strictHarness({ messagesPerSecond: 20, burst: 60 });
+  for (let i = 0; i < 1000; i++) session.receive(rtviText("ui-event", { i }, `f${i}`));
+  await tick();
+  assert(forwarded.length >= 60 && forwarded.length <= 62, `${forwarded.length} forwarded`);
+  assertEquals(sent.filter((m) => m.type === "error").length, 1);
+  assert(session.counts.rateLimited >= 938);
+});
+
+Deno.test("a handler that throws or rejects is contained: no exception, no unhandled rejection", async () => {
+  const sent: string[] = [];
+  const session = new RtviSession((t) => sent.push(t), {
+    onClientReady: () => Promise.reject(new Error("database away")),
+    onDisconnectBot: () => {
+      throw new Error("already ending");
+    },
+    onPageMessage: () => Promise.reject(new Error("brain gone")),
+  });
+  session.receive(rtviText("client-ready", {}, "r1"));
+  session.receive(rtviText("disconnect-bot", {}, "d1"));
+  session.receive(rtviText("ui-event", {}, "u1"));
+  await tick();
+  await tick();
+  assertEquals(session.counts.handlerErrors, 3);
+});
+
+Deno.test("an id over 128 characters is not echoed back", () => {
+  const { sent, session } = strictHarness();
+  session.receive(rtviText("client-ready", {}, "i".repeat(129)));
+  assertEquals(sent.map((m) => m.type), ["error"]);
+  assertEquals(sent[0].id, undefined);
+});
+
+Deno.test("an unknown type is quoted at most 64 characters back", () => {
+  const { sent, session } = strictHarness();
+  session.receive(rtviText("t".repeat(60_000), {}, "u1"));
+  assertEquals(sent.length, 1);
+  const error = (sent[0].data as { error: string }).error;
+  assert(error.length < 100, error);
+});

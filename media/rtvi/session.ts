@@ -1,7 +1,41 @@
 // The service's side of RTVI for one call: answers client-ready with bot-ready, answers
 // requests, turns page messages into callbacks, and keeps liveness from pings. It knows nothing
 // of WebRTC: it reads and writes text frames.
-import { ABOUT, classify, rtvi, RTVI_VERSION, type RtviMessage } from "./protocol.ts";
+//
+// Whatever the page sends, receive() never throws and no handler's failure escapes it (it runs
+// inside the SCTP stack's receive path); emit() never throws either. Limits (docs/limits.md):
+// a message over MAX_RTVI_MESSAGE_BYTES is not parsed; an id over MAX_ID_CHARS is not echoed;
+// page messages whose data the session log cannot store or the brain frame cannot carry (U+0000,
+// unpaired surrogates, nesting over MAX_JSON_DEPTH) are refused; RTVI messages over the per-call
+// rate are refused; an outbound message over the size limit is not sent.
+import { logger } from "../../common/log.ts";
+import { unstorable } from "../../common/http/json_body.ts";
+import {
+  ABOUT,
+  classify,
+  MAX_RTVI_MESSAGE_BYTES,
+  overBytes,
+  rtvi,
+  RTVI_VERSION,
+  type RtviMessage,
+} from "./protocol.ts";
+
+const log = logger("rtvi");
+
+/** Ids longer than this are not echoed back (Pipecat's are 8 characters). */
+export const MAX_ID_CHARS = 128;
+/** A type longer than this is no type the service knows; it is quoted only this far. */
+const MAX_TYPE_CHARS = 64;
+
+export interface RtviLimits {
+  /** RTVI messages (not pings or signalling) per second, sustained. 0 turns the limit off. */
+  messagesPerSecond: number;
+  /** ... and in a burst. */
+  burst: number;
+}
+
+/** Generous for a page (a client message per click or keystroke), tight for a script. */
+export const DEFAULT_RTVI_LIMITS: RtviLimits = { messagesPerSecond: 20, burst: 60 };
 
 export interface RtviHandlers {
   /** client-ready arrived (bot-ready is already sent): the call starts. */
@@ -19,34 +53,121 @@ export interface RtviHandlers {
   onTrackStatus?(receiverIndex: number, enabled: boolean): void;
 }
 
+/** What the session refused or dropped so far (for the call's record and the fuzz bench). */
+export interface RtviCounts {
+  received: number;
+  /** Not JSON, not an object, or not labelled rtvi-ai (ignored, as Pipecat does). */
+  junk: number;
+  /** Over MAX_RTVI_MESSAGE_BYTES: not parsed. */
+  oversized: number;
+  /** RTVI messages refused: bad id, or data that cannot be stored or forwarded. */
+  refused: number;
+  /** RTVI messages over the rate. */
+  rateLimited: number;
+  /** Outbound messages not sent: too large, not serializable, or the channel threw. */
+  outboundDropped: number;
+  /** A handler threw or its promise rejected. */
+  handlerErrors: number;
+}
+
 const PAGE_TYPES = new Set(["client-message", "send-text", "ui-event"]);
 
 export class RtviSession {
   /** performance.now() of the last frame of any kind from the page (pings included). */
   lastHeardAt = performance.now();
   ready = false;
+  readonly counts: RtviCounts = {
+    received: 0,
+    junk: 0,
+    oversized: 0,
+    refused: 0,
+    rateLimited: 0,
+    outboundDropped: 0,
+    handlerErrors: 0,
+  };
   private handlers: RtviHandlers;
+  private limits: RtviLimits;
+  private tokens: number;
+  private refilledAt = performance.now();
+  private warnedAt = -Infinity;
 
-  constructor(private send: (text: string) => void, handlers: RtviHandlers = {}) {
+  constructor(
+    private send: (text: string) => void,
+    handlers: RtviHandlers = {},
+    limits: RtviLimits = DEFAULT_RTVI_LIMITS,
+  ) {
     this.handlers = handlers;
+    this.limits = limits;
+    this.tokens = limits.burst;
   }
 
   setHandlers(handlers: RtviHandlers): void {
     this.handlers = handlers;
   }
 
-  /** Sends an RTVI event or message to the page. */
-  emit(type: string, data?: unknown, id?: string): void {
-    this.send(rtvi(type, data, id));
+  /**
+   * Sends an RTVI event or message to the page; false when it was not sent (too large, not
+   * serializable, or the channel refused it). A response (with an id) too large to send is
+   * replaced by an error-response, so the page's request does not wait for nothing.
+   */
+  emit(type: string, data?: unknown, id?: string): boolean {
+    let text: string;
+    try {
+      text = rtvi(type, data, id);
+    } catch (err) {
+      return this.dropped(type, `not serializable: ${(err as Error)?.message}`, id);
+    }
+    if (overBytes(text)) {
+      return this.dropped(type, `larger than ${MAX_RTVI_MESSAGE_BYTES} bytes`, id);
+    }
+    try {
+      this.send(text);
+      return true;
+    } catch (err) {
+      this.counts.outboundDropped++;
+      log.warn("rtvi message not sent", { type, cause: (err as Error)?.message });
+      return false;
+    }
   }
 
-  /** Feeds one text frame from the chat channel. */
+  private dropped(type: string, why: string, id?: string): false {
+    this.counts.outboundDropped++;
+    log.warn("rtvi message not sent", { type, why });
+    if (id !== undefined && type !== "error-response") {
+      this.emit("error-response", { error: `The ${type} was not sent: ${why}.` }, id);
+    }
+    return false;
+  }
+
+  /** Feeds one text frame from the chat channel. Never throws. */
   receive(text: string): void {
     this.lastHeardAt = performance.now();
+    this.counts.received++;
+    try {
+      this.handle(text);
+    } catch (err) {
+      this.counts.handlerErrors++;
+      log.error("rtvi message handling failed", { cause: (err as Error)?.message });
+    }
+  }
+
+  private handle(text: string): void {
     const inbound = classify(text);
     switch (inbound.kind) {
       case "ping":
+        return;
       case "junk":
+        this.counts.junk++;
+        return;
+      case "oversized":
+        this.counts.oversized++;
+        // Not parsed, so there is no id to answer: a non-fatal error tells the page why.
+        if (this.take()) {
+          this.emit("error", {
+            error: `Message larger than ${MAX_RTVI_MESSAGE_BYTES} bytes ignored.`,
+            fatal: false,
+          });
+        }
         return;
       case "signalling":
         if (inbound.message.type === "trackStatus") {
@@ -61,24 +182,89 @@ export class RtviSession {
     }
   }
 
+  /** One token of the per-call message bucket; false when the page is over the rate. */
+  private take(): boolean {
+    const { messagesPerSecond, burst } = this.limits;
+    if (messagesPerSecond <= 0) return true;
+    const now = performance.now();
+    this.tokens = Math.min(
+      burst,
+      this.tokens + ((now - this.refilledAt) / 1000) * messagesPerSecond,
+    );
+    this.refilledAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
+  /** A handler's result as a promise: a throw becomes a rejection, never an exception here. */
+  private run(fn: () => unknown): Promise<unknown> {
+    try {
+      return Promise.resolve(fn());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /** Counts and logs a handler's failure that nobody else answers. */
+  private failed(what: string): (err: unknown) => void {
+    return (err) => {
+      this.counts.handlerErrors++;
+      log.error(`rtvi ${what} handler failed`, { cause: (err as Error)?.message ?? String(err) });
+    };
+  }
+
   private dispatch(m: RtviMessage): void {
+    if (!this.take()) {
+      // Over the rate: dropped, requests included (answering each would let a flood make the
+      // worker send as much as it receives). The page hears of it at most once a second.
+      this.counts.rateLimited++;
+      const now = performance.now();
+      if (now - this.warnedAt >= 1000) {
+        this.warnedAt = now;
+        this.emit("error", {
+          error: `Too many messages: over ${this.limits.messagesPerSecond} a second are dropped.`,
+          fatal: false,
+        });
+      }
+      return;
+    }
+    if (m.id !== undefined && m.id.length > MAX_ID_CHARS) {
+      this.counts.refused++;
+      this.emit("error", {
+        error: `Message id longer than ${MAX_ID_CHARS} characters.`,
+        fatal: false,
+      });
+      return;
+    }
     if (m.type === "client-ready") {
       // The id of bot-ready is the client-ready id, as Pipecat does.
       this.emit("bot-ready", { version: RTVI_VERSION, about: ABOUT }, m.id);
       if (!this.ready) {
         this.ready = true;
-        this.handlers.onClientReady?.((m.data as { about?: unknown } | undefined)?.about);
+        const about = (m.data as { about?: unknown } | null | undefined)?.about;
+        this.run(() => this.handlers.onClientReady?.(about)).catch(this.failed("client-ready"));
       }
       return;
     }
     if (m.type === "disconnect-bot") {
-      this.handlers.onDisconnectBot?.();
+      this.run(() => this.handlers.onDisconnectBot?.()).catch(this.failed("disconnect-bot"));
       return;
     }
     if (PAGE_TYPES.has(m.type)) {
-      const handled = (async () => await this.handlers.onPageMessage?.(m))();
+      // What the page sends is logged (jsonb) and forwarded to the brain (JSON in a frame): data
+      // neither can carry is refused here rather than failing there.
+      const problem = unstorable({ type: m.type, data: m.data });
+      if (problem) {
+        this.counts.refused++;
+        if (m.id !== undefined) {
+          this.emit("error-response", { error: `Refused: ${problem.message}` }, m.id);
+        }
+        return;
+      }
+      const handled = this.run(() => this.handlers.onPageMessage?.(m));
       if (m.type === "client-message" && m.id !== undefined) {
-        const t = (m.data as { t?: unknown } | undefined)?.t;
+        const t = (m.data as { t?: unknown } | null | undefined)?.t;
         handled.then(
           (d) =>
             this.emit("server-response", { t: typeof t === "string" ? t : "", d: d ?? null }, m.id),
@@ -86,12 +272,13 @@ export class RtviSession {
             this.emit("error-response", { error: (err as Error)?.message ?? String(err) }, m.id),
         );
       } else {
-        handled.catch(() => {});
+        handled.catch(this.failed(m.type));
       }
       return;
     }
     if (m.id !== undefined) {
-      this.emit("error-response", { error: `Unsupported type ${m.type}` }, m.id);
+      const type = m.type.length > MAX_TYPE_CHARS ? `${m.type.slice(0, MAX_TYPE_CHARS)}…` : m.type;
+      this.emit("error-response", { error: `Unsupported type ${type}` }, m.id);
     }
   }
 }

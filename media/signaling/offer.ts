@@ -25,6 +25,9 @@ import type { WorkerContext } from "../worker.ts";
 
 const log = logger("signaling");
 
+/** A browser trickles a handful; each costs werift work on the event loop that paces every call. */
+export const MAX_CANDIDATES_PER_PATCH = 20;
+
 function tokenOf(c: Context): string {
   const token = bearerToken(c);
   if (!token) {
@@ -232,6 +235,12 @@ export async function patchCandidates(c: Context, w: WorkerContext): Promise<Res
   if (b.pc_id !== call.peer.id) throw peerNotFound();
   if (!Array.isArray(b.candidates)) {
     throw invalidRequest("candidates", "candidates must be an array.");
+  }
+  if (b.candidates.length > MAX_CANDIDATES_PER_PATCH) {
+    throw invalidRequest(
+      "candidates",
+      `At most ${MAX_CANDIDATES_PER_PATCH} candidates per request.`,
+    );
   }
   for (const [i, cand] of b.candidates.entries()) {
     if (typeof cand !== "object" || cand === null || typeof cand.candidate !== "string") {
