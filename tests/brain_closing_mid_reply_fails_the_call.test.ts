@@ -6,7 +6,7 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { startInProcessCallService } from "./helpers/call_harness.ts";
 import { endedAs, pageToldFatal } from "./helpers/fault_checks.ts";
 import { rawBrain } from "./helpers/raw_brain.ts";
-import { tcpProxy } from "./helpers/tcp_proxy.ts";
+import { switchableProxy } from "./helpers/switchable_proxy.ts";
 import type { TestCaller } from "../caller/caller.ts";
 
 const STORY = "Once upon a time, a small robot lived in a lighthouse by the sea, and every night " +
@@ -36,7 +36,7 @@ Deno.test("the brain going away mid-reply fails the call with what was heard", a
     ) {
       await t.step(`${name}: failed/brain_disconnected`, async () => {
         // The cut goes through a proxy that can drop the connection without a close frame.
-        const proxy = how === "cut" ? tcpProxy(Number(new URL(service.brainUrl).port)) : undefined;
+        const proxy = how === "cut" ? switchableProxy(Number(new URL(service.brainUrl).port)) : undefined;
         const { caller, sessionId } = proxy
           ? await service.callAs(await service.tenantFor(`ws://127.0.0.1:${proxy.port}/brain`))
           : await service.call();

@@ -3,12 +3,12 @@ import { assertEquals } from "./helpers/assert.ts";
 import { makeTenant, startTestApi } from "./helpers/api_server.ts";
 import { freshDatabase } from "./helpers/database.ts";
 import { openDatabase } from "../db/client.ts";
-import { tcpProxy } from "./helpers/tcp_proxy.ts";
+import { switchableProxy } from "./helpers/switchable_proxy.ts";
 
 Deno.test("connect gives 503 unavailable when the database cannot be reached", async () => {
   const real = await freshDatabase();
   const target = new URL(real.url);
-  const proxy = tcpProxy(Number(target.port || 5432));
+  const proxy = switchableProxy(Number(target.port || 5432));
   const viaProxy = new URL(real.url);
   viaProxy.hostname = "127.0.0.1";
   viaProxy.port = String(proxy.port);

@@ -3,16 +3,9 @@
 // the API's /metrics counts the connect and a refusal by its code. The worker runs in this
 // process (with the local engines) so the test holds its metrics and its admin token.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { makeTenant, startTestApi } from "./helpers/api_server.ts";
-import { speech } from "./helpers/call_harness.ts";
+import { speech, startInProcessCallService } from "./helpers/call_harness.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
-import { TestCaller } from "../caller/caller.ts";
-import { TokenVerifier } from "../common/token.ts";
-import { signingJwk } from "../common/signing_key.ts";
 import { sample } from "../common/metrics/testing.ts";
-import { localEngines } from "../media/call/local_engines.ts";
-import { registerWorkerNode } from "../media/node/registration.ts";
-import { createWorkerApp, type WorkerContext } from "../media/worker.ts";
 
 async function scrape(url: string, token: string): Promise<string> {
   const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
@@ -32,43 +25,12 @@ async function scrapeUntil(url: string, token: string, ready: (t: string) => boo
 }
 
 Deno.test("a whole call is counted by the worker's and the API's metrics", async () => {
-  const served = createExampleBrain().serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
-  const api = await startTestApi({}, { node: false });
-  const engines = await localEngines();
-  const context: WorkerContext = {
-    sql: api.db.sql,
-    nodeId: "node-metrics-1",
-    verifier: await TokenVerifier.fromJwk(await signingJwk(api.db, api.settings)),
-    iceAddresses: ["127.0.0.1"],
-    calls: new Map(),
-    engines,
-    recordingsDir: await Deno.makeTempDir({ prefix: "recordings-" }),
-    adminToken: api.adminToken,
-    capacity: 5,
-  };
-  const ac = new AbortController();
-  const server = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
-    createWorkerApp(context).fetch,
-  );
-  const workerUrl = `http://127.0.0.1:${server.addr.port}`;
-  const registration = await registerWorkerNode(api.db.sql, {
-    node_id: context.nodeId,
-    offer_base_url: workerUrl,
-    capacity: 5,
-    serves: engines.serves,
-  });
-  let caller: TestCaller | undefined;
+  const service = await startInProcessCallService(createExampleBrain());
+  const { api, context, workerUrl, tenant } = service;
   try {
-    const tenant = await makeTenant(api, "acme", { brain_url: served.url });
     const refused = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id });
     assertEquals(refused.body.error.code, "unauthorized");
-    const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
-    assertEquals(r.status, 200, JSON.stringify(r.body));
-    const params = r.body.webrtc_request_params;
-    caller = await TestCaller.connect({ offerUrl: params.endpoint, headers: params.headers });
-    await caller.ready();
-    caller.openMicrophone();
+    const { caller } = await service.call();
 
     // The greeting, then one turn and its reply played out, then the caller hangs up.
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
@@ -93,7 +55,10 @@ Deno.test("a whole call is counted by the worker's and the API's metrics", async
     assertEquals(sample(text, "voice_calls_started_total"), 1);
     assertEquals(sample(text, "voice_calls_ended_total", { status: "ended", reason: "hangup" }), 1);
     assertEquals(sample(text, "voice_worker_active_calls", { node_id: context.nodeId }), 0);
-    assertEquals(sample(text, "voice_worker_capacity", { node_id: context.nodeId }), 5);
+    assertEquals(
+      sample(text, "voice_worker_capacity", { node_id: context.nodeId }),
+      context.capacity,
+    );
     for (const step of ["to_brain", "brain", "synthesis", "end_to_first_audio"]) {
       const n = sample(text, "voice_turn_latency_seconds_count", { step });
       assert(n !== undefined && n > 0, `no ${step} latency:\n${text}`);
@@ -109,16 +74,12 @@ Deno.test("a whole call is counted by the worker's and the API's metrics", async
     const apiText = await scrape(api.url, api.adminToken);
     assertEquals(sample(apiText, "voice_connect_duration_seconds_count", { outcome: "ok" }), 1);
     assertEquals(sample(apiText, "voice_connect_refusals_total", { code: "unauthorized" }), 1);
-    assertEquals(sample(apiText, "voice_node_capacity", { node_id: context.nodeId }), 5);
+    assertEquals(
+      sample(apiText, "voice_node_capacity", { node_id: context.nodeId }),
+      context.capacity,
+    );
     assertEquals(sample(apiText, "voice_node_live", { node_id: context.nodeId }), 1);
   } finally {
-    await caller?.hangUp().catch(() => {});
-    await Promise.all([...context.calls.values()].map((c) => c.end("ended", "worker_shutdown")));
-    await registration.stop();
-    ac.abort();
-    await server.finished;
-    await engines.close();
-    await api.close();
-    await served.shutdown();
+    await service.close();
   }
 });

@@ -197,6 +197,7 @@ export async function startInProcessCallService(
       calls: new Map(),
       engines,
       recordingsDir: await Deno.makeTempDir({ prefix: "recordings-" }),
+      adminToken: api.adminToken,
       capacity: 10,
     };
     const ac = new AbortController();
