@@ -36,7 +36,9 @@ Deno.test("the brain going away mid-reply fails the call with what was heard", a
     ) {
       await t.step(`${name}: failed/brain_disconnected`, async () => {
         // The cut goes through a proxy that can drop the connection without a close frame.
-        const proxy = how === "cut" ? switchableProxy(Number(new URL(service.brainUrl).port)) : undefined;
+        const proxy = how === "cut"
+          ? switchableProxy(Number(new URL(service.brainUrl).port))
+          : undefined;
         const { caller, sessionId } = proxy
           ? await service.callAs(await service.tenantFor(`ws://127.0.0.1:${proxy.port}/brain`))
           : await service.call();
