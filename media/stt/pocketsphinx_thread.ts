@@ -4,6 +4,7 @@
 // stream's audio, finish and close keep their order.
 /// <reference lib="deno.worker" />
 import { checkInstalled, PocketsphinxMissingError } from "./pocketsphinx_ffi.ts";
+import { nameThisThread } from "../../common/thread_name.ts";
 import { CallRecogniser, DecoderPool } from "./pocketsphinx_decoding.ts";
 import type { FromThread, ThreadSettings, ToThread } from "./pocketsphinx_protocol.ts";
 
@@ -11,6 +12,8 @@ let settings: ThreadSettings;
 let pool: DecoderPool;
 const calls = new Map<number, { rec: CallRecogniser; utt: number }>();
 let refillScheduled = false;
+// `top -H` and the benchmarks tell recognition threads apart from the rest of the worker.
+nameThisThread("recognition");
 let shutDown = false;
 
 function post(m: FromThread, transfer: Transferable[] = []) {

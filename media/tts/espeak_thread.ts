@@ -11,6 +11,7 @@
 import type { Espeak } from "../../wasm/espeak.ts";
 import type { Resampler } from "../../wasm/resampler.ts";
 import { WordAligner } from "./word_timing.ts";
+import { nameThisThread } from "../../common/thread_name.ts";
 import { type FromThread, OUTPUT_RATE, type ToThread } from "./espeak_protocol.ts";
 
 let espeak: Espeak;
@@ -18,6 +19,9 @@ let resampler: Resampler;
 let cancel: Int32Array;
 /** Test hook: chunks the next job posts before the thread crashes (undefined: no crash). */
 let crashAfter: number | undefined;
+
+// `top -H` and the benchmarks tell synthesis threads apart from the rest of the worker.
+nameThisThread("synthesis");
 
 /** What the test hook throws: it must escape every catch here, as a real crash would. */
 class ThreadCrash extends Error {}
