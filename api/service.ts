@@ -7,7 +7,7 @@ import { expireUnused, releaseLapsedHolds } from "../db/sessions.ts";
 import { failLostSessions } from "../db/nodes.ts";
 import type { Settings } from "../common/settings.ts";
 import { TokenSigner } from "../common/token.ts";
-import { signingJwk } from "../common/signing_key.ts";
+import { signingJwk } from "../db/signing_key.ts";
 import { randomBase62 } from "../common/ids.ts";
 import { logger } from "../common/log.ts";
 import { KeyStore } from "./auth/key_store.ts";

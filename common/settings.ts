@@ -38,7 +38,23 @@ export interface Settings {
   pendingSessionsPerKey: number;
   /** A node whose heartbeat is older than this is never chosen. */
   nodeStaleSeconds: number;
+  /**
+   * Calls the worker node takes (WORKER_CAPACITY): with one process, its capacity (default 50);
+   * with several runners, the node's total, split evenly between them.
+   */
   workerCapacity: number;
+  /** Whether WORKER_CAPACITY was given; if not, a multi-runner node derives its capacity. */
+  workerCapacitySet: boolean;
+  /**
+   * Call runner processes (WORKER_PROCESSES): `auto` (one per core) or a number; default 1, the
+   * single worker process of old. With more than one, `deno task worker` supervises them.
+   */
+  workerProcesses: number | "auto";
+  /**
+   * Cores one whole call costs a runner, all its threads together (WORKER_CALL_COST_CORES),
+   * measured by bench/media/call_density.ts; a derived capacity divides a runner's cores by it.
+   */
+  workerCallCostCores: number;
   /** Local folder call recordings are written to (RECORDINGS_DIR; default DATA_DIR/recordings). */
   recordingsDir: string;
   /** A draining worker lets its calls run this long before ending them (`worker_shutdown`). */
@@ -57,6 +73,22 @@ function int(env: Record<string, string | undefined>, name: string, fallback: nu
   if (raw === undefined || raw === "") return fallback;
   const n = Number(raw);
   if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number`);
+  return n;
+}
+
+function positive(env: Record<string, string | undefined>, name: string, fallback: number) {
+  const n = int(env, name, fallback);
+  if (n === 0) throw new Error(`${name} must be above 0`);
+  return n;
+}
+
+function processes(raw: string | undefined): number | "auto" {
+  if (!raw) return 1;
+  if (raw === "auto") return "auto";
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new Error("WORKER_PROCESSES must be auto or a whole number >= 1");
+  }
   return n;
 }
 
@@ -93,6 +125,9 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     pendingSessionsPerKey: int(env, "PENDING_SESSIONS_PER_KEY", 20),
     nodeStaleSeconds: int(env, "NODE_STALE_SECONDS", 10),
     workerCapacity: int(env, "WORKER_CAPACITY", 50),
+    workerCapacitySet: Boolean(env.WORKER_CAPACITY),
+    workerProcesses: processes(env.WORKER_PROCESSES),
+    workerCallCostCores: positive(env, "WORKER_CALL_COST_CORES", 0.24),
     recordingsDir: env.RECORDINGS_DIR || `${env.DATA_DIR || "data"}/recordings`,
     drainTimeoutSeconds: int(env, "DRAIN_TIMEOUT_SECONDS", 600),
     logFormat: logFormat(env.LOG_FORMAT),

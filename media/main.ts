@@ -1,18 +1,16 @@
 // `deno task worker`: one media worker node. Registers and heartbeats its node, serves the
-// offer endpoint sessions.connect hands out, and runs the calls that arrive.
-import { openDatabase } from "../db/client.ts";
-import { loadSettings } from "../common/settings.ts";
+// offer endpoint sessions.connect hands out, and runs the calls that arrive. With
+// WORKER_PROCESSES above 1 (or `auto`) it is the supervisor of that many call runners, each this
+// same script as a worker of its own (media/node/runners.ts).
+import { loadSettings, type Settings } from "../common/settings.ts";
 import { logger, setLogFormat } from "../common/log.ts";
-import { startMetricsListener } from "../common/metrics/listener.ts";
-import { WorkerMetrics } from "./node/metrics.ts";
-import { TokenVerifier } from "../common/token.ts";
-import { signingJwk } from "../common/signing_key.ts";
-import { registerWorkerNode } from "./node/registration.ts";
-import { createWorkerApp, type WorkerContext } from "./worker.ts";
-import { startSpeechEngines } from "./engines/start.ts";
-import { loadSpeechConfig } from "./engines/speech_config.ts";
-import { drainCalls } from "./node/drain.ts";
-import { countInFlight } from "../common/http/in_flight.ts";
+import {
+  planRunners,
+  recognitionThreads,
+  RUNNER_INDEX_VAR,
+  runnerCount,
+  superviseRunners,
+} from "./node/runners.ts";
 
 const log = logger("worker");
 
@@ -25,76 +23,35 @@ if (import.meta.main) {
     );
     Deno.exit(2);
   }
-  const db = await openDatabase({ url: settings.databaseUrl, max: 4 });
-  const port = settings.workerPort;
-  const nodeId = settings.nodeId ?? `node-${Deno.hostname()}-${port}`;
-  // The engines load before the node registers, so no call is routed here before it can speak.
-  const env = (name: string) => Deno.env.get(name);
-  const engines = await loadSpeechConfig(env).then((config) => startSpeechEngines(config, env))
-    .catch((err) => {
-      console.error(`The speech engines could not start: ${(err as Error).message}`);
-      Deno.exit(3);
-    });
-  log.info("speech engines", {
-    recognition: engines.recognition.engines.map((e) => e.name).join(" "),
-    synthesis: engines.synthesis.engines.map((e) => e.name).join(" "),
+  const cores = navigator.hardwareConcurrency || 1;
+  const runners = runnerCount(settings.workerProcesses, cores);
+  const runnerIndex = Deno.env.get(RUNNER_INDEX_VAR);
+  if (runnerIndex === undefined && runners > 1) await supervise(settings, cores);
+  else {
+    // Only a process that runs calls loads the media stack (the supervisor stays small).
+    const { runWorker } = await import("./node/worker_process.ts");
+    await runWorker(settings, runnerIndex, runners, cores);
+  }
+}
+
+/** The supervisor: starts the runners, restarts the ones that die, drains them all on a signal. */
+async function supervise(settings: Settings, cores: number): Promise<never> {
+  const plans = planRunners(settings, cores);
+  log.info("starting call runners", {
+    runners: plans.length,
+    cores,
+    capacity_each: plans[0].capacity,
+    capacity_set: settings.workerCapacitySet,
+    call_cost_cores: settings.workerCallCostCores,
+    recognition_threads_each: recognitionThreads(plans.length),
   });
-  const metrics = new WorkerMetrics();
-  const context: WorkerContext = {
-    metrics,
-    adminToken: settings.adminToken,
-    capacity: settings.workerCapacity,
-    sql: db.sql,
-    nodeId,
-    verifier: await TokenVerifier.fromJwk(await signingJwk(db, settings)),
-    iceAddresses: settings.iceAddresses,
-    calls: new Map(),
-    engines,
-    recordingsDir: settings.recordingsDir,
-  };
-  const requests = countInFlight(createWorkerApp(context).fetch);
-  const server = Deno.serve({
-    hostname: settings.host,
-    port,
-    onListen: ({ port }) => log.info("listening", { node_id: nodeId, port }),
-  }, requests.fetch);
-  const metricsListener = settings.metricsPort === undefined ? undefined : startMetricsListener({
-    hostname: settings.host,
-    port: settings.metricsPort,
-    registry: metrics.registry,
+  const supervisor = superviseRunners(plans, {
+    script: new URL(import.meta.url).pathname,
+    env: Deno.env.toObject(),
   });
-  const registration = await registerWorkerNode(db.sql, {
-    node_id: nodeId,
-    offer_base_url: settings.workerPublicUrl ?? `http://127.0.0.1:${port}`,
-    capacity: settings.workerCapacity,
-    serves: engines.serves,
-  });
-  // SIGTERM drains: no new calls, the calls in flight run until they end or the drain timeout
-  // passes, then exit 0. SIGINT (Ctrl-C on a laptop), or a second signal, ends the calls at once.
-  let stopping = false;
-  const hurry = new AbortController();
-  const stop = async (signal: "SIGTERM" | "SIGINT") => {
-    if (stopping) return hurry.abort();
-    stopping = true;
-    context.draining = true;
-    await registration.setDraining(true).catch(() => {});
-    const timeoutMs = signal === "SIGTERM" ? settings.drainTimeoutSeconds * 1000 : 0;
-    log.info("draining", { node_id: nodeId, calls: context.calls.size, timeout_ms: timeoutMs });
-    const drained = await drainCalls(context.calls, timeoutMs, hurry.signal);
-    log.info("drained", {
-      node_id: nodeId,
-      ended_by_themselves: drained.endedByThemselves,
-      ended_at_deadline: drained.endedAtDeadline,
-      waited_ms: drained.waitedMs,
-    });
-    await registration.stop();
-    await engines.close();
-    await requests.idle(10_000);
-    await server.shutdown();
-    await metricsListener?.close();
-    await db.close();
-    Deno.exit(0);
-  };
-  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
-  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  Deno.addSignalListener("SIGINT", () => supervisor.stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => supervisor.stop("SIGTERM"));
+  const code = await supervisor.done;
+  log.info("runners ended", { code });
+  Deno.exit(code);
 }

@@ -267,6 +267,7 @@ Deno.test("the fake discovery server serves exactly the kinds the schema check k
 const NOT_IN_KUBERNETES: Record<string, string> = {
   DATA_DIR: "only the embedded PGlite (no DATABASE_URL) and RECORDINGS_DIR's default use it; " +
     "the manifests always set DATABASE_URL and RECORDINGS_DIR",
+  WORKER_RUNNER_INDEX: "set by a multi-runner worker (WORKER_PROCESSES) for its runner processes",
 };
 
 const SOURCE_DIRS = ["api", "media", "common", "db"];

@@ -4,7 +4,11 @@
 import type { EngineRef } from "../../common/capabilities.ts";
 import type { RecognitionEngine } from "../stt/engine.ts";
 import type { SynthesisCatalog, SynthesisEngine } from "../tts/engine.ts";
-import { POCKETSPHINX_LANGUAGES, PocketsphinxEngine } from "../stt/pocketsphinx.ts";
+import {
+  POCKETSPHINX_LANGUAGES,
+  PocketsphinxEngine,
+  type PocketsphinxOptions,
+} from "../stt/pocketsphinx.ts";
 import { ESPEAK_CATALOG, EspeakEngine } from "../tts/espeak_engine.ts";
 import { SARVAM_STT_LANGUAGES, SarvamRecognitionEngine } from "../stt/sarvam.ts";
 import { SARVAM_TTS_CATALOG, SarvamSynthesisEngine } from "../tts/sarvam.ts";
@@ -46,7 +50,8 @@ export const ENGINE_TYPES: Readonly<Record<string, EngineType>> = {
     leg: "recognition",
     kind: "local",
     languages: POCKETSPHINX_LANGUAGES,
-    create: () => PocketsphinxEngine.create(),
+    // The speech config's options (threads, decoder args; a multi-runner node sets threads).
+    create: (s) => PocketsphinxEngine.create(s.options as PocketsphinxOptions),
   },
   "espeak-ng": {
     leg: "synthesis",

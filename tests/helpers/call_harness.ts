@@ -10,7 +10,7 @@ import { type CallerOptions, TestCaller } from "../../caller/caller.ts";
 import { readWav, rms, to48k } from "../../caller/wav.ts";
 import { callerSpeechWav } from "./audio.ts";
 import { TokenVerifier } from "../../common/token.ts";
-import { signingJwk } from "../../common/signing_key.ts";
+import { signingJwk } from "../../db/signing_key.ts";
 import { localEngines } from "../../media/call/local_engines.ts";
 import type { CallEngines } from "../../media/call/engines.ts";
 import { registerWorkerNode } from "../../media/node/registration.ts";

@@ -99,3 +99,94 @@ export async function startWorkerProcess(
   }
   return { url, nodeId, child, stop: (signal) => child.stop(signal) };
 }
+
+/** `count` consecutive free loopback ports (a multi-runner worker takes WORKER_PORT + i). */
+export function freePortRun(count: number): number {
+  for (let tries = 0; tries < 50; tries++) {
+    const base = freePort();
+    const held: Deno.Listener[] = [];
+    try {
+      for (let i = 0; i < count; i++) {
+        held.push(Deno.listen({ hostname: "127.0.0.1", port: base + i }));
+      }
+      return base;
+    } catch {
+      /* one of them is taken: try another base */
+    } finally {
+      held.forEach((l) => l.close());
+    }
+  }
+  throw new Error(`no ${count} consecutive free ports`);
+}
+
+export interface WorkerNodeProcess {
+  /** The supervisor (`deno task worker` with WORKER_PROCESSES). */
+  child: Child;
+  /** Each runner's node id (`${nodeId}-r${i}`) and URL. */
+  runners: { nodeId: string; url: string }[];
+  /** Runner `index`'s current process id, from the supervisor's last `runner started` line. */
+  runnerPid(index: number): number | undefined;
+  stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
+}
+
+/**
+ * A real multi-runner worker node (`media/main.ts` with WORKER_PROCESSES=`processes`) on free
+ * consecutive ports, returned once every runner is healthy and registered in `databaseUrl`.
+ */
+export async function startWorkerNodeProcess(
+  databaseUrl: string,
+  processes: number,
+  nodeId = `node-${crypto.randomUUID().slice(0, 8)}`,
+  env: Record<string, string> = {},
+): Promise<WorkerNodeProcess> {
+  const port = freePortRun(processes);
+  const child = spawnDeno("media/main.ts", {
+    DATABASE_URL: databaseUrl,
+    WORKER_PROCESSES: String(processes),
+    WORKER_PORT: String(port),
+    NODE_ID: nodeId,
+    WORKER_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ICE_ADDRESSES: "127.0.0.1",
+    DRAIN_TIMEOUT_SECONDS: "2",
+    ...env,
+  });
+  const runners = Array.from({ length: processes }, (_, i) => ({
+    nodeId: `${nodeId}-r${i}`,
+    url: `http://127.0.0.1:${port + i}`,
+  }));
+  const runnerPid = (index: number) => {
+    const re = new RegExp(`runner started runner=${index} pid=(\\d+)`, "g");
+    const all = [...child.output().matchAll(re)];
+    return all.length ? Number(all[all.length - 1][1]) : undefined;
+  };
+  try {
+    await Promise.all(runners.map((r) => waitHealthy(`${r.url}/healthz`, child, 60_000)));
+    await waitRegistered(databaseUrl, runners.map((r) => r.nodeId), child);
+  } catch (err) {
+    await child.stop("SIGKILL");
+    throw err;
+  }
+  return { child, runners, runnerPid, stop: (signal) => child.stop(signal) };
+}
+
+/** Waits until every node of `nodeIds` has a row that is not draining. */
+export async function waitRegistered(
+  databaseUrl: string,
+  nodeIds: string[],
+  child: Child,
+  ms = 10_000,
+): Promise<void> {
+  const until = Date.now() + ms;
+  const pg = (await import("postgres")).default(databaseUrl, { max: 1, onnotice: () => {} });
+  try {
+    while (Date.now() < until) {
+      const rows = await pg`select id from worker_nodes where id in ${pg(nodeIds)}
+        and not draining`;
+      if (rows.length === nodeIds.length) return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  } finally {
+    await pg.end();
+  }
+  throw new Error(`${nodeIds.join(", ")} never all registered:\n${child.output()}`);
+}

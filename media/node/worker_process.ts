@@ -1,0 +1,115 @@
+// One worker process: the whole node (WORKER_PROCESSES=1), or one call runner of a supervised
+// node (WORKER_RUNNER_INDEX set). Loads the engines, registers and heartbeats its node, serves
+// offers, runs calls, and drains on SIGTERM. Imported by media/main.ts only where it runs calls,
+// so a supervisor does not load the media stack.
+import { openDatabase } from "../../db/client.ts";
+import type { Settings } from "../../common/settings.ts";
+import { logger } from "../../common/log.ts";
+import { startMetricsListener } from "../../common/metrics/listener.ts";
+import { WorkerMetrics } from "./metrics.ts";
+import { TokenVerifier } from "../../common/token.ts";
+import { signingJwk } from "../../db/signing_key.ts";
+import { registerWorkerNode } from "./registration.ts";
+import { createWorkerApp, type WorkerContext } from "../worker.ts";
+import { startSpeechEngines } from "../engines/start.ts";
+import { loadSpeechConfig } from "../engines/speech_config.ts";
+import { drainCalls } from "./drain.ts";
+import { countInFlight } from "../../common/http/in_flight.ts";
+import { recognitionThreads, runnerCapacities, supervisorGone } from "./runners.ts";
+
+const log = logger("worker");
+
+/** One worker: the whole node (one process), or runner `runnerIndex` of a supervised node. */
+export async function runWorker(
+  settings: Settings,
+  runnerIndex: string | undefined,
+  runners: number,
+  cores: number,
+): Promise<void> {
+  const db = await openDatabase({ url: settings.databaseUrl, max: 4 });
+  const port = settings.workerPort;
+  const nodeId = settings.nodeId ?? `node-${Deno.hostname()}-${port}`;
+  // The engines load before the node registers, so no call is routed here before it can speak.
+  const env = (name: string) => Deno.env.get(name);
+  // A runner's capacity comes from the supervisor (WORKER_CAPACITY); one process derives its own
+  // only with WORKER_PROCESSES=auto on a one-core machine.
+  const capacity = runnerIndex === undefined
+    ? runnerCapacities(settings, 1, cores)[0]
+    : settings.workerCapacity;
+  const threads = runnerIndex === undefined ? undefined : recognitionThreads(runners);
+  const engines = await loadSpeechConfig(env).then((config) => {
+    // Unless the speech config sets them, a runner of several starts one recognition thread.
+    if (threads !== undefined && config.recognition.includes("pocketsphinx")) {
+      config.options.pocketsphinx = { threads, ...config.options.pocketsphinx };
+    }
+    return startSpeechEngines(config, env);
+  })
+    .catch((err) => {
+      console.error(`The speech engines could not start: ${(err as Error).message}`);
+      Deno.exit(3);
+    });
+  log.info("speech engines", {
+    recognition: engines.recognition.engines.map((e) => e.name).join(" "),
+    synthesis: engines.synthesis.engines.map((e) => e.name).join(" "),
+  });
+  const metrics = new WorkerMetrics();
+  const context: WorkerContext = {
+    metrics,
+    adminToken: settings.adminToken,
+    capacity,
+    sql: db.sql,
+    nodeId,
+    verifier: await TokenVerifier.fromJwk(await signingJwk(db, settings)),
+    iceAddresses: settings.iceAddresses,
+    calls: new Map(),
+    engines,
+    recordingsDir: settings.recordingsDir,
+  };
+  const requests = countInFlight(createWorkerApp(context).fetch);
+  const server = Deno.serve({
+    hostname: settings.host,
+    port,
+    onListen: ({ port }) => log.info("listening", { node_id: nodeId, port }),
+  }, requests.fetch);
+  const metricsListener = settings.metricsPort === undefined ? undefined : startMetricsListener({
+    hostname: settings.host,
+    port: settings.metricsPort,
+    registry: metrics.registry,
+  });
+  const registration = await registerWorkerNode(db.sql, {
+    node_id: nodeId,
+    offer_base_url: settings.workerPublicUrl ?? `http://127.0.0.1:${port}`,
+    capacity,
+    serves: engines.serves,
+  });
+  // SIGTERM drains: no new calls, the calls in flight run until they end or the drain timeout
+  // passes, then exit 0. SIGINT (Ctrl-C on a laptop), or a second signal, ends the calls at once.
+  let stopping = false;
+  const hurry = new AbortController();
+  const stop = async (signal: "SIGTERM" | "SIGINT") => {
+    if (stopping) return hurry.abort();
+    stopping = true;
+    context.draining = true;
+    await registration.setDraining(true).catch(() => {});
+    const timeoutMs = signal === "SIGTERM" ? settings.drainTimeoutSeconds * 1000 : 0;
+    log.info("draining", { node_id: nodeId, calls: context.calls.size, timeout_ms: timeoutMs });
+    const drained = await drainCalls(context.calls, timeoutMs, hurry.signal);
+    log.info("drained", {
+      node_id: nodeId,
+      ended_by_themselves: drained.endedByThemselves,
+      ended_at_deadline: drained.endedAtDeadline,
+      waited_ms: drained.waitedMs,
+    });
+    await registration.stop();
+    await engines.close();
+    await requests.idle(10_000);
+    await server.shutdown();
+    await metricsListener?.close();
+    await db.close();
+    Deno.exit(0);
+  };
+  Deno.addSignalListener("SIGINT", () => stop("SIGINT"));
+  Deno.addSignalListener("SIGTERM", () => stop("SIGTERM"));
+  // A runner whose supervisor is gone (even killed) drains and exits rather than run unsupervised.
+  if (runnerIndex !== undefined) void supervisorGone().then(() => stop("SIGTERM"));
+}
