@@ -11,10 +11,13 @@
  * | opusscript wasm, embind handler + heap  | 0.091 ms        | 0.019-0.020 ms  | 0.021 ms   |
  *
  * The two low-level paths are equal within noise (~0.12 ms encode+decode per call per 20 ms,
- * i.e. ~0.6% of one core). We use @evan/opus's `simd.wasm` through its raw libopus C exports:
- * it is the plain libopus API (opus_decode with a null packet gives concealment of exactly one
- * frame, ctl get/set for bitrate/complexity/FEC), encoder and decoder are separate objects at
- * their own rates, and there is no emscripten runtime. opusscript couples one encoder and one
+ * i.e. ~0.6% of one core, on that bench's signal). On speech (the espeak-ng sentence of
+ * bench/media/echo_calls.ts, 2026-11-25) encoding costs more: 0.41 ms a frame at the default
+ * complexity 9, 0.21 ms at 5, 0.17 at 3; decoding at 48 kHz 0.045 ms (the bot's voice is encoded
+ * at 5: media/call/outbound.ts). We use @evan/opus's `simd.wasm` through its raw libopus C
+ * exports: it is the plain libopus API (opus_decode with a null packet gives concealment of
+ * exactly one frame, ctl get/set for bitrate/complexity/FEC), encoder and decoder are separate
+ * objects at their own rates, and there is no emscripten runtime. opusscript couples one encoder and one
  * decoder at one rate per handler and its decode cannot conceal an exact frame length.
  *
  * All calls are synchronous and share two scratch areas inside the WASM memory; results are

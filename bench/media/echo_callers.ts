@@ -6,8 +6,10 @@
 // stdout: lines `@@echo <json>` — {type:"ready"}, {type:"marked"}, {type:"result"}; anything
 // else on stdout (library chatter) is ignored by the driver.
 import { Pacer } from "../../media/audio/pacer.ts";
+import { OpusRtpSender } from "../../media/rtc/rtp_sender.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { readWav, rms, to48k } from "../../caller/wav.ts";
+import { FRAME_SAMPLES_48K, OpusEncoder } from "../../wasm/opus.ts";
 
 export interface CallersConfig {
   calls: { endpoint: string; headers: Record<string, string> }[];
@@ -39,6 +41,40 @@ export interface CallersResult {
   /** Lateness of a no-op 20 ms pacer in this process: how busy the callers' own loop was. */
   loopLateP99Ms: number;
   loopSkipped: number;
+}
+
+/**
+ * The whole stream as Opus packets, encoded once (libopus defaults, as TestCaller.stream encodes):
+ * every caller sends these same packets. A browser encodes on its own machine; 50 encoders in
+ * this process would take most of the core the worker needs on a 2-core box.
+ */
+function encodeStream(pcm: Int16Array): Uint8Array[] {
+  const encoder = new OpusEncoder();
+  const frame = new Int16Array(FRAME_SAMPLES_48K);
+  const packets: Uint8Array[] = [];
+  for (let at = 0; at < pcm.length; at += FRAME_SAMPLES_48K) {
+    frame.fill(0);
+    frame.set(pcm.subarray(at, Math.min(at + FRAME_SAMPLES_48K, pcm.length)));
+    packets.push(encoder.encode(frame).slice());
+  }
+  encoder.close();
+  return packets;
+}
+
+/** Sends `packets` from `caller`'s audio sender in real time, as TestCaller.stream would. */
+function streamPackets(caller: TestCaller, packets: Uint8Array[]): Pacer {
+  const tx = new OpusRtpSender(caller.audio.sender);
+  let next = 0;
+  const pacer = new Pacer((t) => {
+    if (t.frame >= packets.length) return pacer.stop();
+    // Frames the pacer skipped after a stall are dropped, as a live microphone's would be.
+    if (t.frame > next) tx.skip(t.frame - next);
+    next = t.frame + 1;
+    tx.sendConstant(packets[t.frame]);
+    caller.sentAt.push(performance.now());
+  }, { histogram: false });
+  pacer.start();
+  return pacer;
 }
 
 const say = (msg: Record<string, unknown>) => console.log(`@@echo ${JSON.stringify(msg)}`);
@@ -75,6 +111,7 @@ async function main() {
   for (let o = 0; o < pcm.length; o += speech.length) {
     pcm.set(speech.subarray(0, Math.min(speech.length, pcm.length - o)), o);
   }
+  const packets = encodeStream(pcm);
 
   const t0 = performance.now();
   const callers: TestCaller[] = [];
@@ -103,7 +140,10 @@ async function main() {
 
   // Streams start spread over one 20 ms frame, as independent calls would, not all in phase.
   const n = callers.length;
-  callers.forEach((c, i) => setTimeout(() => c.stream(pcm).catch(() => {}), (i * 20) / n));
+  const streams: Pacer[] = [];
+  callers.forEach((c, i) =>
+    setTimeout(() => streams.push(streamPackets(c, packets)), (i * 20) / n)
+  );
   const loop = new Pacer(() => {});
   say({ type: "ready", connected: n, failures, setupMs });
 
@@ -127,6 +167,7 @@ async function main() {
   }
   const windowMs = performance.now() - markedAt;
   loop.stop();
+  for (const p of streams) p.stop();
   const calls = callers.map((c, i): CallerWindow => {
     const m = marks[i] ?? { arrivals: 0, sent: 0, samples: 0 };
     const arrivals = c.arrivals.slice(m.arrivals);

@@ -13,13 +13,18 @@
 //  - the callers' arrival gaps minus 20 ms and the RMS of the echo they decoded.
 // Environment: BENCH_DATABASE_URL (a server where `create database` is allowed; default the
 // local trust-auth PostgreSQL), BENCH_ECHO_LEVELS (default "1,10,50"), BENCH_ECHO_WINDOW_S
-// (default 12), BENCH_ECHO_WARMUP_S (default 3).
+// (default 12), BENCH_ECHO_WARMUP_S (default 3), BENCH_ECHO_TREES (default ".": one worker from
+// this tree; `before=/tmp/before,after=.` runs each level on a worker from each tree in turn, each
+// with its own database and API, and prints after/before ratios: same run, same machine load),
+// BENCH_ECHO_PROFILE=1 (take a V8 CPU profile of each worker over each window through its
+// inspector and print where the main thread's time went; the profiler's own overhead makes the
+// CPU figures of such a run higher, so measure without it).
 import postgres from "postgres";
 import { openDatabase } from "../../db/client.ts";
 import { randomBase62 } from "../../common/ids.ts";
 import { LatenessHistogram } from "../../media/audio/pacer.ts";
 import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
-import { startWorkerProcess } from "../../tests/helpers/process.ts";
+import { freePort, spawnDenoWith, waitHealthy } from "../../tests/helpers/process.ts";
 import { speechWav } from "../../tests/helpers/audio.ts";
 import type { CallersResult } from "./echo_callers.ts";
 import { CLK_TCK, cpuSeconds } from "./proc.ts";
@@ -32,6 +37,11 @@ const WARMUP_S = Number(Deno.env.get("BENCH_ECHO_WARMUP_S") ?? 3);
 /** Echo RMS below this is silence (the test's silent stream decodes to ~0). */
 const SILENCE_RMS = 50;
 const MAX_CALLS = 200;
+const TREES = (Deno.env.get("BENCH_ECHO_TREES") ?? ".").split(",").map((t, i) => {
+  const [name, dir] = t.includes("=") ? t.split("=") : [i === 0 ? "current" : `tree${i}`, t];
+  return { name, dir: dir === "." ? new URL("../..", import.meta.url).pathname : dir };
+});
+const PROFILE = Deno.env.get("BENCH_ECHO_PROFILE") === "1";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -158,6 +168,8 @@ class CallersProcess {
 // ---- one level ----
 
 export interface LevelResult {
+  /** Which worker tree (BENCH_ECHO_TREES) ran it. */
+  variant?: string;
   calls: number;
   connected: number;
   setupS: number;
@@ -179,6 +191,87 @@ export interface LevelResult {
   rssMb: number;
 }
 
+/** A worker started from one tree (`media/main.ts` in `dir`), with its own database and API. */
+interface Variant {
+  name: string;
+  workerUrl: string;
+  workerPid: number;
+  idle: number;
+  api: Awaited<ReturnType<typeof startTestApi>>;
+  tenant: Awaited<ReturnType<typeof makeTenant>>;
+  profiler?: Profiler;
+  close(): Promise<void>;
+}
+
+async function startVariant(name: string, dir: string): Promise<Variant> {
+  const db = `bench_echo_${randomBase62(10).toLowerCase()}`;
+  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${db}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${db}`;
+  const database = await openDatabase({ url: url.toString(), max: 4 });
+  const api = await startTestApi({
+    RATE_LIMIT_PER_SECOND: "1000",
+    RATE_LIMIT_BURST: "1000",
+    PENDING_SESSIONS_PER_KEY: "0",
+  }, { db: database, node: false });
+  // As tests/helpers/process.ts starts a worker, but from `dir` and optionally under the inspector.
+  const port = freePort();
+  const inspect = PROFILE ? freePort() : 0;
+  const workerUrl = `http://127.0.0.1:${port}`;
+  const nodeId = `node-${crypto.randomUUID().slice(0, 8)}`;
+  const child = spawnDenoWith(
+    ["run", "-A", ...(inspect ? [`--inspect=127.0.0.1:${inspect}`] : []), "media/main.ts"],
+    {
+      DATABASE_URL: database.url,
+      WORKER_PORT: String(port),
+      NODE_ID: nodeId,
+      WORKER_PUBLIC_URL: workerUrl,
+      ICE_ADDRESSES: "127.0.0.1",
+      DRAIN_TIMEOUT_SECONDS: "2",
+      WORKER_CAPACITY: String(MAX_CALLS),
+    },
+    dir,
+  );
+  const close = async () => {
+    await child.stop();
+    await api.close();
+    await database.close();
+    await admin.unsafe(`drop database if exists ${db} with (force)`);
+    await admin.end();
+  };
+  try {
+    await waitHealthy(`${workerUrl}/healthz`, child);
+    // Registration is written just after the server listens.
+    const mine = postgres(database.url, { max: 1, onnotice: () => {} });
+    const until = Date.now() + 10_000;
+    while (Date.now() < until) {
+      const found = await mine`select 1 from worker_nodes where id = ${nodeId} and not draining`;
+      if (found.length) break;
+      await sleep(50);
+    }
+    await mine.end();
+    const tenant = await makeTenant(api, "bench", { brain_url: "echo:" });
+    const profiler = inspect ? await Profiler.connect(inspect) : undefined;
+    return {
+      name,
+      workerUrl,
+      workerPid: child.process.pid,
+      idle: 0,
+      api,
+      tenant,
+      profiler,
+      close: async () => {
+        profiler?.close();
+        await close();
+      },
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
 async function main(): Promise<LevelResult[]> {
   Deno.chdir(new URL("../..", import.meta.url)); // the worker is spawned as media/main.ts
   if (LEVELS.some((n) => !(n >= 1 && n <= MAX_CALLS))) throw new Error(`levels 1..${MAX_CALLS}`);
@@ -192,103 +285,194 @@ async function main(): Promise<LevelResult[]> {
     return [];
   }
 
-  const name = `bench_echo_${randomBase62(10).toLowerCase()}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ url: url.toString(), max: 4 });
-  const api = await startTestApi({
-    RATE_LIMIT_PER_SECOND: "1000",
-    RATE_LIMIT_BURST: "1000",
-    PENDING_SESSIONS_PER_KEY: "0",
-  }, {
-    db,
-    node: false,
-  });
-  const worker = await startWorkerProcess(db.url, undefined, {
-    WORKER_CAPACITY: String(MAX_CALLS),
-  });
-  const workerPid = worker.child.process.pid;
+  const variants: Variant[] = [];
   const results: LevelResult[] = [];
-  let idle = 0;
   try {
-    const tenant = await makeTenant(api, "bench", { brain_url: "echo:" });
-    const snap = async (callersPid?: number): Promise<Snapshot> => {
-      const res = await fetch(`${worker.url}/stats`);
+    for (const t of TREES) variants.push(await startVariant(t.name, t.dir));
+    const snap = async (v: Variant, callersPid?: number): Promise<Snapshot> => {
+      const res = await fetch(`${v.workerUrl}/stats`);
       const stats = await res.json() as WorkerStats;
       return {
         at: performance.now(),
         machine: machineBusySeconds(),
-        worker: cpuSeconds(workerPid),
+        worker: cpuSeconds(v.workerPid),
         callers: callersPid ? cpuSeconds(callersPid) : undefined,
         stats,
       };
     };
 
-    // Idle baseline: the worker's own timers, heartbeat and GC with no call.
+    // Idle baseline: each worker's own timers, heartbeat and GC with no call (all measured over
+    // the same window: they idle side by side).
     await sleep(2000);
-    const i0 = await snap();
+    const i0 = await Promise.all(variants.map((v) => snap(v)));
     await sleep(WINDOW_S * 1000);
-    const i1 = await snap();
-    idle = (i1.worker - i0.worker) / ((i1.at - i0.at) / 1000);
-    console.log(
-      `echo_calls: worker idle ${(idle * 100).toFixed(2)}% of a core ` +
-        `(${WINDOW_S} s window, CLK_TCK ${CLK_TCK}); rest of the machine ${
-          ((i1.machine - i0.machine - (i1.worker - i0.worker)) / ((i1.at - i0.at) / 1e5)).toFixed(1)
-        }% of a core`,
-    );
+    const i1 = await Promise.all(variants.map((v) => snap(v)));
+    variants.forEach((v, i) => {
+      v.idle = (i1[i].worker - i0[i].worker) / ((i1[i].at - i0[i].at) / 1000);
+      console.log(
+        `echo_calls: worker ${v.name} idle ${(v.idle * 100).toFixed(2)}% of a core ` +
+          `(${WINDOW_S} s window, CLK_TCK ${CLK_TCK})`,
+      );
+    });
 
     for (const n of LEVELS) {
-      const calls = [];
-      for (let i = 0; i < n; i++) {
-        const r = await api.post(
-          "/api/v1/sessions.connect",
-          { agent_id: tenant.agent_id },
-          tenant.sk,
-        );
-        if (r.status !== 200) throw new Error(`sessions.connect: ${JSON.stringify(r.body)}`);
-        calls.push(r.body.webrtc_request_params);
-      }
-      const seconds = WARMUP_S + WINDOW_S + 60; // outlasts setup and the window; hang-up ends it
-      const callers = new CallersProcess({ calls, wav, seconds });
-      try {
-        const ready = await callers.wait("ready", 120_000) as {
-          connected: number;
-          failures: string[];
-          setupMs: number;
-        };
-        if (ready.failures.length) {
-          console.log(`  ${n} calls: ${ready.failures.length} failed to connect:`, ready.failures);
+      for (const v of variants) {
+        const calls = [];
+        for (let i = 0; i < n; i++) {
+          const r = await v.api.post(
+            "/api/v1/sessions.connect",
+            { agent_id: v.tenant.agent_id },
+            v.tenant.sk,
+          );
+          if (r.status !== 200) throw new Error(`sessions.connect: ${JSON.stringify(r.body)}`);
+          calls.push(r.body.webrtc_request_params);
         }
-        await sleep(WARMUP_S * 1000);
-        const s0 = await snap(callers.child.pid);
-        callers.send("mark");
-        await callers.wait("marked", 10_000);
-        await sleep(WINDOW_S * 1000);
-        const s1 = await snap(callers.child.pid);
-        callers.send("stop");
-        const r = await callers.wait("result", 30_000) as unknown as CallersResult;
-        results.push(summarize(n, ready, idle, s0, s1, r));
-      } catch (e) {
-        // A level that breaks (e.g. overload) is reported, and the next one still runs.
-        console.log(`echo_calls: ${n} calls failed: ${(e as Error).message}`);
-      } finally {
-        await callers.close();
+        const seconds = WARMUP_S + WINDOW_S + 60; // outlasts setup and the window; hang-up ends it
+        const callers = new CallersProcess({ calls, wav, seconds });
+        try {
+          const ready = await callers.wait("ready", 120_000) as {
+            connected: number;
+            failures: string[];
+            setupMs: number;
+          };
+          if (ready.failures.length) {
+            console.log(
+              `  ${n} calls: ${ready.failures.length} failed to connect:`,
+              ready.failures,
+            );
+          }
+          await sleep(WARMUP_S * 1000);
+          await v.profiler?.start();
+          const s0 = await snap(v, callers.child.pid);
+          callers.send("mark");
+          await callers.wait("marked", 10_000);
+          await sleep(WINDOW_S * 1000);
+          const s1 = await snap(v, callers.child.pid);
+          const profile = await v.profiler?.stop();
+          callers.send("stop");
+          const r = await callers.wait("result", 30_000) as unknown as CallersResult;
+          const result = summarize(n, ready, v.idle, s0, s1, r);
+          result.variant = v.name;
+          results.push(result);
+          if (profile) printProfile(`${v.name}, ${n} calls`, profile);
+        } catch (e) {
+          // A level that breaks (e.g. overload) is reported, and the next one still runs.
+          console.log(`echo_calls: ${v.name} ${n} calls failed: ${(e as Error).message}`);
+        } finally {
+          await callers.close();
+        }
+        // The next level starts on an empty node.
+        const until = Date.now() + 15_000;
+        while (Date.now() < until && (await snap(v)).stats.calls > 0) await sleep(200);
       }
-      // The next level starts on an empty node.
-      const until = Date.now() + 15_000;
-      while (Date.now() < until && (await snap()).stats.calls > 0) await sleep(200);
     }
   } finally {
-    await worker.stop();
-    await api.close();
-    await db.close();
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    for (const v of variants) await v.close();
   }
-  print(results, idle);
+  print(results, variants);
   return results;
+}
+
+// ---- V8 CPU profile of a worker, through its inspector ----
+
+interface CpuProfile {
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    hitCount?: number;
+  }[];
+  samples?: number[];
+  startTime: number;
+  endTime: number;
+}
+
+class Profiler {
+  #ws: WebSocket;
+  #id = 0;
+  #pending = new Map<number, (r: Record<string, unknown>) => void>();
+
+  private constructor(ws: WebSocket) {
+    this.#ws = ws;
+    ws.onmessage = (e) => {
+      const msg = JSON.parse(e.data);
+      if (msg.id !== undefined) this.#pending.get(msg.id)?.(msg.result ?? {});
+    };
+  }
+
+  static async connect(port: number): Promise<Profiler> {
+    const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+    const ws = new WebSocket(list[0].webSocketDebuggerUrl);
+    await new Promise((resolve, reject) => {
+      ws.onopen = resolve;
+      ws.onerror = reject;
+    });
+    const p = new Profiler(ws);
+    await p.#call("Profiler.enable");
+    await p.#call("Profiler.setSamplingInterval", { interval: 500 });
+    return p;
+  }
+
+  #call(method: string, params: Record<string, unknown> = {}) {
+    const id = ++this.#id;
+    return new Promise<Record<string, unknown>>((resolve) => {
+      this.#pending.set(id, resolve);
+      this.#ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.#call("Profiler.start");
+  }
+
+  async stop(): Promise<CpuProfile> {
+    return (await this.#call("Profiler.stop")).profile as CpuProfile;
+  }
+
+  close(): void {
+    this.#ws.close();
+  }
+}
+
+/** Where a function lives, coarsely: the npm package (and werift's sub-package), or our folder. */
+function moduleOf(url: string, name: string): string {
+  if (!url) return name.startsWith("(") ? name : "native/builtin";
+  const npm = url.match(/node_modules\/(?:\.deno\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)(.*)/);
+  if (npm) {
+    const sub = npm[1] === "werift" ? npm[2].match(/^\/lib\/([^/]+)\/src\/([^/]+)/) : null;
+    return sub ? `werift/${sub[1]}/${sub[2]}` : npm[1];
+  }
+  if (url.startsWith("ext:") || url.startsWith("node:")) {
+    return url.replace(/^ext:/, "").replace(/\/[^/]*$/, "");
+  }
+  if (url.startsWith("wasm:")) return "wasm";
+  const ours = url.match(/\/(media|wasm|common|db|api)\/(.*?)(\.ts)?$/);
+  return ours ? `${ours[1]}/${ours[2]}` : url;
+}
+
+function printProfile(label: string, profile: CpuProfile): void {
+  const self = new Map<number, number>();
+  for (const s of profile.samples ?? []) self.set(s, (self.get(s) ?? 0) + 1);
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byFn = new Map<string, number>(), byModule = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const n = self.get(node.id) ?? 0;
+    if (!n) continue;
+    const f = node.callFrame;
+    const mod = moduleOf(f.url, f.functionName);
+    const fn = `${f.functionName || "(anonymous)"} ${mod}:${f.lineNumber + 1}`;
+    byFn.set(fn, (byFn.get(fn) ?? 0) + n);
+    byModule.set(mod, (byModule.get(mod) ?? 0) + n);
+  }
+  const top = (m: Map<string, number>, k: number) =>
+    [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, n]) =>
+      `  ${(100 * n / total).toFixed(1).padStart(5)} %  ${name}`
+    ).join("\n");
+  const idle = (byModule.get("(idle)") ?? 0) / total;
+  console.log(
+    `\nCPU profile of the worker's main thread (${label}; ${total} samples, ` +
+      `${(100 * idle).toFixed(1)} % idle), self time by module:\n${top(byModule, 18)}\n` +
+      `by function:\n${top(byFn, 30)}`,
+  );
 }
 
 function summarize(
@@ -345,10 +529,11 @@ function summarize(
   };
 }
 
-function print(results: LevelResult[], idle: number): void {
+function print(results: LevelResult[], variants: Variant[]): void {
   const f = (x: number, d = 2) => x.toFixed(d);
   const rows = [
     [
+      "worker",
       "calls",
       "worker CPU ms per call-s (net)",
       "% core per call",
@@ -364,6 +549,7 @@ function print(results: LevelResult[], idle: number): void {
       "worker RSS MB",
     ],
     ...results.map((r) => [
+      r.variant ?? "",
       `${r.connected}/${r.calls}`,
       f(r.netMsPerCallSecond),
       f(r.netMsPerCallSecond / 10),
@@ -382,7 +568,9 @@ function print(results: LevelResult[], idle: number): void {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   console.log(
-    `\nEcho calls, worker idle baseline ${f(idle * 100)}% of a core; ` +
+    `\nEcho calls, worker idle baseline ${
+      variants.map((v) => `${v.name} ${f(v.idle * 100)}`).join(", ")
+    }% of a core; ` +
       `window ${WINDOW_S} s after ${WARMUP_S} s warm-up; spoken rms ${
         results[0]?.echo.spokenRms.toFixed(0) ?? "-"
       }`,
@@ -390,17 +578,51 @@ function print(results: LevelResult[], idle: number): void {
   console.log(line(rows[0]));
   console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
   for (const r of rows.slice(1)) console.log(line(r));
-  const one = results.find((r) => r.calls === 1), most = results[results.length - 1];
-  if (one && most && most !== one && one.netMsPerCallSecond > 0) {
-    console.log(
-      `per-call CPU at ${most.calls} calls vs 1: ${
-        f(most.netMsPerCallSecond / one.netMsPerCallSecond)
-      }x per call-second, ${
-        f(most.netMsPerSentSecond / one.netMsPerSentSecond)
-      }x per second of audio sent; callers' own loop lateness p99 ${
-        results.map((r) => `${r.calls}: ${f(r.callersLoopP99Ms, 1)} ms`).join(", ")
-      }`,
-    );
+  for (const v of variants) {
+    const mine = results.filter((r) => r.variant === v.name);
+    const one = mine.find((r) => r.calls === 1), most = mine[mine.length - 1];
+    if (one && most && most !== one && one.netMsPerCallSecond > 0) {
+      console.log(
+        `${v.name}: per-call CPU at ${most.calls} calls vs 1: ${
+          f(most.netMsPerCallSecond / one.netMsPerCallSecond)
+        }x per call-second, ${
+          f(most.netMsPerSentSecond / one.netMsPerSentSecond)
+        }x per second of audio sent; callers' own loop lateness p99 ${
+          mine.map((r) => `${r.calls}: ${f(r.callersLoopP99Ms, 1)} ms`).join(", ")
+        }`,
+      );
+    }
+  }
+  // Same level, same run: each later tree against the first (e.g. after vs before). A level
+  // listed more than once (BENCH_ECHO_LEVELS=10,10,10) pairs its runs in order, and the median
+  // of the pairs' ratios is printed: the trees took turns, so the machine's other load falls
+  // on both alike.
+  const [base, ...others] = variants;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const v of others) {
+    for (const n of [...new Set(results.map((r) => r.calls))]) {
+      const mine = results.filter((r) => r.variant === v.name && r.calls === n);
+      const theirs = results.filter((r) => r.variant === base.name && r.calls === n);
+      const pairs = mine.slice(0, theirs.length).map((r, i) => [r, theirs[i]] as const);
+      if (!pairs.length) continue;
+      const sum = (rs: LevelResult[], k: (r: LevelResult) => number) =>
+        rs.reduce((a, r) => a + k(r), 0);
+      console.log(
+        `${n} calls, ${v.name} vs ${base.name} (${pairs.length} pair${
+          pairs.length > 1 ? "s" : ""
+        }, median ratio): CPU per call-second ${
+          f(median(pairs.map(([r, b]) => r.netMsPerCallSecond / b.netMsPerCallSecond)))
+        }x, per second of audio sent ${
+          f(median(pairs.map(([r, b]) => r.netMsPerSentSecond / b.netMsPerSentSecond)))
+        }x; skipped frames ${sum(mine, (r) => r.skippedFrames)} vs ${
+          sum(theirs, (r) => r.skippedFrames)
+        }; pacer p99 ${mine.map((r) => f(r.pacer.p99)).join("/")} vs ${
+          theirs.map((r) => f(r.pacer.p99)).join("/")
+        } ms; rest of machine ${f(median(mine.map((r) => r.otherCorePct)), 0)} / ${
+          f(median(theirs.map((r) => r.otherCorePct)), 0)
+        } % of a core`,
+      );
+    }
   }
 }
 

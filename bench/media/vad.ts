@@ -11,16 +11,30 @@
 //    microphone), where frames under -60 dBFS skip the model.
 // The baseline runs the same loop with a frame-and-copy stand-in for the VAD. Wall time and
 // process CPU (user + system, all threads, node:process cpuUsage) are printed; nothing asserted.
+// Then, for the gate on audio as the worker gets it from a browser: the same speech at 48 kHz
+// over a pink-noise floor at each of BENCH_VAD_OPUS_FLOORS dBFS (default -80,-70,-65,-60,-55:
+// a noise-suppressed microphone leaves a residual somewhere in there), through Opus and decoded
+// at 16 kHz, one stream: the share of frames the -60 dBFS gate keeps from the model, and the cost.
 
 import process from "node:process";
 import { SILERO_FRAME_SAMPLES, sileroModel } from "../../media/vad/silero.ts";
 import { VoiceActivity } from "../../media/vad/voice_activity.ts";
-import { concat, mix, pinkNoise, silence, speech16k } from "../../media/vad/test_signals.ts";
+import { throughOpus } from "../../tests/helpers/audio.ts";
+import {
+  concat,
+  mix,
+  pinkNoise,
+  silence,
+  speech16k,
+  speech48k,
+} from "../../tests/helpers/test_signals.ts";
 
 const LEVELS = (Deno.env.get("BENCH_VAD_LEVELS") ?? "1,10,50").split(",").map(Number);
 const SECONDS = Number(Deno.env.get("BENCH_VAD_SECONDS") ?? 20);
 const ROUNDS = Number(Deno.env.get("BENCH_VAD_ROUNDS") ?? 3);
 const CHUNK = 320;
+const OPUS_FLOORS = (Deno.env.get("BENCH_VAD_OPUS_FLOORS") ?? "-80,-70,-65,-60,-55").split(",")
+  .map(Number);
 
 /** `seconds` of 16 kHz audio: sentences with 1.5 s gaps, looped. */
 async function signal(seconds: number, noiseFloor: boolean): Promise<Int16Array> {
@@ -176,3 +190,52 @@ console.log(
 console.log(
   "streams/core: 32 ms / wall ms per frame, i.e. how many calls one core could keep up with.",
 );
+
+// ---- the gate on Opus-decoded audio over a noise floor ----
+
+/** `seconds` of 48 kHz speech turns with 1.5 s gaps over pink noise at `floorDbfs`, via Opus. */
+async function opusSignal(seconds: number, floorDbfs: number): Promise<Int16Array> {
+  const turns = await Promise.all([
+    "Hello, I would like to book a table for two people tonight.",
+    "Yes, around eight would be perfect, thank you.",
+  ].map((t) => speech48k(t, 0)));
+  const parts: Int16Array[] = [];
+  let n = 0;
+  for (let i = 0; n < seconds * 48000; i++) {
+    const part = concat(turns[i % turns.length], new Int16Array(1.5 * 48000));
+    parts.push(part);
+    n += part.length;
+  }
+  const pcm = concat(...parts).subarray(0, seconds * 48000);
+  // pinkNoise makes 16 samples per ms: ask for 3x the duration to get 48 kHz samples.
+  return throughOpus(mix(pcm, pinkNoise(seconds * 3000, floorDbfs)));
+}
+
+console.log(
+  "\nThe -60 dBFS gate on Opus-decoded speech over a noise floor (1 stream, 10 s, 1.5 s gaps):",
+);
+console.log("| floor dBFS | gated frames | model runs saved per s | VAD ms/frame wall | events |");
+console.log("| ---------: | -----------: | ---------------------: | ----------------: | -----: |");
+for (const floor of OPUS_FLOORS) {
+  const pcm = await opusSignal(10, floor);
+  let gated = 0, all = 0;
+  const results: Result[] = [];
+  for (let round = 0; round <= ROUNDS; round++) {
+    gated = all = 0;
+    const vad = new VoiceActivity(model, {}, {
+      onFrame: (f) => {
+        all++;
+        if (f.gated) gated++;
+      },
+    });
+    const r = await drive([vad], pcm);
+    vad.close();
+    if (round > 0) results.push(r);
+  }
+  const wall = median(results.map((r) => r.wallMs / r.frames));
+  console.log(
+    `| ${String(floor).padStart(10)} | ${fmt((gated / all) * 100, 0).padStart(10)} % | ${
+      fmt((gated / all) * (1000 / 32), 1).padStart(22)
+    } | ${fmt(wall).padStart(17)} | ${String(results[0].events).padStart(6)} |`,
+  );
+}

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { RTCPeerConnection, type RTCRtpTransceiver, type RtpPacket } from "werift";
 import { peerConfig } from "./config.ts";
 import { OfferError, type PeerState, WorkerPeer } from "./peer.ts";
+import { OPUS_SILENCE_20MS } from "../../wasm/opus.ts";
 import { OpusRtpSender } from "./rtp_sender.ts";
 import { keepCandidates, listCandidates, mediaSections, stripCandidates } from "./sdp.ts";
 
@@ -121,6 +122,39 @@ Deno.test("connects, carries chat both ways (queued until open) and RTP both way
     await peer.close();
   }
   assert.equal(states[states.length - 1], "closed");
+});
+
+// The sender reuses one RtpHeader/RtpPacket for every send (rtp_sender.ts): this pins werift's
+// part of that bargain — it takes what it needs from the packet before sendRtp's first await.
+Deno.test("packets sent back to back through werift each keep their own header and payload", async () => {
+  const client = await clientOffer();
+  const { peer, answer } = await WorkerPeer.answer({ type: "offer", sdp: client.sdp }, ICE);
+  const clientRtp = receive(client.audio);
+  let opened = false;
+  peer.onChatOpen.on(() => (opened = true));
+  try {
+    await client.pc.setRemoteDescription(answer);
+    await until(() => peer.state === "connected" && opened, 5000, "connected");
+    const tx = peer.audio;
+    const first = tx.sequenceNumber;
+    for (let i = 0; i < 12; i++) {
+      if (i % 3 === 2) tx.sendConstant(OPUS_SILENCE_20MS);
+      else tx.send(Uint8Array.of(0xf8, 0xff, 0xfe, i)); // no await between sends
+    }
+    await until(() => clientRtp.length >= 12, 2000, "12 packets");
+    const got = [...clientRtp].sort((a, b) =>
+      ((a.header.sequenceNumber - first) & 0xffff) - ((b.header.sequenceNumber - first) & 0xffff)
+    );
+    got.forEach((p, i) => {
+      assert.equal(p.header.sequenceNumber, (first + i) & 0xffff);
+      assert.equal(p.header.marker, i === 0);
+      const want = i % 3 === 2 ? [...OPUS_SILENCE_20MS] : [0xf8, 0xff, 0xfe, i];
+      assert.deepEqual([...p.payload], want);
+    });
+  } finally {
+    await client.pc.close();
+    await peer.close();
+  }
 });
 
 Deno.test("connects from PATCH-style trickled candidates and skips the empty one", async () => {

@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
-import type { RtpPacket } from "werift";
+import { Buffer } from "node:buffer";
+import { RtpHeader, RtpPacket } from "werift";
+import { OPUS_SILENCE_20MS } from "../../wasm/opus.ts";
 import { OpusRtpSender, type RtpSink } from "./rtp_sender.ts";
 
+/** Clones each packet as it arrives, as werift's RTCRtpSender does before its first await. */
 class RecordingSink implements RtpSink {
   readonly ssrc = 0x1234abcd;
   packets: RtpPacket[] = [];
   sendRtp(packet: RtpPacket): Promise<void> {
-    this.packets.push(packet);
+    this.packets.push(packet.clone());
     return Promise.resolve();
   }
 }
@@ -29,7 +32,50 @@ Deno.test("the payload is copied so the encoder may reuse its buffer", () => {
   const buf = Uint8Array.of(9, 9, 9);
   tx.send(buf);
   buf.fill(0);
+  tx.send(buf);
   assert.deepEqual([...sink.packets[0].payload], [9, 9, 9]);
+  assert.deepEqual([...sink.packets[1].payload], [0, 0, 0]);
+});
+
+Deno.test("a reused header and packet serialise byte for byte as fresh ones per send", () => {
+  const sink = new RecordingSink();
+  const tx = new OpusRtpSender(sink, { sequenceNumber: 0xfffd, timestamp: 123456 });
+  const payloads = [Uint8Array.of(1, 2, 3, 4), OPUS_SILENCE_20MS, Uint8Array.of(7)];
+  const expected: Uint8Array[] = [];
+  let seq = 0xfffd, ts = 123456;
+  for (let i = 0; i < 9; i++) {
+    const p = payloads[i % 3];
+    if (i === 5) {
+      tx.skip(2);
+      ts += 2 * 960;
+    }
+    if (p === OPUS_SILENCE_20MS) tx.sendConstant(p);
+    else tx.send(p);
+    const header = new RtpHeader({
+      payloadType: 111,
+      sequenceNumber: seq,
+      timestamp: ts,
+      ssrc: sink.ssrc,
+      marker: i === 0 || i === 5,
+    });
+    expected.push(new RtpPacket(header, Buffer.from(p)).serialize());
+    seq = (seq + 1) & 0xffff;
+    ts += 960;
+  }
+  assert.deepEqual(sink.packets.map((p) => [...p.serialize()]), expected.map((b) => [...b]));
+});
+
+Deno.test("a constant packet is sent without a copy, and the same buffer every time", () => {
+  const sink = new RecordingSink();
+  const a = new OpusRtpSender(sink), b = new OpusRtpSender(sink);
+  a.sendConstant(OPUS_SILENCE_20MS);
+  a.sendConstant(OPUS_SILENCE_20MS);
+  b.sendConstant(OPUS_SILENCE_20MS);
+  const [p0, p1, p2] = sink.packets.map((p) => p.payload);
+  assert.equal(p0, p1);
+  assert.equal(p0, p2);
+  assert.equal(p0.buffer, OPUS_SILENCE_20MS.buffer);
+  assert.deepEqual([...p0], [...OPUS_SILENCE_20MS]);
 });
 
 Deno.test("skip() moves the timestamp over unsent frames and marks the next packet", () => {

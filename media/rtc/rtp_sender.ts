@@ -2,6 +2,12 @@
  * Wraps Opus packets as RTP for one audio sender: sequence numbers +1 and timestamps +960
  * (20 ms at the 48 kHz RTP clock) per packet, random starting points (RFC 3550 §5.1).
  * werift stamps the negotiated payload type and the sender's SSRC on the way out.
+ *
+ * One RtpHeader and one RtpPacket are reused for every send: werift's RTCRtpSender.sendRtp
+ * clones the packet (header included) before its first await, so what we hand it is free again
+ * when sendRtp returns its promise. It keeps the clone's payload (not a copy) in its NACK
+ * history, so a payload is never reused: voiced packets are copied, constant ones are shared.
+ * (werift's pending-RTP mode, which queues the packet itself, is off and must stay so.)
  */
 
 import { Buffer } from "node:buffer";
@@ -11,16 +17,22 @@ import { OPUS_PAYLOAD_TYPE } from "./config.ts";
 /** What the wrapper needs from werift's RTCRtpSender. */
 export interface RtpSink {
   readonly ssrc: number;
+  /** Must be done with `packet` (copy or clone it) before returning. */
   sendRtp(packet: RtpPacket): Promise<void>;
 }
 
 export const OPUS_SAMPLES_PER_20MS = 960;
+
+/** Buffers over constant packets (e.g. the Opus silence frame), made once per array. */
+const constants = new WeakMap<Uint8Array, Buffer>();
 
 export class OpusRtpSender {
   #sink: RtpSink;
   #seq: number;
   #ts: number;
   #marker = true;
+  #header = new RtpHeader({ payloadType: OPUS_PAYLOAD_TYPE });
+  #packet = new RtpPacket(this.#header, Buffer.alloc(0));
   /** Packets handed to the sink. */
   sent = 0;
   /** Send failures (DTLS write errors); sending keeps going. */
@@ -53,18 +65,35 @@ export class OpusRtpSender {
    * at 48 kHz (960 for 20 ms). The first packet after start()/talkspurt() carries the marker.
    */
   send(opus: Uint8Array, samples = OPUS_SAMPLES_PER_20MS): void {
-    const header = new RtpHeader({
-      payloadType: OPUS_PAYLOAD_TYPE,
-      sequenceNumber: this.#seq,
-      timestamp: this.#ts,
-      ssrc: this.#sink.ssrc,
-      marker: this.#marker,
-    });
+    this.#send(Buffer.from(opus), samples);
+  }
+
+  /**
+   * Sends a packet whose bytes never change (e.g. OPUS_SILENCE_20MS) without copying it: one
+   * Buffer over it is made the first time and shared by every send, on every call.
+   */
+  sendConstant(opus: Uint8Array, samples = OPUS_SAMPLES_PER_20MS): void {
+    let payload = constants.get(opus);
+    if (!payload) {
+      payload = Buffer.from(opus.buffer, opus.byteOffset, opus.byteLength);
+      constants.set(opus, payload);
+    }
+    this.#send(payload, samples);
+  }
+
+  #send(payload: Buffer, samples: number): void {
+    const h = this.#header;
+    h.payloadType = OPUS_PAYLOAD_TYPE;
+    h.sequenceNumber = this.#seq;
+    h.timestamp = this.#ts;
+    h.ssrc = this.#sink.ssrc;
+    h.marker = this.#marker;
+    this.#packet.payload = payload;
     this.#marker = false;
     this.#seq = (this.#seq + 1) & 0xffff;
     this.#ts = (this.#ts + samples) >>> 0;
     this.sent++;
-    this.#sink.sendRtp(new RtpPacket(header, Buffer.from(opus))).catch(this.#onError);
+    this.#sink.sendRtp(this.#packet).catch(this.#onError);
   }
 
   /**

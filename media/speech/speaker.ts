@@ -7,7 +7,7 @@
 // `synthesisAhead` after it are being synthesized, so one call never holds more than a few units
 // of audio nor puts more than that many jobs in front of other calls at a shared engine.
 import { FRAME_SAMPLES_48K } from "../../wasm/opus.ts";
-import type { FrameSource } from "../call/outbound.ts";
+import type { FrameSource } from "../audio/frame_source.ts";
 import { heardText, type WordTiming } from "./heard.ts";
 
 /** Synthesized audio of a unit: 48 kHz mono PCM, with the words it contains. */

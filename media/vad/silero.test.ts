@@ -8,7 +8,7 @@ import {
   sileroModelPath,
   type SileroStream,
 } from "./silero.ts";
-import { concat, silence, speech16k } from "./test_signals.ts";
+import { concat, silence, speech16k } from "../../tests/helpers/test_signals.ts";
 
 /** 16 kHz PCM cut into whole 512-sample frames in -1..1. */
 function frames(pcm: Int16Array): Float32Array[] {

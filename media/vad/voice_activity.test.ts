@@ -12,7 +12,7 @@ import {
   speechBounds,
   tone,
   whiteNoise,
-} from "./test_signals.ts";
+} from "../../tests/helpers/test_signals.ts";
 
 const SENTENCES = [
   "Hello there, I would like to book a table for two people tonight.",

@@ -3,7 +3,7 @@
  * here, as the worker's audio is), noise, tones, and where the speech really starts and stops.
  */
 
-import { speechWav } from "../../tests/helpers/audio.ts";
+import { speechWav } from "./audio.ts";
 import { readWav } from "../../caller/wav.ts";
 
 // Windowed-sinc low-pass for 48 kHz -> 16 kHz: cutoff 7 kHz (below the 8 kHz Nyquist), 191 taps
