@@ -9,6 +9,8 @@ const BENCHES = [
   "bench/media/echo_calls.ts",
   "bench/media/call_turns.ts",
   "bench/media/provider_calls.ts",
+  // Whole scripted calls (local engines vs echo) at 1, 4, 8 and up to the largest N held; ~6 min.
+  "bench/media/call_density.ts",
   "bench/media/vad.ts",
   "bench/media/tts.ts",
   // 10 concurrent calls for 10 minutes: leaks show as slopes (SOAK_SECONDS shortens it).

@@ -23,3 +23,141 @@ export function statCpu(path: string): number {
 export function cpuSeconds(pid: number): number {
   return statCpu(`/proc/${pid}/stat`);
 }
+
+/** A `kB` field of /proc/PID/status (VmRSS, VmHWM, …); NaN where the process is gone. */
+export function statusKb(pid: number, field: string): number {
+  try {
+    const m = Deno.readTextFileSync(`/proc/${pid}/status`).match(
+      new RegExp(`^${field}:\\s+(\\d+)`, "m"),
+    );
+    return m ? Number(m[1]) : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Resets a process's VmHWM to its current RSS; false where the kernel refuses. */
+export function resetPeak(pid: number): boolean {
+  try {
+    Deno.writeTextFileSync(`/proc/${pid}/clear_refs`, "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `pid` and every live descendant (children of children included), `pid` first. */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(e.name));
+      children.set(ppid, list);
+    } catch { /* it exited */ }
+  }
+  const out: number[] = [];
+  const visit = (p: number) => {
+    out.push(p);
+    for (const c of children.get(p) ?? []) visit(c);
+  };
+  visit(pid);
+  return out;
+}
+
+/** Where a process's CPU went, by thread: seconds (or seconds per second, for a rate). */
+export interface CpuSplit {
+  /** All threads, exited ones included (/proc/PID/stat). */
+  total: number;
+  /** The main thread (TID = PID): the JavaScript event loop. */
+  main: number;
+  /** Threads named "recognition…" / "synthesis…" (common/thread_name.ts). */
+  recognition: number;
+  synthesis: number;
+  /** The rest: V8 and tokio helpers, ONNX threads, and threads that exited in the window. */
+  other: number;
+}
+
+/** One process's CPU at an instant: the whole process and each live thread. */
+export interface ProcSnapshot {
+  total: number;
+  threads: Map<number, { name: string; cpu: number }>;
+}
+
+/** CPU of a process tree at an instant, per process. */
+export interface TreeSnapshot {
+  at: number;
+  procs: Map<number, ProcSnapshot>;
+}
+
+/** The CPU of `rootPid`'s process tree, per process and thread, now. */
+export function snapshotTree(rootPid: number): TreeSnapshot {
+  const procs = new Map<number, ProcSnapshot>();
+  for (const pid of processTree(rootPid)) {
+    try {
+      const threads = new Map<number, { name: string; cpu: number }>();
+      for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+        try {
+          threads.set(Number(t.name), {
+            name: Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/comm`).trim(),
+            cpu: statCpu(`/proc/${pid}/task/${t.name}/stat`),
+          });
+        } catch { /* the thread exited */ }
+      }
+      procs.set(pid, { total: statCpu(`/proc/${pid}/stat`), threads });
+    } catch { /* the process exited */ }
+  }
+  return { at: performance.now(), procs };
+}
+
+export const zeroSplit = (): CpuSplit => ({
+  total: 0,
+  main: 0,
+  recognition: 0,
+  synthesis: 0,
+  other: 0,
+});
+
+/**
+ * CPU used between two snapshots, per process (those alive at `b`; one born in between counts
+ * from zero). A thread's time is only attributed to its group while it is alive at `b`; the time of
+ * threads that exited lands in `other`, since the process total keeps it.
+ */
+export function cpuBetween(a: TreeSnapshot, b: TreeSnapshot): Map<number, CpuSplit> {
+  const out = new Map<number, CpuSplit>();
+  for (const [pid, pb] of b.procs) {
+    const pa = a.procs.get(pid);
+    const s = zeroSplit();
+    s.total = pb.total - (pa?.total ?? 0);
+    for (const [tid, t] of pb.threads) {
+      const d = t.cpu - (pa?.threads.get(tid)?.cpu ?? 0);
+      if (tid === pid) s.main += d;
+      else if (t.name.startsWith("recognition")) s.recognition += d;
+      else if (t.name.startsWith("synthesis")) s.synthesis += d;
+    }
+    s.other = s.total - s.main - s.recognition - s.synthesis;
+    out.set(pid, s);
+  }
+  return out;
+}
+
+/** Field-wise a + k·b. */
+export function addSplit(a: CpuSplit, b: CpuSplit, k = 1): CpuSplit {
+  return {
+    total: a.total + k * b.total,
+    main: a.main + k * b.main,
+    recognition: a.recognition + k * b.recognition,
+    synthesis: a.synthesis + k * b.synthesis,
+    other: a.other + k * b.other,
+  };
+}
+
+/** The sum over every process of a tree. */
+export function sumSplits(splits: Iterable<CpuSplit>): CpuSplit {
+  let s = zeroSplit();
+  for (const x of splits) s = addSplit(s, x);
+  return s;
+}
