@@ -1,5 +1,5 @@
 import { assertEquals } from "../tests/helpers/assert.ts";
-import { nameThisThread, threadNames } from "./thread_name.ts";
+import { threadNames } from "./thread_name.ts";
 
 Deno.test("a Worker thread names itself and the process's thread list shows the name", async () => {
   const source = `
