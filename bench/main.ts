@@ -8,6 +8,8 @@ const BENCHES = [
   "bench/connect.ts",
   "bench/media/echo_calls.ts",
   "bench/media/call_turns.ts",
+  // End of speech → first audio at the caller, END_OF_TURN=fixed vs adaptive, backchannels; ~3 min.
+  "bench/media/turn_latency.ts",
   "bench/media/provider_calls.ts",
   // Whole scripted calls (local engines vs echo) at 1, 4, 8 and up to the largest N held; ~6 min.
   "bench/media/call_density.ts",

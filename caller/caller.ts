@@ -18,6 +18,7 @@ import { Emitter } from "../media/rtc/emitter.ts";
 import { OpusRtpSender } from "../media/rtc/rtp_sender.ts";
 import { keepCandidates, listCandidates, stripCandidates } from "../media/rtc/sdp.ts";
 import { FRAME_SAMPLES_48K, OpusDecoder, OpusEncoder } from "../wasm/opus.ts";
+import { FrameTimes } from "./turn_latency.ts";
 import { readWav, rms, to48k } from "./wav.ts";
 
 export const RTVI_VERSION = "2.1.0";
@@ -84,8 +85,15 @@ export class TestCaller {
   readonly onMessage = new Emitter<[RtviMessage]>();
   /** Bot audio packets as they arrived. */
   readonly arrivals: Arrival[] = [];
+  /**
+   * Every frame sent (when, and where its voice ends) and received (when, how loud): end of
+   * speech to first bot audio as the caller hears it (caller/turn_latency.ts).
+   */
+  readonly frames = new FrameTimes();
   /** Each received frame's arrival time and loudness, to see when the bot spoke. */
-  readonly heardFrames: { at: number; rms: number }[] = [];
+  get heardFrames(): { at: number; rms: number }[] {
+    return this.frames.heard;
+  }
   /** performance.now() of each frame handed to the network by stream(). */
   readonly sentAt: number[] = [];
   pingsSent = 0;
@@ -236,7 +244,9 @@ export class TestCaller {
         frame.fill(0);
         frame.set(pcm.subarray(start, Math.min(start + FRAME_SAMPLES_48K, pcm.length)));
         this.#tx.send(encoder.encode(frame));
-        this.sentAt.push(performance.now());
+        const at = performance.now();
+        this.sentAt.push(at);
+        this.frames.addSent(at, frame);
       });
       this.#pacer = pacer;
       pacer.start();
@@ -278,7 +288,9 @@ export class TestCaller {
         }
       }
       this.#tx.send(encoder.encode(frame));
-      this.sentAt.push(performance.now());
+      const at = performance.now();
+      this.sentAt.push(at);
+      this.frames.addSent(at, frame);
     });
     this.#pacer = pacer;
     pacer.start();
@@ -408,7 +420,7 @@ export class TestCaller {
       pcm = this.#decoder.conceal().slice();
     }
     this.#pcm.push(pcm);
-    this.heardFrames.push({ at: performance.now(), rms: rms(pcm) });
+    this.frames.addHeard(performance.now(), rms(pcm));
   }
 }
 

@@ -66,8 +66,16 @@ Deno.test("the caller simulator against the real service", async (t) => {
         "heard",
         "bot",
         "latency",
+        "summary",
         "done",
       ]);
+      // The summary is over the turns' figures measured from the audio sent and received.
+      assert.equal(result.summary.n, 1);
+      assert.equal(result.summary.p50, turn.latency.bot_audio);
+      assert.match(
+        text,
+        /\nend of speech → first bot audio at the caller: p50 \d+ ms, p99 \d+ ms over 1 turn; first turn \d+ ms, later turns p50 -\n/,
+      );
       assert.ok(text.includes(`\nbot: ${GREETING}\n`), text);
       assert.ok(text.includes(`\nheard as: ${turn.heard[0]}\n`), text);
       assert.match(text, /\nactions: \{"type":"transcript","data":\{"turn_id":"t1",/);
@@ -76,6 +84,10 @@ Deno.test("the caller simulator against the real service", async (t) => {
       // The simulator hung up: the service ended the session as a caller hang-up.
       const record = await service.record(result.session_id!, "ended");
       assert.equal(record.end_reason, "hangup");
+      // The caller's own measure of the turn reached the record.
+      const t1 = (record.timings.turns as { turn_id: string; latency_ms: Record<string, number> }[])
+        .find((t) => t.turn_id === "t1");
+      assert.equal(t1?.latency_ms.heard_at_caller, turn.latency.bot_audio);
     });
 
     await t.step('a brain whose greeting is empty fails with exit 1 "no greeting"', async () => {

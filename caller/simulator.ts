@@ -13,6 +13,8 @@
 // The bot hanging up after its reply to the last turn has begun is a normal end, not a failure.
 import { CallerHttpError, type RtviMessage, TestCaller } from "./caller.ts";
 import { speechEndMs, type SpokenTurn } from "./script.ts";
+import { type LatencySummary, summarise } from "./turn_latency.ts";
+import { CLIENT_LATENCY_T } from "../media/rtvi/protocol.ts";
 
 export type FailureKind =
   | "usage"
@@ -39,7 +41,11 @@ export interface Latency {
   transcript?: number | null;
   /** End of the caller's speech (turns) or bot-ready (greeting) → the first bot-output. */
   bot_output: number | null;
-  /** Same start → the first received bot audio frame louder than the audio level. */
+  /**
+   * Same start → the first received bot audio frame louder than the audio level. For turns the
+   * start is the last voiced sample the caller sent (caller/turn_latency.ts): this is the wait
+   * the caller hears, reported to the worker as the turn's `heard_at_caller`.
+   */
   bot_audio: number | null;
 }
 
@@ -57,6 +63,7 @@ export type CallEvent =
     | { type: "error"; message: RtviMessage }
     | { type: "hangup" }
     | { type: "failure"; failure: Failure }
+    | { type: "summary"; summary: LatencySummary }
     | { type: "done"; exit_code: number; turns: number }
   );
 
@@ -75,6 +82,8 @@ export interface SimulationResult {
   failure: Failure | null;
   greeting: { bot: string[]; latency: Latency } | null;
   turns: TurnReport[];
+  /** End of speech to first bot audio over the turns (p50/p99, first turn vs later ones). */
+  summary: LatencySummary;
   events: CallEvent[];
 }
 
@@ -101,6 +110,11 @@ export interface SimulationOptions {
   settleMs?: number;
   /** A received 20 ms frame louder than this (RMS) is bot audio. Default 300. */
   audioLevel?: number;
+  /**
+   * Tell the worker each turn's figure (RTVI client-message "client-latency"), as the demo page
+   * does, so the session record shows it beside the worker's own. Default true.
+   */
+  reportLatency?: boolean;
   onEvent?: (e: CallEvent) => void;
   /** Aborting hangs up and ends with exit code 130. */
   signal?: AbortSignal;
@@ -225,6 +239,7 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
     failure: null,
     greeting: null,
     turns: [],
+    summary: summarise([]),
     events: [],
   };
   const emit = (e: EventBody) => {
@@ -235,6 +250,8 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
   const finish = (failure: Failure | null, code: SimulationResult["exit_code"]) => {
     result.failure = failure;
     result.exit_code = code;
+    result.summary = summarise(result.turns.map((t) => t.latency.bot_audio));
+    if (result.turns.length) emit({ type: "summary", summary: result.summary });
     if (failure) emit({ type: "failure", failure });
     emit({ type: "done", exit_code: code, turns: result.turns.length });
     return result;
@@ -429,6 +446,7 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
   };
 
   let step = 0;
+  let reportedAt = -Infinity;
   try {
     // bot-ready
     try {
@@ -496,7 +514,10 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
         const stop = await watch.next(from, () => false, 0);
         throw failureOf(stop.kind === "match" ? { kind: "timeout" } : stop, `turn ${step}`);
       }
-      const speechEnd = said.startedAt + speechEndMs(turn.pcm);
+      // The last voiced sample really sent (a stalled pacer drops frames); the script's own
+      // audio only if the frame log has none.
+      const speechEnd = caller.frames.speechEnd(said.startedAt) ??
+        said.startedAt + speechEndMs(turn.pcm);
       const final = await watch.next(from, isFinal, speechEnd + o.timeoutMs);
       if (final.kind === "timeout") {
         throw new StepFailed({
@@ -519,6 +540,15 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       report.latency.bot_output = ms(speechEnd, r.firstOutput);
       report.latency.bot_audio = ms(speechEnd, r.firstAudio);
       emit({ type: "latency", step, latency: report.latency });
+      if (o.reportLatency !== false && report.latency.bot_audio !== null && !r.hungUp) {
+        try {
+          caller.sendRtvi("client-message", {
+            t: CLIENT_LATENCY_T,
+            d: { end_of_speech_to_audio_ms: report.latency.bot_audio },
+          });
+          reportedAt = performance.now();
+        } catch { /* the channel closed: the figure is still printed */ }
+      }
       if (r.hungUp && step < o.turns.length) {
         throw hungUpEarly(`turn ${step}`, o.turns.length - step);
       }
@@ -531,6 +561,9 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
     return finish(err.failure, err.exitCode);
   } finally {
     hungUpByUs = true;
+    // A figure reported just now must leave before the channel closes.
+    const wait = reportedAt + 200 - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     await caller.hangUp();
   }
 }
@@ -589,6 +622,15 @@ export function formatEvent(e: CallEvent): string {
     }
     case "hangup":
       return "bot hung up";
+    case "summary": {
+      const s = e.summary;
+      const f = (v: number | null) => v === null ? "-" : `${Math.round(v)} ms`;
+      return `end of speech → first bot audio at the caller: p50 ${f(s.p50)}, p99 ${
+        f(s.p99)
+      } over ${s.n} turn${s.n === 1 ? "" : "s"}${
+        s.missing ? ` (${s.missing} unmeasured)` : ""
+      }; first turn ${f(s.first)}, later turns p50 ${f(s.later_p50)}`;
+    }
     case "failure":
       return `FAILED (${e.failure.kind}): ${e.failure.message}`;
     case "done":

@@ -200,6 +200,13 @@ Deno.test("`deno run -A cli/call.ts` completes a call with the example brain and
       lines.some((l) => /^latency \(turn 2, from end of speech\): transcript \d+ ms/.test(l)),
       text,
     );
+    assert.ok(
+      lines.some((l) =>
+        /^end of speech → first bot audio at the caller: p50 \d+ ms, p99 \d+ ms over 2 turns; first turn \d+ ms, later turns p50 \d+ ms$/
+          .test(l)
+      ),
+      text,
+    );
     assert.equal(lines.filter(Boolean).at(-1), "passed: greeting and 2 turns");
   } finally {
     await service.close();

@@ -36,8 +36,12 @@ Checks and output:
 
 Each turn waits for the final transcript (printed as "heard as:") and the bot's whole reply
 (bot-output units, bot-started-speaking ... bot-stopped-speaking, audio heard). Latencies are
-measured at the caller from the end of the caller's speech. The bot hanging up during its
-reply to the last turn is a normal end.
+measured at the caller from the end of the caller's speech (the last voiced sample it sent);
+"first bot audio" is the first received audio louder than RMS 300, not a message. The last
+lines give its p50 and p99 over the turns and the first turn against the later ones; each
+turn's figure is also sent to the service (an RTVI client-message "client-latency", never
+forwarded to the brain), whose console shows it as "Heard at caller". The bot hanging up
+during its reply to the last turn is a normal end.
 
 Exit status:
   0    the greeting and every turn passed

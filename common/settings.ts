@@ -66,6 +66,22 @@ export interface Settings {
    * for a scraper on a private network. On the main port `/metrics` needs the admin token.
    */
   metricsPort?: number;
+  /**
+   * How a caller's turn ends (END_OF_TURN): `adaptive` (default; a silence window chosen from the
+   * words and the caller, backchannels over the bot resume it) or `fixed` (the VAD's fixed 600 ms
+   * silence, any speech over the bot cancels it: the behaviour before, kept as a baseline).
+   */
+  endOfTurn: "adaptive" | "fixed";
+}
+
+/** END_OF_TURN: how callers' turns end on a worker. */
+export function endOfTurnSetting(
+  env: Record<string, string | undefined> = Deno.env.toObject(),
+): "adaptive" | "fixed" {
+  const raw = env.END_OF_TURN;
+  if (!raw || raw === "adaptive") return "adaptive";
+  if (raw === "fixed") return "fixed";
+  throw new Error("END_OF_TURN must be adaptive or fixed");
 }
 
 function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
@@ -132,6 +148,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     drainTimeoutSeconds: int(env, "DRAIN_TIMEOUT_SECONDS", 600),
     logFormat: logFormat(env.LOG_FORMAT),
     metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0) : undefined,
+    endOfTurn: endOfTurnSetting(env),
   };
   // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
   TrustedProxies.parse(settings.trustedProxies);

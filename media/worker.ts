@@ -10,6 +10,7 @@ import type { TokenVerifier } from "../common/token.ts";
 import { logger } from "../common/log.ts";
 import type { CallEngines } from "./call/engines.ts";
 import type { Call } from "./call/call.ts";
+import type { EndOfTurnMode } from "./turn/turn_taking.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
 import { WorkerMetrics } from "./node/metrics.ts";
@@ -27,6 +28,8 @@ export interface WorkerContext {
   /** The speech engines calls use; absent, only the echo diagnostic can be served. */
   engines?: CallEngines;
   recordingsDir?: string;
+  /** How callers' turns end on this node (END_OF_TURN); absent, adaptive. */
+  endOfTurn?: EndOfTurnMode;
   /** Set when the node drains: it takes no new calls and says so at `/readyz`. */
   draining?: boolean;
   /** The node's metrics; absent, createWorkerApp makes them (and sets this field). */

@@ -17,6 +17,9 @@ export const LATENCIES = [
   ["brain", "Brain"],
   ["synthesis", "Synthesis"],
   ["end_to_first_audio", "End of speech → first audio"],
+  // The same wait measured at the caller (the page or the caller simulator reports it): the
+  // worker's figure plus the network, jitter buffer and playout the caller really waited through.
+  ["heard_at_caller", "Heard at caller"],
 ] as const;
 export type Latency = typeof LATENCIES[number][0];
 

@@ -112,6 +112,12 @@ Deno.test("console session page", async (t) => {
       const greeting = /<tr data-turn="greeting">[\s\S]*?<\/tr>/.exec(html)![0];
       assertMatch(greeting, /data-latency="recognition">—</);
       assertMatch(greeting, /data-latency="brain">138 ms</);
+      // The caller's own figure sits next to the worker's end of speech → first audio.
+      assertMatch(
+        row,
+        /data-latency="end_to_first_audio">731 ms<\/td><td class="num" data-latency="heard_at_caller">774 ms</,
+      );
+      assertMatch(greeting, /data-latency="heard_at_caller">—</);
     });
 
     await t.step("status, timings, usage, labels and the log are there", () => {

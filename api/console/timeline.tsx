@@ -24,7 +24,8 @@ export const Timeline: FC<{ turns: TurnView[]; callStart: Date | null }> = (
         <span class="seg-recognition"></span>recognition
         <span class="seg-to-brain"></span>to brain
         <span class="seg-brain"></span>brain
-        <span class="seg-synthesis"></span>synthesis
+        <span class="seg-synthesis"></span>synthesis. Heard at caller: the same wait as the page or
+        caller simulator measured it from the audio it sent and received.
       </p>
       <table id="timeline">
         <thead>

@@ -3,6 +3,7 @@
 import type { Pool } from "../../db/client.ts";
 import { markActive } from "../../db/sessions.ts";
 import { logger } from "../../common/log.ts";
+import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
 import type { PeerState, WorkerPeer } from "../rtc/peer.ts";
 import { RtviSession } from "../rtvi/session.ts";
@@ -39,6 +40,8 @@ export interface CallOptions {
   livenessMs?: number;
   /** Fail when the peer is not connected this long after the offer. */
   connectTimeoutMs?: number;
+  /** How the caller's turns end: the worker's END_OF_TURN (default adaptive). */
+  endOfTurn?: EndOfTurnMode;
   onEnded?: (call: Call) => void;
 }
 
@@ -91,6 +94,14 @@ export class Call {
         return { received: true };
       },
       onDisconnectBot: () => this.end("ended", "disconnect_bot"),
+      // The page's own measure of a turn (end of its speech to the bot's first audio it heard).
+      onClientLatency: (l) => {
+        this.log.add("page", "client_latency", l);
+        return this.conversation?.turnLog.heardAtCaller(
+          l.turn_id ?? "latest",
+          l.end_of_speech_to_audio_ms,
+        ) ?? false;
+      },
     });
     this.attach(peer);
     this.log.add("worker", "offer_accepted", { pc_id: peer.id });
@@ -193,6 +204,7 @@ export class Call {
       rtvi: this.rtvi,
       recording: this.recording,
       endCall: (status, reason) => this.end(status, reason),
+      endOfTurn: this.opts.endOfTurn,
     });
     this.conversation.turnLog.observer = {
       latency: (step, ms) => this.turnObserver?.latency(step, ms),

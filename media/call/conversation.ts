@@ -7,7 +7,8 @@ import { BrainConnection, BrainDialError, type BrainFrame } from "../brain/conne
 import { brainLimits } from "../brain/limits.ts";
 import type { Fallback, RoutedStream } from "../engines/routing.ts";
 import { Speaker, type SpeechChunk, type UnitHeard } from "../speech/speaker.ts";
-import { type TurnAction, TurnTaking } from "../turn/turn_taking.ts";
+import { type EndOfTurnMode, type TurnAction, TurnTaking } from "../turn/turn_taking.ts";
+import { DEFAULT_END_OF_TURN_BOUNDS } from "../turn/end_of_turn.ts";
 import { ReplyTimer } from "../turn/reply_timer.ts";
 import type { VadEvent, VoiceActivity } from "../vad/voice_activity.ts";
 import type { RtviSession } from "../rtvi/session.ts";
@@ -42,6 +43,12 @@ export interface ConversationOptions {
   endCall(status: "ended" | "failed", reason: string): void;
   /** VAD start window while the bot speaks (barge-in), in ms. */
   bargeInMs?: number;
+  /**
+   * END_OF_TURN: `adaptive` (default; the turn ends after a silence chosen from the words and the
+   * caller, and speech over the bot pauses it until its words show a backchannel or a real
+   * interruption) or `fixed` (the VAD's fixed silence, and any speech over the bot cancels).
+   */
+  endOfTurn?: EndOfTurnMode;
   /** How long the brain has to answer SessionStart with a greeting (default: brainLimits). */
   greetingTimeoutMs?: number;
   /** How long the brain has to start a reply to a turn (default: brainLimits). */
@@ -63,9 +70,15 @@ export type EngineUsage = Record<
 
 const now = () => performance.now();
 
+/**
+ * Silence (ms) the VAD reports as a pause in adaptive mode: recognition is finished there, so the
+ * words are in before the shortest window (200 ms) closes. Five 32 ms frames.
+ */
+export const PAUSE_MS = 160;
+
 export class Conversation {
   config: CallConfig;
-  readonly turns = new TurnTaking();
+  readonly turns: TurnTaking;
   readonly turnLog = new TurnLog();
   readonly speaker: Speaker;
   private brain?: BrainConnection;
@@ -89,6 +102,10 @@ export class Conversation {
 
   constructor(private opts: ConversationOptions) {
     this.config = opts.config;
+    this.turns = new TurnTaking({
+      mode: opts.endOfTurn ?? "adaptive",
+      language: opts.config.stt.language,
+    });
     this.speaker = new Speaker((text, signal) => this.synthesize(text, signal), {
       onTurnAudioStarted: (turnId) => this.onTurnAudioStarted(turnId),
       onUnitStarted: (u) => {
@@ -146,7 +163,14 @@ export class Conversation {
         },
       }),
     ]);
-    if (vad.status === "fulfilled") this.vad = vad.value;
+    if (vad.status === "fulfilled") {
+      this.vad = vad.value;
+      // Adaptive: pauses go to the turn machine, which ends the turn; the VAD's own end of
+      // speech is only the upper bound.
+      if (this.turns.mode === "adaptive") {
+        this.vad.configure({ pauseMs: PAUSE_MS, stopMs: DEFAULT_END_OF_TURN_BOUNDS.maxMs });
+      }
+    }
     if (stt.status === "fulfilled") this.setRecognition(stt.value);
     if (brain.status === "fulfilled") this.brain = brain.value;
     if (this.finished) {
@@ -210,7 +234,14 @@ export class Conversation {
     if (!vad) return;
     // The VAD keeps every push (so audioSince() covers all audio received so far) and resolves
     // pushes in order, so events are handled in order without a chain of our own.
-    vad.push(pcm).then((events) => events.forEach((e) => this.onVad(e)), () => {});
+    vad.push(pcm).then((events) => {
+      events.forEach((e) => this.onVad(e));
+      // The machine's only clock is the audio's: while a pause or an overlap is open it hears
+      // how far the audio has been decided.
+      if (!this.finished && this.turns.needsClock) {
+        this.apply(this.turns.next({ type: "audio_time", atMs: vad.processedMs }));
+      }
+    }, () => {});
   }
 
   private onVad(e: VadEvent): void {
@@ -220,7 +251,16 @@ export class Conversation {
       this.turnLog.utteranceStarted(now(), e.atMs - e.onsetMs);
       this.opts.log.add("worker", "speech_started", { onset_ms: e.onsetMs, at_ms: e.atMs });
       this.opts.rtvi.emit("user-started-speaking");
-      this.apply(this.turns.next({ type: "speech_started" }), e);
+      this.apply(this.turns.next({ type: "speech_started", onsetMs: e.onsetMs }), e);
+    } else if (e.type === "pause") {
+      this.apply(
+        this.turns.next({ type: "speech_paused", silenceStartMs: e.silenceStartMs, atMs: e.atMs }),
+      );
+    } else if (e.type === "resume") {
+      this.apply(this.turns.next({ type: "speech_resumed", pauseMs: e.pauseMs }), e);
+    } else if (this.turns.mode === "adaptive") {
+      // The upper bound: the machine ends the turn (end_utterance says so to the log and page).
+      this.apply(this.turns.next({ type: "speech_stopped" }));
     } else {
       this.turnLog.utteranceMark("speech_ended", now());
       this.opts.log.add("worker", "speech_stopped", { at_ms: e.atMs, speech_ms: e.speechMs });
@@ -237,11 +277,37 @@ export class Conversation {
         case "interrupt":
           this.interrupt(a.turnId);
           break;
+        case "pause_bot":
+          // At the frame, as a cut would be: the caller hears silence while they speak.
+          this.speaker.pause();
+          this.opts.log.add("worker", "bot_paused", {
+            turn_id: a.turnId,
+            window_ms: this.vad?.settings.startMs,
+          });
+          break;
+        case "resume_bot":
+          this.speaker.resume();
+          this.opts.log.add("worker", "bot_resumed", { turn_id: a.turnId, text: a.text });
+          break;
+        case "end_utterance":
+          if (a.vadOpen) this.vad?.endSpeech();
+          if (a.words) this.turnLog.utteranceMark("speech_ended", now());
+          else this.turnLog.utteranceDropped();
+          this.opts.log.add("worker", "speech_stopped", {
+            silence_ms: a.silenceMs,
+            window_ms: a.windowMs,
+            words: a.words,
+          });
+          this.opts.rtvi.emit("user-stopped-speaking");
+          break;
         case "start_recognition":
           if (this.stt && this.vad && vadEvent?.type === "speech_start") {
             // The recogniser hears the utterance from before its onset (Silero reacts late to weak
             // onsets such as /h/), start window included.
             this.stt.push(this.vad.audioSince(Math.max(0, vadEvent.onsetMs - 200)));
+          } else if (this.stt && this.vad && vadEvent?.type === "resume") {
+            // After a pause: from just before the speech came back (the pause is silence).
+            this.stt.push(this.vad.audioSince(Math.max(0, vadEvent.onsetMs - 100)));
           }
           this.recognising = true;
           break;
@@ -289,7 +355,8 @@ export class Conversation {
       this.turnLog.utteranceRecognisedBy(engine);
       this.opts.log.add("worker", "final_text", { text: clean, audio_ms: audioMs, engine });
       if (clean) this.userTranscription(clean, true);
-      else this.turnLog.utteranceDropped();
+      // Adaptive: a pause's words may be empty and the caller go on; end_utterance drops it.
+      else if (this.turns.mode === "fixed") this.turnLog.utteranceDropped();
       this.apply(this.turns.next({ type: "final_text", text: clean }));
     }, (err) => {
       if (this.finished) return;
@@ -317,6 +384,8 @@ export class Conversation {
   private interrupt(turnId: string): void {
     const windowMs = this.vad?.settings.startMs;
     this.speaker.cutOff(turnId);
+    // A pause held for the overlap ends with the cut (other turns' speech may still be queued).
+    this.speaker.resume();
     this.replyTimer.clear(turnId);
     this.turnLog.interrupted(turnId);
     this.brain?.send("cancel", { turn_id: turnId });
@@ -390,6 +459,7 @@ export class Conversation {
     const changed = changedFields(this.config, next);
     const sttChanged = next.stt.language !== this.config.stt.language;
     this.config = next;
+    this.turns.language = next.stt.language;
     this.opts.log.add("worker", "config_applied", { changed, config: next });
     if (sttChanged) {
       const old = this.stt;

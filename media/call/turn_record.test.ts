@@ -66,3 +66,37 @@ Deno.test("a turn log without an observer records the same figures", () => {
   log.interrupted("t1");
   assertEquals(log.records()[0].latency_ms, { brain: 40 });
 });
+
+Deno.test("the caller's own latency is kept once, on the speech turn whose reply has begun", () => {
+  const log = new TurnLog();
+  const { seen } = observed(log);
+  log.open("greeting", "greeting", 0);
+  log.mark("greeting", "first_audio", 100);
+  assertEquals(log.heardAtCaller("latest", 300), false, "no speech turn yet");
+  assertEquals(log.heardAtCaller("greeting", 300), false, "a greeting has no caller speech");
+
+  log.utteranceStarted(1000);
+  log.utteranceMark("speech_ended", 2000);
+  log.utteranceSent("t1", "hello", 2100);
+  assertEquals(log.heardAtCaller("latest", 450), false, "its reply has not played yet");
+  log.mark("t1", "first_audio", 2400);
+  for (const bad of [-1, 60_001, NaN, Infinity, "450" as unknown as number]) {
+    assertEquals(log.heardAtCaller("t1", bad), false, `refuses ${bad}`);
+  }
+  assertEquals(log.heardAtCaller("t9", 450), false, "unknown turn");
+  assertEquals(log.heardAtCaller("latest", 471.26), true);
+  assertEquals(log.heardAtCaller("t1", 200), false, "a second report for the turn");
+  assertEquals(seen.at(-1), ["heard_at_caller", 471.3]);
+
+  log.utteranceStarted(3000);
+  log.utteranceMark("speech_ended", 3500);
+  log.utteranceSent("t2", "again", 3600);
+  log.mark("t2", "first_audio", 3900);
+  assertEquals(log.heardAtCaller("t2", 0), true, "0 is a value");
+
+  const [, t1, t2] = log.records();
+  assertEquals(t1.latency_ms.heard_at_caller, 471.3);
+  assertEquals(t1.latency_ms.end_to_first_audio, 400, "the worker's own figure stays beside it");
+  assertEquals(t2.latency_ms.heard_at_caller, 0);
+  assertEquals(log.records()[0].latency_ms.heard_at_caller, undefined);
+});

@@ -14,7 +14,12 @@ export type LatencyStep =
   | "to_brain"
   | "brain"
   | "synthesis"
-  | "end_to_first_audio";
+  | "end_to_first_audio"
+  /** Reported by the page or caller simulator: end of speech to first bot audio as heard there. */
+  | "heard_at_caller";
+
+/** The largest caller-reported latency kept (ms); anything longer is not a reply being waited for. */
+export const MAX_HEARD_AT_CALLER_MS = 60_000;
 
 /** Each latency of the record: the span between two marks. */
 const STEPS: readonly (readonly [LatencyStep, TurnMark, TurnMark])[] = [
@@ -64,6 +69,8 @@ class Turn {
   interrupted = false;
   userText: string | null = null;
   recognitionEngine?: string;
+  /** End of speech to first bot audio as the caller measured it (the page reports it). */
+  heardAtCaller?: number;
   constructor(
     readonly id: string,
     readonly trigger: TurnTrigger,
@@ -96,6 +103,7 @@ class Turn {
       const ms = this.span(from, to);
       if (ms !== undefined) latency[step] = ms;
     }
+    if (this.heardAtCaller !== undefined) latency.heard_at_caller = this.heardAtCaller;
     return {
       turn_id: this.id,
       trigger: this.trigger,
@@ -175,6 +183,25 @@ export class TurnLog {
     if (!t || t.interrupted) return;
     t.interrupted = true;
     this.observer?.interrupted();
+  }
+
+  /**
+   * The caller's own figure for a speech turn (`"latest"`: the last speech turn), end of its
+   * speech to the first bot audio it heard. Kept once per turn, and only for a turn whose reply
+   * has begun playing (the caller cannot have heard one before): a later report, one for a
+   * greeting or idle turn, an unknown turn or a value outside 0..MAX_HEARD_AT_CALLER_MS is not
+   * kept. Returns whether it was.
+   */
+  heardAtCaller(turnId: string, ms: number): boolean {
+    if (typeof ms !== "number" || !(ms >= 0 && ms <= MAX_HEARD_AT_CALLER_MS)) return false;
+    const turn = turnId === "latest"
+      ? this.turns.findLast((t) => t.trigger === "speech")
+      : this.byId.get(turnId);
+    if (!turn || turn.trigger !== "speech" || turn.marks.first_audio === undefined) return false;
+    if (turn.heardAtCaller !== undefined) return false;
+    turn.heardAtCaller = Math.round(ms * 10) / 10;
+    this.observer?.latency("heard_at_caller", turn.heardAtCaller);
+    return true;
   }
 
   records(): TurnRecord[] {

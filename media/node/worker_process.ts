@@ -64,6 +64,7 @@ export async function runWorker(
     calls: new Map(),
     engines,
     recordingsDir: settings.recordingsDir,
+    endOfTurn: settings.endOfTurn,
   };
   const requests = countInFlight(createWorkerApp(context).fetch);
   const server = Deno.serve({

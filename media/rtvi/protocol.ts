@@ -88,3 +88,41 @@ export function signalling(type: "peerLeft" | "renegotiate"): string {
 }
 
 export const ABOUT = { library: "voice-call-service", library_version: "0.1.0" };
+
+/**
+ * The page's (or caller simulator's) own measurement of a turn: the end of the caller's speech
+ * to the first bot audio it heard, from its microphone and the received track. It travels as a
+ * `client-message` with this reserved `t` because that is what the Pipecat client can send
+ * (`sendClientMessage`/`sendClientRequest`; it has no way to send a new message type), and an
+ * unknown type would get an "Unsupported type" error-response from Pipecat-compatible servers.
+ * The worker keeps it on the turn record and never forwards it to the brain.
+ */
+export const CLIENT_LATENCY_T = "client-latency";
+/** The largest figure accepted (ms): anything longer is not a reply being waited for. */
+export const MAX_CLIENT_LATENCY_MS = 60_000;
+const MAX_TURN_ID_CHARS = 128;
+
+export interface ClientLatency {
+  /** The turn it belongs to; absent: the latest speech turn (pages do not see turn ids). */
+  turn_id?: string;
+  end_of_speech_to_audio_ms: number;
+}
+
+/** A client-latency message's `d`, checked: the value, or why it is refused. */
+export function readClientLatency(d: unknown): ClientLatency | { problem: string } {
+  if (typeof d !== "object" || d === null || Array.isArray(d)) {
+    return { problem: "client-latency needs an object d" };
+  }
+  const v = d as Record<string, unknown>;
+  const ms = v.end_of_speech_to_audio_ms;
+  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0 || ms > MAX_CLIENT_LATENCY_MS) {
+    return {
+      problem: `end_of_speech_to_audio_ms must be a number from 0 to ${MAX_CLIENT_LATENCY_MS}`,
+    };
+  }
+  if (v.turn_id === undefined || v.turn_id === null) return { end_of_speech_to_audio_ms: ms };
+  if (typeof v.turn_id !== "string" || v.turn_id === "" || v.turn_id.length > MAX_TURN_ID_CHARS) {
+    return { problem: `turn_id must be a string of 1 to ${MAX_TURN_ID_CHARS} characters` };
+  }
+  return { turn_id: v.turn_id, end_of_speech_to_audio_ms: ms };
+}

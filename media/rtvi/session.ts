@@ -13,8 +13,11 @@ import { unstorable } from "../../common/http/json_body.ts";
 import {
   ABOUT,
   classify,
+  CLIENT_LATENCY_T,
+  type ClientLatency,
   MAX_RTVI_MESSAGE_BYTES,
   overBytes,
+  readClientLatency,
   rtvi,
   RTVI_VERSION,
   type RtviMessage,
@@ -47,6 +50,12 @@ export interface RtviHandlers {
    * ignored); a throw becomes an error-response.
    */
   onPageMessage?(message: RtviMessage): unknown | Promise<unknown>;
+  /**
+   * The page's own end-of-speech-to-first-audio figure (a client-message with the reserved
+   * `t` "client-latency", already validated); never a page message for the brain. Returns
+   * whether it was kept (the page hears it in the server-response's `d.recorded`).
+   */
+  onClientLatency?(latency: ClientLatency): boolean | void;
   /** disconnect-bot: end the call. */
   onDisconnectBot?(): void;
   /** trackStatus from the client (receiver index and whether it is enabled). */
@@ -214,6 +223,28 @@ export class RtviSession {
     };
   }
 
+  /** Ours, not the brain's: checked, handed to onClientLatency, answered if it has an id. */
+  private clientLatency(m: RtviMessage): void {
+    const value = readClientLatency((m.data as { d?: unknown }).d);
+    if ("problem" in value) {
+      this.counts.refused++;
+      if (m.id !== undefined) {
+        this.emit("error-response", { error: `Refused: ${value.problem}.` }, m.id);
+      }
+      return;
+    }
+    this.run(() => this.handlers.onClientLatency?.(value)).then(
+      (kept) => {
+        if (m.id === undefined) return;
+        this.emit("server-response", { t: CLIENT_LATENCY_T, d: { recorded: kept === true } }, m.id);
+      },
+      (err) => {
+        this.failed("client-latency")(err);
+        if (m.id !== undefined) this.emit("error-response", { error: "Not recorded." }, m.id);
+      },
+    );
+  }
+
   private dispatch(m: RtviMessage): void {
     if (!this.take()) {
       // Over the rate: dropped, requests included (answering each would let a flood make the
@@ -250,6 +281,9 @@ export class RtviSession {
     if (m.type === "disconnect-bot") {
       this.run(() => this.handlers.onDisconnectBot?.()).catch(this.failed("disconnect-bot"));
       return;
+    }
+    if (m.type === "client-message" && (m.data as { t?: unknown } | null)?.t === CLIENT_LATENCY_T) {
+      return this.clientLatency(m);
     }
     if (PAGE_TYPES.has(m.type)) {
       // What the page sends is logged (jsonb) and forwarded to the brain (JSON in a frame): data

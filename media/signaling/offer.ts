@@ -210,6 +210,7 @@ export async function postOffer(c: Context, w: WorkerContext): Promise<Response>
     input: claims.input as { init?: unknown; config?: unknown } | null,
     engines: w.engines,
     recordingsDir: w.recordingsDir,
+    endOfTurn: w.endOfTurn,
     sql: w.sql,
     onEnded: (ended) => {
       if (w.calls.get(sessionId) === ended) w.calls.delete(sessionId);

@@ -6,6 +6,11 @@
 // wait or play (a unit beyond is refused: enqueue() says so), and only the playing unit and the
 // `synthesisAhead` after it are being synthesized, so one call never holds more than a few units
 // of audio nor puts more than that many jobs in front of other calls at a shared engine.
+//
+// It can pause (a caller's "yeah" or "haan" over the bot): paused, it gives no frames (the call
+// sends silence) and keeps its place to the frame, so resume() goes on with the very next sample
+// and the unit's heard text counts only the audio really sent. The place is a whole frame because
+// the speaker only ever hands out whole frames.
 import { FRAME_SAMPLES_48K } from "../../wasm/opus.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
 import { heardText, type WordTiming } from "./heard.ts";
@@ -128,6 +133,8 @@ export class Speaker implements FrameSource {
   synthesizedCharacters = 0;
   /** Characters per engine, counted when the engine's first audio of a unit arrives. */
   readonly charactersByEngine = new Map<string, number>();
+  /** When the current pause began (the caller's clock), or undefined when not paused. */
+  private pausedAt: number | undefined;
 
   constructor(
     private synthesize: Synthesize,
@@ -145,6 +152,46 @@ export class Speaker implements FrameSource {
   /** Units waiting or playing, and their characters. */
   get queued(): { units: number; chars: number } {
     return { units: this.queue.length, chars: this.queuedChars };
+  }
+
+  /** Whether the speaker is paused: it gives no frames and holds its place. */
+  get paused(): boolean {
+    return this.pausedAt !== undefined;
+  }
+
+  /**
+   * Stops giving frames from the next one on, holding the exact place in the playing unit (or,
+   * in a gap where synthesis has not caught up, before the unit's next frame). Synthesis of the
+   * queued units goes on within the usual bounds; no unit or turn finishes while paused. Returns
+   * true when this call paused the speaker: false when it was already paused (the first pause's
+   * start is kept) or had nothing to play (a pause holds queued speech, so idle stays unpaused).
+   */
+  pause(now: number = performance.now()): boolean {
+    if (this.paused || this.queue.length === 0) return false;
+    this.pausedAt = now;
+    return true;
+  }
+
+  /**
+   * Goes on from the very sample where the pause stopped. Returns false when not paused. A turn
+   * whose empty last unit came during the pause, with nothing of it left to play, finishes now.
+   */
+  resume(): boolean {
+    if (!this.paused) return false;
+    this.endPause();
+    return true;
+  }
+
+  /** How long the current pause has lasted, in ms of the clock given to pause(); 0 unpaused. */
+  pausedMs(now: number = performance.now()): number {
+    return this.pausedAt === undefined ? 0 : Math.max(0, now - this.pausedAt);
+  }
+
+  private endPause(): void {
+    this.pausedAt = undefined;
+    for (const turnId of [...this.closedTurns]) {
+      if (!this.queue.some((p) => p.unit.turnId === turnId)) this.finishTurn(turnId);
+    }
   }
 
   /** Units whose synthesis is running or done and whose audio is not all played. */
@@ -211,8 +258,11 @@ export class Speaker implements FrameSource {
 
   private closeTurn(turnId: string): void {
     this.closedTurns.add(turnId);
-    // A turn whose units all played before its (empty) last unit came is finished now.
-    if (!this.queue.some((p) => p.unit.turnId === turnId)) this.finishTurn(turnId);
+    // A turn whose units all played before its (empty) last unit came is finished now (or on
+    // resume: nothing finishes while paused).
+    if (!this.paused && !this.queue.some((p) => p.unit.turnId === turnId)) {
+      this.finishTurn(turnId);
+    }
   }
 
   private finishTurn(turnId: string): void {
@@ -223,6 +273,8 @@ export class Speaker implements FrameSource {
 
   /** The next 20 ms of the bot's voice, or undefined for silence. Called on the pacer's grid. */
   next(): Int16Array | undefined {
+    // Paused: nothing is taken from the unit, so its place, heard text and progress stand still.
+    if (this.paused) return undefined;
     const p = this.queue[0];
     if (!p) return undefined;
     const frame = p.frames.shift();
@@ -278,7 +330,9 @@ export class Speaker implements FrameSource {
 
   /**
    * Barge-in: stops everything of `turnId` (or everything) before the next frame. Returns what
-   * was heard of each unit it stopped, the playing one and the ones never started.
+   * was heard of each unit it stopped, the playing one and the ones never started. Paused, the
+   * heard text is what went out before the pause; a cut that leaves nothing to play ends the
+   * pause (there is no place left to hold), before onIdle.
    */
   cutOff(turnId?: string): UnitHeard[] {
     const stopped: UnitHeard[] = [];
@@ -299,6 +353,7 @@ export class Speaker implements FrameSource {
     this.startSynthesis();
     if (turnId === undefined) this.closedTurns.clear();
     else this.closedTurns.delete(turnId);
+    if (this.paused && keep.length === 0) this.endPause();
     if (wasBusy && keep.length === 0) this.events.onIdle?.();
     return stopped;
   }

@@ -12,9 +12,25 @@
 // floor again, so barge-in works on it). It is superseded as soon as the caller speaks or idle
 // fires: it is cancelled then (the brain gets Cancel) and its late units are dropped, as are
 // units of any turn older than the latest one.
+//
+// END_OF_TURN (the mode, default here `fixed` for the machine, `adaptive` for calls):
+// - fixed: the VAD ends the utterance after its fixed silence (speech_stopped), and any caller
+//   speech over the bot interrupts at once. The bench's baseline.
+// - adaptive: the VAD reports a short pause (speech_paused); recognition is finished there,
+//   speculatively, and the turn ends once the silence (audio_time) reaches the window the
+//   end-of-turn policy computes from the words and this caller's pauses; if the caller resumes
+//   first, the words are carried into the same turn. Caller speech over the bot first pauses it
+//   (pause_bot); at the caller's pause, words that are only a backchannel or noise resume it
+//   (resume_bot, the brain hears nothing), anything else, or speech that goes on past
+//   overlapMaxMs, interrupts as in fixed mode and becomes the next turn.
+import { EndOfTurnPolicy } from "./end_of_turn.ts";
+import { isBackchannel } from "./lexicon.ts";
+
 export type TurnState =
   | "listening"
   | "caller_speaking"
+  /** Adaptive: the caller paused; the turn ends if the silence reaches the window. */
+  | "caller_paused"
   | "end_of_turn"
   | "waiting_for_brain"
   | "bot_speaking";
@@ -22,8 +38,15 @@ export type TurnState =
 export type TurnEvent =
   /** The greeting is expected from the brain; it holds the floor like any reply. */
   | { type: "greeting_expected" }
-  | { type: "speech_started" }
+  /** onsetMs: audio time of the speech's onset (adaptive: bounds speech over the bot). */
+  | { type: "speech_started"; onsetMs?: number }
   | { type: "speech_stopped" }
+  /** Adaptive: the VAD saw a short silence, which began at audio time silenceStartMs. */
+  | { type: "speech_paused"; silenceStartMs: number; atMs: number }
+  /** Adaptive: speech came back after pauseMs of silence. */
+  | { type: "speech_resumed"; pauseMs: number }
+  /** Adaptive: the audio has been decided up to atMs (the machine's only clock). */
+  | { type: "audio_time"; atMs: number }
   /** The recogniser's final text for the utterance that just ended. */
   | { type: "final_text"; text: string }
   /** The brain has the floor after silence (idle). */
@@ -43,7 +66,44 @@ export type TurnAction =
   /** Barge-in: stop the bot now, tell the brain, drop the turn's later units. */
   | { type: "interrupt"; turnId: string }
   /** A timed-out turn was superseded before its reply came: tell the brain, drop its units. */
-  | { type: "cancel"; turnId: string };
+  | { type: "cancel"; turnId: string }
+  /** Adaptive: the caller speaks over the bot: hold its audio where it is. */
+  | { type: "pause_bot"; turnId: string }
+  /** Adaptive: that was a backchannel or noise: play on from where it stopped. */
+  | { type: "resume_bot"; turnId: string; text: string }
+  /**
+   * Adaptive: the caller's utterance is over before the VAD's own end (`vadOpen`: tell the VAD).
+   * `words`: whether it made a turn; silenceMs/windowMs: the silence it ended after, and why.
+   */
+  | {
+    type: "end_utterance";
+    vadOpen: boolean;
+    words: boolean;
+    silenceMs: number;
+    windowMs: number;
+  };
+
+export type EndOfTurnMode = "adaptive" | "fixed";
+
+export interface TurnTakingOptions {
+  /** Default `fixed` (the machine as it always was); calls use `adaptive` unless told. */
+  mode?: EndOfTurnMode;
+  /** The caller's language (roster name or code), for the lexicon. Default English. */
+  language?: string;
+  /** The window policy (default: one for `language`). */
+  policy?: EndOfTurnPolicy;
+  /** Speech over the bot longer than this is not a backchannel (default 1200 ms). */
+  overlapMaxMs?: number;
+}
+
+/** What the adaptive machine knows of a pause in progress. */
+interface Pause {
+  silenceStartMs: number;
+  /** The words so far (carried ones included), once recognition has finished. */
+  text?: string;
+  /** The VAD already ended the utterance (its upper bound): end as soon as the text is in. */
+  vadEnded: boolean;
+}
 
 /** Whether a unit of a turn is spoken, or why not. */
 export type UnitVerdict = "accepted" | "cancelled" | "superseded";
@@ -56,10 +116,42 @@ export class TurnTaking {
   latest?: string;
   /** A turn whose reply timed out and that nothing has superseded yet. */
   late?: string;
+  readonly mode: EndOfTurnMode;
+  readonly policy: EndOfTurnPolicy;
+  readonly overlapMaxMs: number;
   private turns = 0;
   /** Words of an utterance the caller resumed before its text was final. */
   private carried = "";
   private cancelled = new Set<string>();
+  /** Adaptive: the pause in progress (state caller_paused). */
+  private pause?: Pause;
+  /** Adaptive: the bot's turn held while the caller speaks over it, and since when. */
+  private overlap?: { turnId: string; onsetMs: number };
+  /** Adaptive: the text of the last user turn sent, while its reply has not begun playing. */
+  private lastSent?: { turnId: string; text: string };
+  /** Latest audio time seen. */
+  private clockMs = 0;
+
+  constructor(options: TurnTakingOptions = {}) {
+    this.mode = options.mode ?? "fixed";
+    this.policy = options.policy ?? new EndOfTurnPolicy(options.language ?? "en");
+    this.overlapMaxMs = options.overlapMaxMs ?? 1200;
+  }
+
+  /** The caller's language (the lexicon and windows follow it). */
+  set language(language: string) {
+    this.policy.language = language;
+  }
+
+  /** Whether the machine wants audio_time events now (a pause or an overlap in progress). */
+  get needsClock(): boolean {
+    return this.pause !== undefined || this.overlap !== undefined;
+  }
+
+  /** Adaptive: the bot's turn the caller is speaking over, if any. */
+  get overlapping(): string | undefined {
+    return this.overlap?.turnId;
+  }
 
   /** Whether units of this turn are still wanted (not interrupted). */
   wants(turnId: string): boolean {
@@ -96,6 +188,81 @@ export class TurnTaking {
     this.state = "waiting_for_brain";
   }
 
+  private sendTurn(out: TurnAction[], text: string): void {
+    const turnId = `t${++this.turns}`;
+    this.open(turnId);
+    if (this.mode === "adaptive") this.lastSent = { turnId, text };
+    out.push({ type: "send_user_turn", turnId, text });
+  }
+
+  /** The pause is over and the caller speaks on: its words (if in) lead the same turn. */
+  private resumeFromPause(out: TurnAction[], pauseMs: number | undefined): void {
+    const p = this.pause!;
+    this.pause = undefined;
+    if (pauseMs !== undefined) this.policy.observePause(pauseMs);
+    // Words not in yet are carried when they come (final_text while caller_speaking).
+    if (p.text !== undefined) this.carried = p.text;
+    this.state = "caller_speaking";
+    out.push({ type: "start_recognition" });
+  }
+
+  private shouldEnd(): boolean {
+    const p = this.pause!;
+    if (p.text === undefined) return false;
+    return p.vadEnded || this.silenceMs(p) >= this.policy.windowMs(p.text);
+  }
+
+  private endTurn(out: TurnAction[]): void {
+    const p = this.pause!;
+    const text = p.text ?? "";
+    this.pause = undefined;
+    out.push({
+      type: "end_utterance",
+      vadOpen: !p.vadEnded,
+      words: text !== "",
+      silenceMs: this.silenceMs(p),
+      windowMs: this.policy.windowMs(text),
+    });
+    if (!text) this.state = "listening";
+    else this.sendTurn(out, text);
+  }
+
+  private silenceMs(p: Pause): number {
+    return this.clockMs - p.silenceStartMs;
+  }
+
+  /** The caller's words over the bot are in: a backchannel resumes it, anything else cuts it. */
+  private settleOverlap(out: TurnAction[], text: string): void {
+    const o = this.overlap!;
+    if (!isBackchannel(text, this.policy.language)) return this.interruptOverlap(out);
+    const p = this.pause!;
+    this.overlap = undefined;
+    this.pause = undefined;
+    out.push({
+      type: "end_utterance",
+      vadOpen: !p.vadEnded,
+      words: false,
+      silenceMs: this.silenceMs(p),
+      windowMs: 0,
+    });
+    out.push({ type: "resume_bot", turnId: o.turnId, text });
+    // The reply may have played out just before the pause took hold.
+    this.state = this.replyTurn === o.turnId ? "bot_speaking" : "listening";
+  }
+
+  private interruptOverlap(out: TurnAction[]): void {
+    const turnId = this.overlap!.turnId;
+    this.overlap = undefined;
+    if (this.replyTurn !== turnId) {
+      // It played out just as the caller began: nothing to cancel, but the speaker is held.
+      out.push({ type: "resume_bot", turnId, text: "" });
+      return;
+    }
+    out.push({ type: "interrupt", turnId });
+    this.cancelled.add(turnId);
+    if (this.replyTurn === turnId) this.replyTurn = undefined;
+  }
+
   next(event: TurnEvent): TurnAction[] {
     const out: TurnAction[] = [];
     switch (event.type) {
@@ -104,7 +271,32 @@ export class TurnTaking {
         break;
       case "speech_started":
         if (this.state === "caller_speaking") break;
+        if (this.state === "caller_paused") {
+          // A new utterance while the last one's end is pending: the caller went on.
+          this.resumeFromPause(out, undefined);
+          break;
+        }
         this.supersedeLate(out);
+        if (
+          this.mode === "adaptive" && this.state === "bot_speaking" &&
+          this.replyTurn !== undefined
+        ) {
+          // Maybe a backchannel: hold the bot's audio and listen before cancelling anything.
+          this.overlap = { turnId: this.replyTurn, onsetMs: event.onsetMs ?? this.clockMs };
+          out.push({ type: "pause_bot", turnId: this.replyTurn });
+          out.push({ type: "start_recognition" });
+          this.state = "caller_speaking";
+          break;
+        }
+        if (
+          this.mode === "adaptive" && this.state === "waiting_for_brain" &&
+          this.lastSent?.turnId === this.replyTurn
+        ) {
+          // The caller went on before the reply began: the turn sent too early is cancelled and
+          // its words lead the next one, so the brain gets the whole utterance.
+          this.carried = [this.lastSent!.text, this.carried].filter(Boolean).join(" ");
+        }
+        this.lastSent = undefined;
         if (
           (this.state === "waiting_for_brain" || this.state === "bot_speaking") &&
           this.replyTurn !== undefined
@@ -119,6 +311,12 @@ export class TurnTaking {
         this.state = "caller_speaking";
         break;
       case "speech_stopped":
+        if (this.state === "caller_paused") {
+          // The VAD's upper bound: the turn ends now, or as soon as its words are in.
+          this.pause!.vadEnded = true;
+          if (this.pause!.text !== undefined && !this.overlap) this.endTurn(out);
+          break;
+        }
         if (this.state !== "caller_speaking") break;
         this.state = "end_of_turn";
         out.push({ type: "finish_recognition" });
@@ -130,17 +328,46 @@ export class TurnTaking {
           this.carried = text;
           break;
         }
+        if (this.state === "caller_paused") {
+          this.carried = "";
+          this.pause!.text = text;
+          if (this.overlap) this.settleOverlap(out, text);
+          if (this.pause && this.shouldEnd()) this.endTurn(out);
+          break;
+        }
         if (this.state !== "end_of_turn") break;
         this.carried = "";
         if (!text) {
           this.state = "listening";
           break;
         }
-        const turnId = `t${++this.turns}`;
-        this.open(turnId);
-        out.push({ type: "send_user_turn", turnId, text });
+        this.sendTurn(out, text);
         break;
       }
+      case "speech_paused":
+        if (this.mode !== "adaptive" || this.state !== "caller_speaking") break;
+        this.clockMs = Math.max(this.clockMs, event.atMs);
+        this.state = "caller_paused";
+        this.pause = { silenceStartMs: event.silenceStartMs, vadEnded: false };
+        // Speculative: the words come back in tens of ms, long before the window closes.
+        out.push({ type: "finish_recognition" });
+        break;
+      case "speech_resumed":
+        if (this.state !== "caller_paused") break;
+        this.resumeFromPause(out, event.pauseMs);
+        break;
+      case "audio_time":
+        this.clockMs = Math.max(this.clockMs, event.atMs);
+        if (this.state === "caller_paused" && !this.overlap && this.shouldEnd()) {
+          this.endTurn(out);
+        } else if (
+          this.state === "caller_speaking" && this.overlap &&
+          this.clockMs - this.overlap.onsetMs >= this.overlapMaxMs
+        ) {
+          // Backchannels are short: this caller is taking the floor.
+          this.interruptOverlap(out);
+        }
+        break;
       case "idle_elapsed": {
         if (this.state !== "listening") break;
         this.supersedeLate(out);
@@ -152,6 +379,7 @@ export class TurnTaking {
       case "playback_started":
         if (this.state === "waiting_for_brain" && event.turnId === this.replyTurn) {
           this.state = "bot_speaking";
+          this.lastSent = undefined;
         }
         break;
       case "reply_finished":

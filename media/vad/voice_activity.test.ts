@@ -348,9 +348,11 @@ Deno.test("configure validates and applies settings; push after close is refused
     negativeThreshold: 0.35,
     startMs: 200,
     stopMs: 800,
+    pauseMs: 0,
     silenceFloorDbfs: -60,
   });
   assert.throws(() => vad.configure({ positiveThreshold: 1.5 }), RangeError);
+  assert.throws(() => vad.configure({ pauseMs: -1 }), RangeError);
   assert.throws(() => vad.configure({ negativeThreshold: 0.6 }), RangeError);
   assert.throws(() => vad.configure({ stopMs: -1 }), RangeError);
   assert.equal(vad.settings.stopMs, 800);
@@ -358,4 +360,59 @@ Deno.test("configure validates and applies settings; push after close is refused
   assert.equal(vad.settings.negativeThreshold, 0.6);
   vad.close();
   await assert.rejects(vad.push(new Int16Array(320)), /closed/);
+});
+
+Deno.test("with pauseMs a short silence is reported as a pause and speech after it as a resume", async () => {
+  const trim = (pcm: Int16Array) => {
+    const { onsetMs, offsetMs } = speechBounds(pcm);
+    return pcm.subarray(onsetMs * 16, Math.ceil(offsetMs * 16));
+  };
+  const a = trim(await speech16k("Book a table", 0));
+  const b = trim(await speech16k("for tomorrow evening", 0));
+  const pcm = concat(silence(500), a, silence(400), b, silence(1000));
+  const { events } = await runVad(pcm, { pauseMs: 160 });
+  // Without pauseMs the same audio gives only speech_start and speech_end (test above).
+  assert.deepEqual(events.map((e) => e.type), [
+    "speech_start",
+    "pause",
+    "resume",
+    "pause",
+    "speech_end",
+  ]);
+  const [, pause, resume, lastPause, end] = events;
+  assert(pause.type === "pause" && resume.type === "resume" && lastPause.type === "pause");
+  assert(end.type === "speech_end");
+  // Reported once the silence covers pauseMs (5 frames), not before.
+  assert.equal(pause.atMs - pause.silenceStartMs, 160);
+  const gapStart = 500 + a.length / 16;
+  assert(Math.abs(pause.silenceStartMs - gapStart) <= 96, `${pause.silenceStartMs} vs ${gapStart}`);
+  assert(
+    Math.abs(resume.pauseMs - 400) <= 128,
+    `pause of ${resume.pauseMs} ms, 400 ms in the audio`,
+  );
+  assert.equal(resume.onsetMs, resume.atMs - 32);
+  // The turn still ends at stopMs after the last pause began: speech_end stays the upper bound.
+  assert.equal(end.atMs - lastPause.silenceStartMs, 608);
+});
+
+Deno.test("endSpeech() closes the utterance: no speech_end, and the next speech starts afresh", async () => {
+  const words = await speech16k("Yes.", 0);
+  const pcm = concat(silence(300), words, silence(700), words, silence(1000));
+  const vad = new VoiceActivity(await sileroModel(), { pauseMs: 160, stopMs: 2000 });
+  const events: VadEvent[] = [];
+  for (let i = 0; i < pcm.length; i += 320) {
+    for (const e of await vad.push(pcm.subarray(i, i + 320))) {
+      events.push(e);
+      // The turn-taking machine ends the turn at the first pause.
+      if (e.type === "pause") vad.endSpeech();
+    }
+  }
+  vad.close();
+  assert.deepEqual(events.map((e) => e.type), [
+    "speech_start",
+    "pause",
+    "speech_start",
+    "pause",
+  ]);
+  assert.equal(vad.inSpeech, false);
 });

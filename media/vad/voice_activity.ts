@@ -12,6 +12,10 @@
  * - while speaking, a frame with p < negativeThreshold starts a silence run, a frame with
  *   p >= positiveThreshold ends it, frames in between extend it; the turn ends once the silence
  *   run covers stopMs.
+ * - with pauseMs set (adaptive end of turn), a silence run that covers pauseMs is reported as a
+ *   `pause` (the turn-taking machine then finishes recognition speculatively and decides when the
+ *   turn ends), and speech coming back after it as a `resume`; speech_end at stopMs stays the
+ *   upper bound. endSpeech() closes the utterance when the machine has ended the turn earlier.
  */
 
 import {
@@ -32,6 +36,8 @@ export interface VadSettings {
   startMs?: number;
   /** Silence this long ends the turn (default 600 ms). */
   stopMs?: number;
+  /** Silence this long while speaking is reported as a `pause` (default 0: never). */
+  pauseMs?: number;
   /**
    * Frames whose RMS is below this level (dBFS) are taken as silence (probability 0) without
    * running the model, to save CPU on muted or noise-suppressed microphones. Default -60;
@@ -45,6 +51,7 @@ export const DEFAULT_VAD_SETTINGS: Readonly<Required<VadSettings>> = Object.free
   negativeThreshold: 0.35,
   startMs: 200,
   stopMs: 600,
+  pauseMs: 0,
   silenceFloorDbfs: -60,
 });
 
@@ -52,7 +59,11 @@ export type VadEvent =
   /** atMs: end of the frame that completed startMs; onsetMs: start of the run's first frame. */
   | { type: "speech_start"; atMs: number; onsetMs: number }
   /** atMs: end of the frame that completed stopMs; speechMs: onset to start of the silence run. */
-  | { type: "speech_end"; atMs: number; speechMs: number };
+  | { type: "speech_end"; atMs: number; speechMs: number }
+  /** Silence covered pauseMs: atMs ends that frame, silenceStartMs is where the silence began. */
+  | { type: "pause"; atMs: number; silenceStartMs: number; speechMs: number }
+  /** Speech came back after a pause: onsetMs starts its first frame, pauseMs is the silence. */
+  | { type: "resume"; atMs: number; onsetMs: number; pauseMs: number };
 
 /** What the model said about one frame (for meters, logs and tuning). */
 export interface VadFrame {
@@ -97,6 +108,8 @@ export class VoiceActivity {
   #runStartMs = 0;
   #onsetMs = 0;
   #silenceStartMs = 0;
+  /** A pause was reported for the current silence run. */
+  #paused = false;
   #gateRms = 0;
 
   constructor(model: SileroModel, settings: VadSettings = {}, options: VoiceActivityOptions = {}) {
@@ -129,13 +142,15 @@ export class VoiceActivity {
     for (const [k, v] of Object.entries(update) as [keyof VadSettings, number | undefined][]) {
       if (v !== undefined) next[k] = v;
     }
-    const { positiveThreshold: pos, negativeThreshold: neg, startMs, stopMs } = next;
+    const { positiveThreshold: pos, negativeThreshold: neg, startMs, stopMs, pauseMs } = next;
     if (!(pos >= 0 && pos <= 1)) throw new RangeError(`positiveThreshold out of 0..1: ${pos}`);
     if (!(neg >= 0 && neg <= pos)) {
       throw new RangeError(`negativeThreshold must be in 0..positiveThreshold: ${neg}`);
     }
-    if (!(startMs >= 0) || !(stopMs >= 0)) {
-      throw new RangeError(`startMs and stopMs must be >= 0: ${startMs}, ${stopMs}`);
+    if (!(startMs >= 0) || !(stopMs >= 0) || !(pauseMs >= 0)) {
+      throw new RangeError(
+        `startMs, stopMs and pauseMs must be >= 0: ${startMs}, ${stopMs}, ${pauseMs}`,
+      );
     }
     if (Number.isNaN(next.silenceFloorDbfs)) throw new RangeError("silenceFloorDbfs is NaN");
     Object.assign(this.#settings, next);
@@ -151,6 +166,16 @@ export class VoiceActivity {
   /** Between a speech_start and its speech_end (as of the frames processed so far). */
   get inSpeech(): boolean {
     return this.#state === "speaking" || this.#state === "stopping";
+  }
+
+  /**
+   * The turn ended before stopMs (the turn-taking machine decided at a pause): the utterance is
+   * over, no speech_end follows, and speech after this is a new speech_start (with its start
+   * window, so a breath or a blip does not reopen the turn). Takes effect from the next frame.
+   */
+  endSpeech(): void {
+    if (this.inSpeech) this.#state = "quiet";
+    this.#paused = false;
   }
 
   /** Audio time of everything pushed so far, in ms. */
@@ -256,7 +281,8 @@ export class VoiceActivity {
   }
 
   #step(p: number, startMs: number, endMs: number): VadEvent | null {
-    const { positiveThreshold, negativeThreshold, startMs: needStart, stopMs } = this.#settings;
+    const { positiveThreshold, negativeThreshold, startMs: needStart, stopMs, pauseMs } =
+      this.#settings;
     switch (this.#state) {
       case "quiet":
       case "starting":
@@ -273,23 +299,42 @@ export class VoiceActivity {
         this.#onsetMs = this.#runStartMs;
         return { type: "speech_start", atMs: endMs, onsetMs: this.#onsetMs };
       case "speaking":
-      case "stopping":
+      case "stopping": {
         if (p >= positiveThreshold) {
           this.#state = "speaking";
-          return null;
+          if (!this.#paused) return null;
+          this.#paused = false;
+          return {
+            type: "resume",
+            atMs: endMs,
+            onsetMs: startMs,
+            pauseMs: startMs - this.#silenceStartMs,
+          };
         }
         if (this.#state === "speaking") {
           if (p >= negativeThreshold) return null;
           this.#state = "stopping";
           this.#silenceStartMs = startMs;
         }
-        if (endMs - this.#silenceStartMs < framesMs(stopMs)) return null;
+        const silentMs = endMs - this.#silenceStartMs;
+        if (silentMs < framesMs(stopMs)) {
+          if (pauseMs <= 0 || this.#paused || silentMs < framesMs(pauseMs)) return null;
+          this.#paused = true;
+          return {
+            type: "pause",
+            atMs: endMs,
+            silenceStartMs: this.#silenceStartMs,
+            speechMs: this.#silenceStartMs - this.#onsetMs,
+          };
+        }
         this.#state = "quiet";
+        this.#paused = false;
         return {
           type: "speech_end",
           atMs: endMs,
           speechMs: this.#silenceStartMs - this.#onsetMs,
         };
+      }
     }
   }
 }

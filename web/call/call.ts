@@ -5,6 +5,7 @@
 import { type BotOutputData, PipecatClient, type TranscriptData } from "@pipecat-ai/client-js";
 import { SmallWebRTCTransport } from "@pipecat-ai/small-webrtc-transport";
 import { MicMediaManager } from "./media_manager.ts";
+import { CLIENT_LATENCY_T } from "../../media/rtvi/protocol.ts";
 
 export interface CallConfig {
   /** Base URL of the API, e.g. "https://api.example.com" (no trailing slash needed). */
@@ -129,6 +130,25 @@ export class VoiceCall {
     if (!this.client || this.state.phase !== "ready") throw new Error("the call is not ready");
     this.client.sendClientMessage(t, d);
     this.update({}, `sent client message ${t}`);
+  }
+
+  /**
+   * Tells the worker the page's own end-of-speech-to-first-audio figure (a client-message with
+   * the reserved t "client-latency", which the worker keeps on the turn and never forwards to
+   * the brain). Resolves with whether the worker kept it; undefined when it could not be sent.
+   */
+  async reportLatency(ms: number): Promise<boolean | undefined> {
+    if (!this.client || this.state.phase !== "ready") return undefined;
+    try {
+      const d = await this.client.sendClientRequest(
+        CLIENT_LATENCY_T,
+        { end_of_speech_to_audio_ms: Math.round(ms * 10) / 10 },
+        5000,
+      );
+      return (d as { recorded?: unknown } | null)?.recorded === true;
+    } catch {
+      return undefined; // refused, timed out or the call ended: the page still shows it
+    }
   }
 
   async hangUp(): Promise<void> {

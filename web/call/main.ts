@@ -9,7 +9,14 @@
 import { type CallConfig, VoiceCall } from "./call.ts";
 import { Conversation } from "./conversation.ts";
 import { EnergyMeter } from "./meter.ts";
-import { fillSelect, renderActions, renderConversation, renderSpeaking } from "./view.ts";
+import { LatencyLog, LatencyProbe } from "./latency.ts";
+import {
+  fillSelect,
+  renderActions,
+  renderConversation,
+  renderLatency,
+  renderSpeaking,
+} from "./view.ts";
 import {
   type Capabilities,
   choiceConfig,
@@ -37,6 +44,9 @@ export interface CallPage {
   ready: Promise<void>;
   botMeter?: EnergyMeter;
   micMeter?: EnergyMeter;
+  /** End of the caller's speech to the bot's first audio, per turn, as this page heard it. */
+  latency: LatencyLog;
+  latencyProbe?: LatencyProbe;
   choice(): VoiceChoice | undefined;
   start(): Promise<void>;
   hangUp(): Promise<void>;
@@ -70,6 +80,7 @@ function render(): void {
   renderConversation(c, $("conversation"));
   renderSpeaking(c, $("speaking-user"), $("speaking-bot"));
   renderActions(c, $("actions"));
+  renderLatency(page.latency, $("latency"), $("latency-median"));
 }
 
 /** "ping" → "ping"; '{"a":1}' → {a: 1}; "" → undefined. */
@@ -111,6 +122,7 @@ async function loadPickers(): Promise<void> {
 const page: CallPage = {
   config: readConfig(),
   conversation: new Conversation(),
+  latency: new LatencyLog(),
   ready: Promise.resolve(),
   choice() {
     if (!page.capabilities) return undefined;
@@ -127,6 +139,9 @@ const page: CallPage = {
     await audioContext.resume();
     const ctx = audioContext;
     page.conversation = new Conversation();
+    page.latency = new LatencyLog();
+    page.latencyProbe?.stop();
+    page.latencyProbe = undefined;
     render();
     $("session-id").textContent = "–";
     const choice = page.choice();
@@ -137,6 +152,21 @@ const page: CallPage = {
       }
       : page.config;
     const conv = () => page.conversation;
+    // The latency probe starts once both tracks are there (the bot's arrives with its RTP).
+    const tracks: { mic?: MediaStreamTrack; bot?: MediaStreamTrack } = {};
+    const probe = () => {
+      if (!tracks.mic || !tracks.bot) return;
+      page.latencyProbe?.stop();
+      const log = page.latency;
+      page.latencyProbe = new LatencyProbe(ctx, tracks.mic, tracks.bot, (t) => {
+        const entry = log.add(t);
+        render();
+        void page.call?.reportLatency(t.ms).then((kept) => {
+          entry.recorded = kept;
+          render();
+        });
+      });
+    };
     page.call = new VoiceCall(config, $<HTMLAudioElement>("bot-audio"), {
       onChange: (state) => {
         $("phase").textContent = state.phase;
@@ -151,10 +181,14 @@ const page: CallPage = {
       onBotAudio: (track) => {
         page.botMeter?.stop();
         page.botMeter = new EnergyMeter(ctx, track);
+        tracks.bot = track;
+        probe();
       },
       onMicAudio: (track) => {
         page.micMeter?.stop();
         page.micMeter = new EnergyMeter(ctx, track);
+        tracks.mic = track;
+        probe();
       },
       onUserTranscript: (d) => (conv().userTranscript(d), render()),
       onBotOutput: (d) => (conv().botOutput(d), render()),
@@ -164,6 +198,7 @@ const page: CallPage = {
     await page.call.start();
   },
   async hangUp() {
+    page.latencyProbe?.stop();
     await page.call?.hangUp();
   },
   sendClientMessage(t, d) {

@@ -4,6 +4,7 @@
 // and the brain, never markup.
 import type { BotUnit, Conversation, TranscriptLine } from "./conversation.ts";
 import type { PickerOption } from "./voice_choice.ts";
+import type { LatencyLog } from "./latency.ts";
 
 function el(tag: string, className: string, text?: string): HTMLElement {
   const e = document.createElement(tag);
@@ -67,4 +68,11 @@ export function fillSelect(
     }),
   );
   select.disabled = options.length === 0;
+}
+
+/** The page's own end-of-speech-to-first-audio figures, one line per turn, and their median. */
+export function renderLatency(log: LatencyLog, into: HTMLElement, median: HTMLElement): void {
+  into.replaceChildren(...log.lines().map((line) => el("li", "latency", line)));
+  const m = log.median();
+  median.textContent = m === null ? "–" : `${Math.round(m)} ms`;
 }

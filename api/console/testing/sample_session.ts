@@ -13,7 +13,14 @@ export interface SampleSession {
 
 /** Offsets (ms) of the seeded call; the test reads the latencies it must show from here. */
 export const SAMPLE_LATENCIES = {
-  t1: { recognition: 212, to_brain: 247, brain: 388, synthesis: 96, end_to_first_audio: 731 },
+  t1: {
+    recognition: 212,
+    to_brain: 247,
+    brain: 388,
+    synthesis: 96,
+    end_to_first_audio: 731,
+    heard_at_caller: 774,
+  },
 };
 
 export async function seedSession(
