@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RecognitionError, type RecognitionStream, UnservedLanguageError } from "./engine.ts";
+import { RecognitionError, UnservedLanguageError } from "./engine.ts";
 import { PocketsphinxEngine } from "./pocketsphinx.ts";
 import {
   pushFrames,
@@ -7,7 +7,7 @@ import {
   speech16k,
   speechThroughOpus,
   type TestVoice,
-} from "./test_speech.ts";
+} from "../../tests/helpers/test_speech.ts";
 import { werCount, wordErrorRate } from "./wer.ts";
 
 /** WER over SCRIPTS, each the first utterance of its own stream (a call's hardest case). */
@@ -136,20 +136,37 @@ Deno.test("audioMs is the duration pushed for the utterance", async () => {
   stream.close();
 });
 
-Deno.test("closing a stream gives its decoder back, and idle decoders beyond the cap are freed", async () => {
-  await using engine = await PocketsphinxEngine.create({
-    threads: 1,
-    spareDecoders: 1,
-    maxIdleDecoders: 1,
-  });
-  const streams: RecognitionStream[] = [];
-  for (let i = 0; i < 3; i++) streams.push(await engine.open("LANGUAGE_EN"));
-  let s = await engine.stats();
-  assert.equal(s.streams, 3);
-  assert.equal(s.decodersInUse, 3);
-  for (const st of streams) st.close();
-  s = await engine.stats();
-  assert.deepEqual(s, { threads: 1, streams: 0, decodersInUse: 0, idleDecoders: 1 });
+Deno.test("decoders are shared between calls that do not speak at once", async () => {
+  await using engine = await PocketsphinxEngine.create({ threads: 1, spareDecoders: 1 });
+  const [pa, pb] = await Promise.all([speech16k(SCRIPTS[1]), speech16k(SCRIPTS[4])]);
+  const a = await engine.open("LANGUAGE_EN"), b = await engine.open("LANGUAGE_EN");
+  for (const [stream, pcm] of [[a, pa], [b, pb], [a, pb], [b, pa]] as const) {
+    pushFrames(stream, pcm);
+    assert.ok((await stream.finish()).text.length > 0);
+  }
+  const s = await engine.stats();
+  // One decoder for the one caller speaking at a time, plus at most the spare kept ready (a
+  // decoder per call would be two held and a spare).
+  assert.deepEqual([s.streams, s.decodersInUse, s.utterancesWaited], [2, 0, 0]);
+  assert.ok(s.decodersMade <= 2, `${s.decodersMade} decoders made`);
+  a.close();
+  b.close();
+});
+
+Deno.test("calls speaking at once each hold a decoder until their utterance ends", async () => {
+  await using engine = await PocketsphinxEngine.create({ threads: 1, spareDecoders: 1 });
+  const pcm = await speech16k(SCRIPTS[0]);
+  const a = await engine.open("LANGUAGE_EN"), b = await engine.open("LANGUAGE_EN");
+  a.push(pcm.subarray(0, 3200));
+  b.push(pcm.subarray(0, 3200));
+  const during = await engine.stats();
+  assert.equal(during.decodersInUse, 2);
+  await Promise.all([a.finish(), b.finish()]);
+  const after = await engine.stats();
+  assert.equal(after.decodersInUse, 0);
+  assert.ok(after.idleDecoders >= 2); // kept for the next utterances (up to maxIdleDecoders)
+  a.close();
+  b.close();
 });
 
 Deno.test("closing a stream rejects its pending finish() and later calls", async () => {

@@ -1,19 +1,22 @@
 // The local recognition engine: Debian's pocketsphinx 0.8+5prealpha with its en-us model (generic
 // trigram LM, CMU dictionary), English only, in Worker threads (pocketsphinx_thread.ts).
 //
-// Threads: two by default (one on a single-core machine). A speaking caller costs ~0.1 of
-// realtime live, ~0.25 for a call's first utterance (two passes), so one thread keeps up with
-// ~4-8 callers speaking at once; with 8 speaking at once a second thread cut the later
+// Threads: two by default (one on a single-core machine). A speaking caller costs ~0.1-0.15 of
+// realtime (first utterances too, once the thread learnt a warm prior; ~0.25 while cold, with
+// the second pass), so one thread keeps up with ~4-8 callers speaking at once; with 8 speaking at once a second thread cut the later
 // utterances' finish latency p90 from 548 to 105 ms on this 2-core VM, and the main thread's
 // 20 ms timer stayed within 5 ms either way (bench/media/stt.ts). Streams stay on the thread
-// that opened them (their decoder and its adaptation to the caller live there) and go to the
-// thread with the fewest streams.
+// that opened them (their adaptation to the caller and the thread's decoders live there) and go
+// to the thread with the fewest streams.
 //
-// Decoders: one per open stream (~90 MB each: every decoder loads its own LM and dictionary),
-// taken from a pool of pre-initialised ones so a call never waits for ps_init (0.2-0.7 s). Each
-// thread keeps `spareDecoders` ready, re-filled between messages after a call took one; a
-// closed call's decoder is reset (its adaptation to the caller forgotten) and kept for the next
-// call, up to `maxIdleDecoders`, beyond which it is freed.
+// Decoders: one per utterance in progress, not per call. A call needs a decoder only while its
+// caller speaks (conversation.ts pushes audio only from speech start to end of turn); it takes
+// one from its thread's pool at the utterance's first audio and gives it back at finish(),
+// keeping what its decoder learnt about the caller's channel (the live CMN state) to put into
+// the next one (~90 MB a decoder; `shareLanguageModel` makes it ~58, off by default). Each thread
+// keeps `spareDecoders` initialised (ps_init 0.2-0.7 s should not delay an utterance; re-filled
+// between messages after one was taken) and keeps decoders given back up to `maxIdleDecoders`,
+// freeing those beyond the spares once unused for `idleDecoderMs`.
 //
 // Audio is copied into 100 ms batches and each batch is transferred to the thread; interim
 // hypotheses come back at most every `interimMs` of audio (default 300) and only when changed.
@@ -35,25 +38,49 @@ import {
   enUsModelFiles,
   PocketsphinxMissingError,
 } from "./pocketsphinx_ffi.ts";
-import type { FromThread, ThreadSettings, ToThread } from "./pocketsphinx_protocol.ts";
+import type { FromThread, ThreadSettings, ThreadStats, ToThread } from "./pocketsphinx_protocol.ts";
 
 const RATE = 16000;
 const BATCH_SAMPLES = RATE / 10;
 /** Crashed threads replaced per minute at most; beyond, the engine runs on what is left. */
 const MAX_RESTARTS = 5;
 
+/**
+ * Decoder options over the en-us model's defaults: the fewest active HMMs per frame cut CPU
+ * per audio second ~20 % at no measured WER cost (media/stt/README.md, bench/media/stt.ts --wer).
+ */
+export const SPEED_ARGS: DecoderArgs = { maxhmmpf: "3000" };
+
 export interface PocketsphinxOptions {
   /** Recognition threads; default 2 (1 on a single-core machine). */
   threads?: number;
-  /** Initialised idle decoders each thread keeps ready for new calls; default 1. */
+  /** Initialised idle decoders each thread keeps ready for utterances; default 1. */
   spareDecoders?: number;
-  /** Idle decoders a thread keeps at most (closed calls' decoders beyond are freed); default 2. */
+  /** Idle decoders a thread keeps at most (decoders given back beyond are freed); default spares + 3. */
   maxIdleDecoders?: number;
+  /** Idle decoders beyond the spares are freed after this long unused; default 60 s. */
+  idleDecoderMs?: number;
+  /**
+   * One decoder per call, held from its first utterance to close() (the former scheme, kept for
+   * the benchmark's comparison); default false: a decoder per utterance.
+   */
+  decoderPerCall?: boolean;
+  /**
+   * The decoders of a thread search one shared language model (58 instead of 91 MB a decoder);
+   * default false: decoders made while callers spoke delayed their finishes (media/stt/README.md).
+   */
+  shareLanguageModel?: boolean;
+  /**
+   * A call's first utterance is normalised by a cepstral-mean prior learnt from the thread's
+   * earlier calls instead of the model's; default true.
+   */
+  warmPrior?: boolean;
   /** Interim hypotheses at most once per this much audio; default 300 ms. */
   interimMs?: number;
   /**
-   * A stream's first utterance up to this long gets a second, batch-normalised pass for its
-   * final text (more accurate, costs ~0.1 of its length after it ends); 0 disables. Default 10 s.
+   * A stream's first utterance up to this long, when it starts from the model's prior (no warm
+   * prior learnt yet), gets a second, batch-normalised pass for its final text (more accurate,
+   * costs ~0.1 of its length after it ends); 0 disables. Default 10 s.
    */
   firstUtteranceBatchMaxMs?: number;
   /** Decoder options over the en-us defaults (e.g. `{ beam: "1e-60" }`). */
@@ -63,10 +90,14 @@ export interface PocketsphinxOptions {
 export interface PocketsphinxStats {
   threads: number;
   streams: number;
-  /** Decoders held by open streams. */
+  /** Decoders held now: by utterances in progress (by open calls with decoderPerCall). */
   decodersInUse: number;
-  /** Initialised decoders waiting for a call. */
+  /** Initialised decoders waiting for an utterance. */
   idleDecoders: number;
+  /** Decoders initialised since the threads started. */
+  decodersMade: number;
+  /** Utterances that found no spare decoder and waited for one to be initialised. */
+  utterancesWaited: number;
 }
 
 interface Pending {
@@ -85,7 +116,7 @@ interface Thread {
   worker: Worker;
   streams: Map<number, PocketsphinxStream>;
   opening: Map<number, { resolve: () => void; reject: (e: Error) => void }>;
-  stats: Map<number, (s: { idle: number; inUse: number }) => void>;
+  stats: Map<number, (s: ThreadStats) => void>;
   bye: (() => void) | null;
   dead: Error | null;
 }
@@ -202,7 +233,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
   static async create(options: PocketsphinxOptions = {}): Promise<PocketsphinxEngine> {
     const count = options.threads ?? Math.min(2, navigator.hardwareConcurrency || 1);
     if (!Number.isInteger(count) || count < 1) throw new RangeError("threads must be >= 1");
-    const args = { ...enUsArgs(), ...options.decoderArgs };
+    const args = { ...enUsArgs(), ...SPEED_ARGS, ...options.decoderArgs };
     for (const f of enUsModelFiles()) {
       try {
         await Deno.stat(f);
@@ -213,7 +244,11 @@ export class PocketsphinxEngine implements RecognitionEngine {
     const settings: ThreadSettings = {
       args,
       spares: options.spareDecoders ?? 1,
-      maxIdle: options.maxIdleDecoders ?? Math.max(2, options.spareDecoders ?? 1),
+      maxIdle: options.maxIdleDecoders ?? (options.spareDecoders ?? 1) + 3,
+      idleMs: options.idleDecoderMs ?? 60_000,
+      decoderPerCall: options.decoderPerCall ?? false,
+      shareLm: options.shareLanguageModel ?? false,
+      warmPrior: options.warmPrior ?? true,
       interimMs: options.interimMs ?? 300,
       firstUtteranceBatchMaxMs: options.firstUtteranceBatchMaxMs ?? 10_000,
     };
@@ -251,7 +286,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
     const alive = this.#threads.filter((t) => !t.dead);
     const per = await Promise.all(
       alive.map((t) =>
-        new Promise<{ idle: number; inUse: number }>((resolve) => {
+        new Promise<ThreadStats>((resolve) => {
           const req = this.#nextId++;
           t.stats.set(req, resolve);
           send(t, { type: "stats", req });
@@ -263,6 +298,8 @@ export class PocketsphinxEngine implements RecognitionEngine {
       streams: alive.reduce((n, t) => n + t.streams.size, 0),
       decodersInUse: per.reduce((n, s) => n + s.inUse, 0),
       idleDecoders: per.reduce((n, s) => n + s.idle, 0),
+      decodersMade: per.reduce((n, s) => n + s.made, 0),
+      utterancesWaited: per.reduce((n, s) => n + s.waited, 0),
     };
   }
 
@@ -342,7 +379,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
           case "stats": {
             const s = t.stats.get(m.req);
             t.stats.delete(m.req);
-            return s?.({ idle: m.idle, inUse: m.inUse });
+            return s?.(m);
           }
           case "bye":
             return t.bye?.();
@@ -377,7 +414,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
     t.worker.terminate();
     if (!this.#closed) this.#threads = this.#threads.filter((x) => x !== t);
     this.#failStreams(t, err);
-    for (const s of t.stats.values()) s({ idle: 0, inUse: 0 });
+    for (const s of t.stats.values()) s({ idle: 0, inUse: 0, made: 0, waited: 0, calls: 0 });
     t.stats.clear();
     t.bye?.();
   }

@@ -6,8 +6,9 @@ import {
   modelCmnInit,
   PocketsphinxMissingError,
   PsDecoder,
+  SharedLm,
 } from "./pocketsphinx_ffi.ts";
-import { speech16k } from "./test_speech.ts";
+import { speech16k } from "../../tests/helpers/test_speech.ts";
 
 Deno.test("a missing model file is reported with the apt packages to install", () => {
   const err = assert.throws(() => checkInstalled(["/nonexistent/en-us/mdef"]), (e: unknown) => {
@@ -51,5 +52,36 @@ Deno.test("a decoder that forgot its adaptation decodes exactly like a fresh one
     assert.deepEqual(again.cmn, fresh.cmn); // exactly: nothing of the earlier audio remains
   } finally {
     d.free();
+  }
+});
+
+Deno.test("decoders sharing one language model, interleaved, decode like decoders with their own", async () => {
+  const [x, y] = await Promise.all([
+    speech16k("what is the weather like today"),
+    speech16k("i lost my credit card yesterday"),
+  ]);
+  const { lm: path, ...rest } = enUsArgs();
+  const first = new PsDecoder(rest);
+  const lm = new SharedLm(path, first);
+  first.useLm(lm);
+  const second = new PsDecoder(enUsArgs(), lm);
+  const ownX = new PsDecoder(enUsArgs()), ownY = new PsDecoder(enUsArgs());
+  try {
+    // 100 ms each in turn: the shared model's caches see both searches mixed.
+    const run = (pairs: [PsDecoder, Int16Array][]) => {
+      for (const [d] of pairs) d.start();
+      const longest = Math.max(...pairs.map(([, p]) => p.length));
+      for (let o = 0; o < longest; o += 1600) {
+        for (const [d, p] of pairs) if (o < p.length) d.process(p.subarray(o, o + 1600));
+      }
+      return pairs.map(([d]) => (d.end(), d.hyp()));
+    };
+    const shared = run([[first, x], [second, y]]);
+    const own = run([[ownX, x], [ownY, y]]);
+    assert.deepEqual(shared, own);
+    assert.ok(shared[0].includes("weather"), shared[0]);
+  } finally {
+    for (const d of [first, second, ownX, ownY]) d.free();
+    assert.equal(lm.release(), 0); // the decoders let go first: this was the last reference
   }
 });

@@ -38,6 +38,11 @@ const sbSymbols = {
   // (cmn_t *, float *vec): the live cepstral-mean estimate carried from utterance to utterance.
   cmn_live_get: { parameters: ["pointer", "buffer"], result: "void" },
   cmn_live_set: { parameters: ["pointer", "buffer"], result: "void" },
+  // (config, path, NGRAM_AUTO = 0, logmath): an LM several decoders of one thread can share.
+  ngram_model_read: { parameters: ["pointer", "buffer", "i32", "pointer"], result: "pointer" },
+  ngram_model_retain: { parameters: ["pointer"], result: "pointer" },
+  // Drops one reference; returns the references left (0: freed).
+  ngram_model_free: { parameters: ["pointer"], result: "i32" },
 } as const;
 
 const psSymbols = {
@@ -51,6 +56,10 @@ const psSymbols = {
   ps_end_utt: { parameters: ["pointer"], result: "i32" },
   ps_get_hyp: { parameters: ["pointer", "buffer"], result: "pointer" },
   ps_get_feat: { parameters: ["pointer"], result: "pointer" },
+  ps_get_config: { parameters: ["pointer"], result: "pointer" },
+  ps_get_logmath: { parameters: ["pointer"], result: "pointer" },
+  ps_set_lm: { parameters: ["pointer", "buffer", "pointer"], result: "i32" },
+  ps_set_search: { parameters: ["pointer", "buffer"], result: "i32" },
 } as const;
 
 // sphinxbase 0.8+5prealpha (x86_64) struct layout, checked against the model at run time:
@@ -127,6 +136,71 @@ export function enUsArgs(dir = EN_US_MODEL_DIR): DecoderArgs {
 const enc = new TextEncoder();
 const cstr = (s: string) => enc.encode(s + "\0");
 
+/**
+ * A call's adaptation to its channel: the decoder's live cepstral-mean (CMN) state, which is all
+ * pocketsphinx carries from one utterance to the next once the stream restarts per utterance.
+ * `sum` and `frames` are what the next update averages over (a window of 500-800 frames).
+ */
+export interface CmnState {
+  mean: Float32Array;
+  sum: Float32Array;
+  frames: number;
+}
+
+/**
+ * A language model read once and shared by the decoders of one thread (~30 MB instead of one
+ * copy per decoder). Reference-counted by sphinxbase: every decoder using it holds a reference
+ * and this object holds one until release(), so it is freed exactly once, by the last holder.
+ * Not for use from two threads: scoring writes the model's caches.
+ */
+export class SharedLm {
+  #ptr: NonNullable<Deno.PointerValue>;
+  #held = true;
+
+  /** Reads `path` with the configuration and log base of `like` (any decoder of the thread). */
+  constructor(readonly path: string, like: PsDecoder) {
+    const l = open();
+    const ps = like.pointer;
+    const lm = l.sb.symbols.ngram_model_read(
+      l.ps.symbols.ps_get_config(ps),
+      cstr(path),
+      0,
+      l.ps.symbols.ps_get_logmath(ps),
+    );
+    if (!lm) throw new Error(`pocketsphinx could not read the language model ${path}`);
+    this.#ptr = lm;
+  }
+
+  /** The ngram_model_t: valid while anyone holds a reference (this object until release()). */
+  get pointer(): NonNullable<Deno.PointerValue> {
+    return this.#ptr;
+  }
+
+  /** Holders of the model: decoders using it, plus this object until release(). */
+  get references(): number {
+    const l = open().sb.symbols;
+    l.ngram_model_retain(this.pointer);
+    return l.ngram_model_free(this.pointer);
+  }
+
+  /** Takes one more reference (released by ngram_model_free, e.g. by a test). */
+  retain(): void {
+    open().sb.symbols.ngram_model_retain(this.pointer);
+  }
+
+  /** Drops one reference taken by retain(); returns the references left. */
+  drop(): number {
+    return open().sb.symbols.ngram_model_free(this.pointer);
+  }
+
+  /** Drops this object's reference; returns the references left (0: the model was freed). */
+  release(): number {
+    if (!this.#held) return 0;
+    this.#held = false;
+    return open().sb.symbols.ngram_model_free(this.#ptr);
+  }
+}
+
 /** One ps_decoder_t. Not thread-safe; all methods are synchronous. */
 export class PsDecoder {
   #ptr: Deno.PointerValue;
@@ -135,8 +209,16 @@ export class PsDecoder {
   #cmn: Deno.PointerValue = null;
   #cmnPrior: Float32Array | null = null;
 
-  constructor(args: DecoderArgs) {
+  /**
+   * Loads the model named by `args`. With `lm` the decoder searches that shared model instead of
+   * loading its own (`args.lm` is then ignored).
+   */
+  constructor(args: DecoderArgs, lm?: SharedLm) {
     const l = open();
+    if (lm) {
+      args = { ...args };
+      delete args.lm;
+    }
     // argv[0] is skipped by cmd_ln_parse_r as the program name.
     const strings = ["pocketsphinx", ...Object.entries(args).flatMap(([k, v]) => [`-${k}`, v])]
       .map(cstr);
@@ -155,7 +237,30 @@ export class PsDecoder {
     l.sb.symbols.cmd_ln_free_r(config);
     if (!ps) throw new Error(`pocketsphinx ps_init failed for ${JSON.stringify(args)}`);
     this.#ptr = ps;
+    if (lm) {
+      try {
+        this.useLm(lm);
+      } catch (e) {
+        this.free();
+        throw e;
+      }
+    }
     this.#findCmn(args.hmm);
+  }
+
+  /** Searches `lm` from now on (it takes its own reference, dropped by free()). */
+  useLm(lm: SharedLm): void {
+    const ps = open().ps.symbols, name = cstr("_default");
+    if (
+      ps.ps_set_lm(this.#live(), name, lm.pointer) < 0 || ps.ps_set_search(this.#live(), name) < 0
+    ) {
+      throw new Error(`pocketsphinx could not use the shared language model ${lm.path}`);
+    }
+  }
+
+  /** The ps_decoder_t, for SharedLm. */
+  get pointer(): NonNullable<Deno.PointerValue> {
+    return this.#live();
   }
 
   get inUtterance(): boolean {
@@ -209,27 +314,60 @@ export class PsDecoder {
   }
 
   /**
-   * Puts the decoder back in the state ps_init left it: cepstral-mean estimate at the model's
-   * prior with no frames counted, noise estimate restarted. A decoder reused for a new call then
-   * does not start from the previous caller's channel. Returns false if unsupported.
+   * Starts a new stream: the front end's noise-level estimate starts over. Done at every
+   * utterance, so nothing of an earlier utterance's audio but the CMN state (adapt()) carries
+   * over, whichever decoder decoded it.
    */
-  forgetAdaptation(): boolean {
-    if (!this.#cmn) return false;
+  restartStream(): void {
     this.end();
-    // A new stream: the front end's noise-level estimate starts over.
     this.#check("ps_start_stream", open().ps.symbols.ps_start_stream(this.#live()));
+  }
+
+  /** The call's adaptation so far (to move it to another decoder), or null where unsupported. */
+  adaptation(): CmnState | null {
+    if (!this.#cmn) return null;
+    const n = this.#cmnPrior!.length;
+    const sum = new Deno.UnsafePointerView(this.#cmn).getPointer(CMN_SUM);
+    if (!sum) return null;
+    return {
+      mean: this.cmnEstimate()!,
+      sum: new Float32Array(Deno.UnsafePointerView.getArrayBuffer(sum, 4 * n)).slice(),
+      frames: new Deno.UnsafePointerView(this.#cmn).getInt32(CMN_NFRAME),
+    };
+  }
+
+  /**
+   * Puts a call's adaptation (from adaptation(), on this or another decoder) into this decoder;
+   * null puts ps_init's state back: the model's prior with no frames counted, so a call's first
+   * utterance replaces it entirely. Returns false where unsupported.
+   */
+  adapt(state: CmnState | null): boolean {
+    if (!this.#cmn) return false;
     const cmn = this.#cmn, n = this.#cmnPrior!.length;
-    open().sb.symbols.cmn_live_set(cmn, this.#cmnPrior!);
-    // cmn_live_set counts the prior as 500 frames; a fresh decoder counts none, so the first
-    // utterance of a call replaces the prior entirely (that is what makes call 2 equal call 1).
+    const sb = open().sb.symbols;
+    // cmn_live_set also fills sum and nframe (as 500 frames of the mean); both are overwritten.
+    sb.cmn_live_set(cmn, state?.mean ?? this.#cmnPrior!);
     const sum = new Deno.UnsafePointerView(cmn).getPointer(CMN_SUM);
-    if (sum) new Float32Array(Deno.UnsafePointerView.getArrayBuffer(sum, 4 * n)).fill(0);
+    if (!sum) return false;
+    const into = new Float32Array(Deno.UnsafePointerView.getArrayBuffer(sum, 4 * n));
+    if (state) into.set(state.sum);
+    else into.fill(0);
     new DataView(Deno.UnsafePointerView.getArrayBuffer(cmn, CMN_SIZE)).setInt32(
       CMN_NFRAME,
-      0,
+      state?.frames ?? 0,
       true,
     );
     return true;
+  }
+
+  /**
+   * Puts the decoder back in the state ps_init left it: cepstral-mean estimate at the model's
+   * prior with no frames counted, noise estimate restarted. Returns false if unsupported.
+   */
+  forgetAdaptation(): boolean {
+    if (!this.#cmn) return false;
+    this.restartStream();
+    return this.adapt(null);
   }
 
   end(): void {

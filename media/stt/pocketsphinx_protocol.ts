@@ -1,11 +1,21 @@
 // Messages between PocketsphinxEngine (media worker thread) and pocketsphinx_thread.ts.
 import type { DecoderArgs } from "./pocketsphinx_ffi.ts";
-import type { RecogniserOptions } from "./pocketsphinx_decoding.ts";
+import type { PoolOptions, RecogniserOptions } from "./pocketsphinx_decoding.ts";
 
-export interface ThreadSettings extends RecogniserOptions {
+export interface ThreadSettings extends RecogniserOptions, PoolOptions {
   args: DecoderArgs;
-  spares: number;
-  maxIdle: number;
+}
+
+/** A thread's decoders and the utterances that waited for one. */
+export interface ThreadStats {
+  idle: number;
+  inUse: number;
+  /** Decoders initialised since the thread started. */
+  made: number;
+  /** Utterances whose start found no spare decoder and waited for ps_init. */
+  waited: number;
+  /** Open calls (recognition streams) on the thread. */
+  calls: number;
 }
 
 /** `utt` numbers a stream's utterances (those with audio) from 0, on both sides. */
@@ -28,5 +38,5 @@ export type FromThread =
   | { type: "interim"; id: number; utt: number; text: string }
   | { type: "final"; id: number; utt: number; text: string; decodeMs: number }
   | { type: "error"; id: number; message: string }
-  | { type: "stats"; req: number; idle: number; inUse: number }
+  | ({ type: "stats"; req: number } & ThreadStats)
   | { type: "bye" };

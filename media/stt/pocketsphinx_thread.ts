@@ -12,6 +12,8 @@ let settings: ThreadSettings;
 let pool: DecoderPool;
 const calls = new Map<number, { rec: CallRecogniser; utt: number }>();
 let refillScheduled = false;
+/** Idle decoders beyond the spares are freed once unused for the pool's idleMs. */
+let trimTimer: ReturnType<typeof setInterval> | undefined;
 // `top -H` and the benchmarks tell recognition threads apart from the rest of the worker.
 nameThisThread("recognition");
 let shutDown = false;
@@ -20,7 +22,7 @@ function post(m: FromThread, transfer: Transferable[] = []) {
   self.postMessage(m, transfer);
 }
 
-/** Spares are initialised one per task, between messages, after the call that took one. */
+/** Spares are initialised one per task, between messages, after an utterance took one. */
 function scheduleRefill() {
   if (refillScheduled || !pool.short) return;
   refillScheduled = true;
@@ -39,8 +41,9 @@ function handle(m: ToThread) {
       try {
         settings = m.settings;
         checkInstalled();
-        pool = new DecoderPool(settings.args, settings.spares, settings.maxIdle);
+        pool = new DecoderPool(settings.args, settings);
         while (pool.fillOne());
+        trimTimer = setInterval(() => pool.trim(), Math.max(1000, pool.idleMs / 4));
         post({ type: "ready", initMs: performance.now() - t0 });
       } catch (err) {
         const missing = err instanceof PocketsphinxMissingError ? err.what : null;
@@ -49,10 +52,9 @@ function handle(m: ToThread) {
       return;
     }
     case "open": {
-      const { decoder, initMs } = pool.take();
-      calls.set(m.id, { rec: new CallRecogniser(decoder, settings), utt: 0 });
-      post({ type: "opened", id: m.id, initMs });
-      scheduleRefill();
+      // No decoder yet: the call takes one when its caller starts speaking.
+      calls.set(m.id, { rec: new CallRecogniser(pool, settings), utt: 0 });
+      post({ type: "opened", id: m.id, initMs: 0 });
       return;
     }
     case "audio": {
@@ -60,6 +62,7 @@ function handle(m: ToThread) {
       if (!c) return;
       const text = c.rec.push(m.pcm);
       if (text !== null) post({ type: "interim", id: m.id, utt: c.utt, text });
+      scheduleRefill(); // the utterance may have taken a spare
       return;
     }
     case "finish": {
@@ -75,17 +78,26 @@ function handle(m: ToThread) {
       const c = calls.get(m.id);
       if (!c) return;
       calls.delete(m.id);
-      pool.give(c.rec.decoder);
+      c.rec.close();
       return;
     }
     case "stats":
-      post({ type: "stats", req: m.req, idle: pool?.idle ?? 0, inUse: pool?.inUse ?? 0 });
+      post({
+        type: "stats",
+        req: m.req,
+        idle: pool?.idle ?? 0,
+        inUse: pool?.inUse ?? 0,
+        made: pool?.made ?? 0,
+        waited: pool?.waited ?? 0,
+        calls: calls.size,
+      });
       return;
     case "shutdown": {
       shutDown = true;
-      for (const c of calls.values()) pool.give(c.rec.decoder);
+      clearInterval(trimTimer);
+      for (const c of calls.values()) c.rec.close();
       calls.clear();
-      pool?.freeIdle();
+      pool?.close();
       post({ type: "bye" });
       return;
     }
