@@ -1,7 +1,9 @@
 // GET /api/v1/capabilities (public): what the live worker nodes serve. The flat lists are the
 // names sessions.connect accepts; `languages` says, per language, which engines recognise it and
 // which speak it in each persona, in routing order (the first serves, the rest are fallbacks),
-// and whether each runs on the worker (`local`) or at a provider.
+// whether each runs on the worker (`local`) or at a provider, and, where an engine has no voice
+// of its own for the language, `via`: the related language whose voice speaks it (espeak-ng
+// speaks Sanskrit `via` LANGUAGE_HI), so a customer can route that language to a native voice.
 import type { Context } from "hono";
 import { DEFAULT_LANGUAGE, DEFAULT_VOICE, ROSTER_LANGUAGES } from "../common/capabilities.ts";
 import type { ApiDeps } from "./context.ts";

@@ -39,6 +39,12 @@ export const DEFAULT_LANGUAGE = "LANGUAGE_EN";
 export interface EngineRef {
   engine: string;
   kind: "local" | "provider";
+  /**
+   * Set when the engine has no voice of its own for the language and speaks it with the voice of
+   * this related language (e.g. Sanskrit through "LANGUAGE_HI"): a related-language fallback, with
+   * that language's accent. Absent: a native voice.
+   */
+  via?: string;
 }
 
 /** One language on one node (or merged over nodes). Empty lists are left out. */
@@ -134,7 +140,8 @@ export function capabilitiesOf(nodes: readonly ServeMatrix[]): Capabilities {
 
 /**
  * What the local engines serve with nothing configured: espeak-ng in both personas in English and
- * the 15 Indic languages its data has (stack-notes §6), pocketsphinx en-us for English. A worker
+ * the 15 Indic languages its data has (stack-notes §6), and in the other 7 through a related
+ * language's voice (media/tts/related_voice.ts); pocketsphinx en-us for English. A worker
  * registers what its engines really serve; this is the default for nodes registered without a
  * matrix (tests, benches) and is pinned to the engines by a test.
  */
@@ -158,9 +165,21 @@ export const LOCAL_SERVES: ServeMatrix = (() => {
     "LANGUAGE_TE",
     "LANGUAGE_UR",
   ];
+  const related: Record<string, string> = {
+    LANGUAGE_BRX: "LANGUAGE_HI",
+    LANGUAGE_DOI: "LANGUAGE_HI",
+    LANGUAGE_KS: "LANGUAGE_UR",
+    LANGUAGE_MAI: "LANGUAGE_HI",
+    LANGUAGE_MNI: "LANGUAGE_BN",
+    LANGUAGE_SA: "LANGUAGE_HI",
+    LANGUAGE_SAT: "LANGUAGE_HI",
+  };
   const m: ServeMatrix = {};
-  for (const l of tts) {
-    m[l] = { tts: Object.fromEntries(ROSTER_VOICES.map((v) => [v, [{ ...espeak }]])) };
+  for (const l of ROSTER_LANGUAGES) {
+    const via = related[l];
+    if (!tts.includes(l) && !via) continue;
+    const engine = via ? { ...espeak, via } : espeak;
+    m[l] = { tts: Object.fromEntries(ROSTER_VOICES.map((v) => [v, [{ ...engine }]])) };
   }
   m.LANGUAGE_EN.stt = [{ engine: "pocketsphinx", kind: "local" }];
   return m;

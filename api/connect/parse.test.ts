@@ -154,14 +154,14 @@ Deno.test("a real language name the engines do not serve is unsupported_config",
     "unsupported_config",
     { field: "config.stt.language", allowed: ["LANGUAGE_EN"] },
   );
-  // Sanskrit has no espeak-ng voice at all.
+  // Sanskrit is spoken locally (through the Hindi voice) but not heard.
   refused(
     {
       agent_id: "a",
-      config: { tts: { language: "LANGUAGE_SA" }, stt: { language: "LANGUAGE_EN" } },
+      config: { tts: { language: "LANGUAGE_EN" }, stt: { language: "LANGUAGE_SA" } },
     },
     "unsupported_config",
-    { field: "config.tts.language" },
+    { field: "config.stt.language" },
   );
 });
 

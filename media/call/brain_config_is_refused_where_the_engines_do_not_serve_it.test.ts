@@ -12,7 +12,12 @@ Deno.test("a brain config is refused field by field where the engines do not ser
   const hindiBothLegs = applyConfig(hindiSpeech, { stt: { language: "LANGUAGE_HI" } });
   assertEquals(unservedFields(hindiBothLegs, LOCAL_SERVES), ["stt.language"]);
   const sanskrit = applyConfig(defaultConfig(), { tts: { language: "LANGUAGE_SA" } });
-  assertEquals(unservedFields(sanskrit, LOCAL_SERVES), ["tts.language"]);
+  // Spoken locally through the Hindi voice; a node with English only refuses it.
+  assertEquals(unservedFields(sanskrit, LOCAL_SERVES), []);
+  assertEquals(
+    unservedFields(sanskrit, { LANGUAGE_EN: LOCAL_SERVES.LANGUAGE_EN }),
+    ["tts.language"],
+  );
   const onlyArjun = { LANGUAGE_EN: { ...LOCAL_SERVES.LANGUAGE_EN, tts: { VOICE_ARJUN: [] } } };
   assertEquals(unservedFields(defaultConfig(), onlyArjun), ["tts.voice"]);
 });

@@ -10,6 +10,7 @@ import {
 import { ENGINE_TYPES, type RecognitionEngineType, type SynthesisEngineType } from "./registry.ts";
 import { serveMatrix } from "./serve_matrix.ts";
 import { defaultSpeechConfig, type SpeechConfig } from "./speech_config.ts";
+import { RELATED_VOICES } from "../tts/related_voice.ts";
 
 /** The matrix a speech config would serve, from the registry's declarations alone. */
 export function declaredMatrix(config: SpeechConfig): ServeMatrix {
@@ -19,7 +20,7 @@ export function declaredMatrix(config: SpeechConfig): ServeMatrix {
   });
   const synthesis = config.synthesis.map((name) => {
     const t = ENGINE_TYPES[name] as SynthesisEngineType;
-    return { name, kind: t.kind, catalog: t.catalog };
+    return { name, kind: t.kind, catalog: t.catalog, related: t.related };
   });
   return serveMatrix(recognition, synthesis, config.routes);
 }
@@ -35,7 +36,9 @@ export function fullConfig(): SpeechConfig {
 
 const code = (l: string) => l.replace("LANGUAGE_", "").toLowerCase();
 const cell = (refs: EngineRef[] | undefined) =>
-  refs?.length ? refs.map((r) => `${r.engine} (${r.kind})`).join(" → ") : "—";
+  refs?.length
+    ? refs.map((r) => `${r.engine} (${r.kind}${r.via ? `, via ${code(r.via)}` : ""})`).join(" → ")
+    : "—";
 
 function table(m: ServeMatrix): string {
   const head = `| language | recognition | ${ROSTER_VOICES.join(" | ")} |`;
@@ -49,9 +52,25 @@ function table(m: ServeMatrix): string {
 }
 
 function counts(m: ServeMatrix): string {
+  const n = ROSTER_LANGUAGES.length;
   const stt = ROSTER_LANGUAGES.filter((l) => m[l]?.stt).length;
-  const both = ROSTER_LANGUAGES.filter((l) => ROSTER_VOICES.every((v) => m[l]?.tts?.[v])).length;
-  return `recognition ${stt} of ${ROSTER_LANGUAGES.length}, synthesis in both personas ${both} of ${ROSTER_LANGUAGES.length}`;
+  const both = ROSTER_LANGUAGES.filter((l) => ROSTER_VOICES.every((v) => m[l]?.tts?.[v]));
+  // Native: some engine of the language's route speaks it in a voice of its own, in each persona.
+  const native = both.filter((l) => ROSTER_VOICES.every((v) => m[l].tts![v].some((r) => !r.via)));
+  return `recognition ${stt} of ${n}, synthesis in both personas ${both.length} of ${n} ` +
+    `(${native.length} with a native voice in both, ${both.length - native.length} through a ` +
+    `related language's voice in one or both)`;
+}
+
+/** The related-language routes of the local engine, from media/tts/related_voice.ts. */
+function relatedList(): string {
+  return Object.entries(RELATED_VOICES).map(([l, r]) => {
+    const from = r.transliterates ? `; ${r.transliterates.says}` : "";
+    const refused = r.refuses ? `; text in ${r.refuses.script} is refused` : "";
+    return `- ${code(l)}: spoken by the ${
+      code(r.via)
+    } voice, which reads ${r.script}${from}${refused}.`;
+  }).join("\n");
 }
 
 export function languagesDoc(): string {
@@ -68,6 +87,14 @@ media/engines/speech_config.ts). Each cell lists the engines in the order the de
 them: the first serves, the next takes over when it fails. \`local\` engines run on the worker;
 \`provider\` engines are reached over the network. \`GET /api/v1/capabilities\` reports the same
 matrix for the workers that are live right now, and sessions.connect accepts exactly that.
+
+espeak-ng has no voice of its own for seven roster languages; it speaks them with the voice of
+a related language, marked \`via\` in the cells (and in the capabilities): intelligible, with
+that language's accent and its rules for reading the script. A customer who needs a native voice
+for one of them routes it to a provider that has one (\`routes\` in \`SPEECH_ENGINES\`). Word timings, and so
+the \`Heard\` text after a barge-in, are always on the text the brain sent.
+
+${relatedList()}
 
 ## With nothing configured (the local engines)
 

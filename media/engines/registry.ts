@@ -9,7 +9,7 @@ import {
   PocketsphinxEngine,
   type PocketsphinxOptions,
 } from "../stt/pocketsphinx.ts";
-import { ESPEAK_CATALOG, EspeakEngine } from "../tts/espeak_engine.ts";
+import { ESPEAK_CATALOG, ESPEAK_RELATED, EspeakEngine } from "../tts/espeak_engine.ts";
 import { SARVAM_STT_LANGUAGES, SarvamRecognitionEngine } from "../stt/sarvam.ts";
 import { SARVAM_TTS_CATALOG, SarvamSynthesisEngine } from "../tts/sarvam.ts";
 import { INDIC_PARLER_CATALOG, IndicParlerEngine } from "../tts/indic_parler.ts";
@@ -39,6 +39,8 @@ export interface SynthesisEngineType {
   leg: "synthesis";
   kind: EngineRef["kind"];
   catalog: SynthesisCatalog;
+  /** Catalog language → the related language whose voice speaks it (not a voice of its own). */
+  related?: Readonly<Record<string, string>>;
   needs?: readonly string[];
   create(start: EngineStart): Promise<SynthesisEngine>;
 }
@@ -57,6 +59,7 @@ export const ENGINE_TYPES: Readonly<Record<string, EngineType>> = {
     leg: "synthesis",
     kind: "local",
     catalog: ESPEAK_CATALOG,
+    related: ESPEAK_RELATED,
     async create() {
       const engine = new EspeakEngine();
       await engine.ready;

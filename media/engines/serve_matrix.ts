@@ -17,6 +17,8 @@ export interface SynthesisDeclaration {
   name: string;
   kind: EngineRef["kind"];
   catalog: SynthesisCatalog;
+  /** Catalog language → the related language whose voice speaks it. */
+  related?: Readonly<Record<string, string>>;
 }
 
 /** Per leg, language (or "*" for every other language) → engine names in the order to try. */
@@ -83,7 +85,10 @@ export function serveMatrix(
     const voices = new Set(synthesis.flatMap((e) => Object.keys(e.catalog[language] ?? {})));
     const tts: Record<string, EngineRef[]> = {};
     for (const voice of voices) {
-      const engines = synthesisRoute(synthesis, routes, language, voice).map(ref);
+      const engines = synthesisRoute(synthesis, routes, language, voice).map((e) => {
+        const via = e.related?.[language];
+        return via ? { ...ref(e), via } : ref(e);
+      });
       if (engines.length) tts[voice] = engines;
     }
     const served: ServeMatrix[string] = {};

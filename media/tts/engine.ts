@@ -55,6 +55,11 @@ export interface SynthesisEngine {
   readonly kind: EngineKind;
   /** Language × persona → the engine's voice; the truth the capabilities are built from. */
   readonly catalog: SynthesisCatalog;
+  /**
+   * Language → the related language whose voice speaks it, for catalog languages the engine has
+   * no voice of its own for (a related-language fallback); absent or unlisted: its own voice.
+   */
+  readonly related?: Readonly<Record<string, string>>;
   /** Proto enum names of the voices and languages this engine serves (from the catalog). */
   readonly voices: readonly string[];
   readonly languages: readonly string[];

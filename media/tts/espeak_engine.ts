@@ -14,7 +14,9 @@
 // meanwhile wait for it.
 //
 // Voices are espeak variants on the language's own voice: Ananya "+f3" (female, median F0
-// ~200 Hz), Arjun "+m3" (male, ~100 Hz).
+// ~200 Hz), Arjun "+m3" (male, ~100 Hz). The seven roster languages espeak-ng has no data for
+// are spoken by a related language's voice (related_voice.ts), their text transliterated first
+// where the script differs, and their word timings put back on the text the caller sent.
 
 import {
   type SynthesisCatalog,
@@ -25,6 +27,8 @@ import {
   UnservedError,
 } from "./engine.ts";
 import type { FromThread, ToThread } from "./espeak_protocol.ts";
+import { forRelatedVoice, RELATED_VOICES } from "./related_voice.ts";
+import { onOriginal, type Transliteration } from "./transliteration/transliteration.ts";
 
 /** Crashed threads replaced per minute at most; beyond, the engine runs on what is left. */
 const MAX_RESTARTS = 5;
@@ -65,6 +69,8 @@ export interface EspeakEngineOptions {
 interface Job {
   id: number;
   text: string;
+  /** Set when `text` is a transliteration: word timings go back onto `original`. */
+  original?: { text: string; map: Transliteration };
   voice: string;
   items: SynthesisChunk[];
   /** Set once the stream is over; `error` is what the consumer gets thrown. */
@@ -81,9 +87,22 @@ interface Thread {
   dead: boolean;
 }
 
-/** Every espeak language in both personas: the language's own voice with the persona's variant. */
+/** Language → the espeak voice that speaks it: its own, or a related language's. */
+const SPOKEN_BY: Readonly<Record<string, string>> = {
+  ...ESPEAK_LANGUAGES,
+  ...Object.fromEntries(
+    Object.entries(RELATED_VOICES).map(([l, r]) => [l, ESPEAK_LANGUAGES[r.via]]),
+  ),
+};
+
+/** Language → the language whose voice speaks it, for those without a voice of their own. */
+export const ESPEAK_RELATED: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(RELATED_VOICES).map(([l, r]) => [l, r.via]),
+);
+
+/** Every language in both personas: the speaking voice with the persona's variant. */
 export const ESPEAK_CATALOG: SynthesisCatalog = Object.fromEntries(
-  Object.entries(ESPEAK_LANGUAGES).map(([language, voice]) => [
+  Object.entries(SPOKEN_BY).map(([language, voice]) => [
     language,
     Object.fromEntries(Object.entries(ESPEAK_VOICES).map(([p, variant]) => [p, voice + variant])),
   ]),
@@ -93,8 +112,9 @@ export class EspeakEngine implements SynthesisEngine {
   readonly name = "espeak-ng";
   readonly kind = "local";
   readonly catalog = ESPEAK_CATALOG;
+  readonly related = ESPEAK_RELATED;
   readonly voices: readonly string[] = Object.keys(ESPEAK_VOICES);
-  readonly languages: readonly string[] = Object.keys(ESPEAK_LANGUAGES);
+  readonly languages: readonly string[] = Object.keys(SPOKEN_BY);
   readonly streaming = true;
   /** espeak-ng speaks at 22,050 Hz; the thread resamples to 48 kHz. */
   readonly sampleRate = 22_050;
@@ -129,15 +149,21 @@ export class EspeakEngine implements SynthesisEngine {
     if (!Object.hasOwn(ESPEAK_VOICES, options.voice)) {
       throw new UnservedError("voice", options.voice, this.name, this.voices);
     }
-    if (!Object.hasOwn(ESPEAK_LANGUAGES, options.language)) {
+    if (!Object.hasOwn(SPOKEN_BY, options.language)) {
       throw new UnservedError("language", options.language, this.name, this.languages);
     }
     if (this.#closed) throw new SynthesisError("engine closed");
     if (this.#threads.every((t) => t.dead)) throw new SynthesisError("no espeak thread is alive");
-    const variant = ESPEAK_VOICES[options.voice], lang = ESPEAK_LANGUAGES[options.language];
+    const variant = ESPEAK_VOICES[options.voice], lang = SPOKEN_BY[options.language];
+    let original: Job["original"];
+    if (Object.hasOwn(RELATED_VOICES, options.language)) {
+      const map = forRelatedVoice(options.language, text); // may refuse the script
+      if (map.text !== text) original = { text, map };
+    }
     const job: Job = {
       id: this.#nextId++,
-      text,
+      text: original?.map.text ?? text,
+      original,
       voice: lang + variant,
       items: [],
       end: null,
@@ -267,7 +293,9 @@ export class EspeakEngine implements SynthesisEngine {
     if (!job || !("id" in msg) || msg.id !== job.id) return;
     if (msg.type === "chunk") {
       if (!job.end) {
-        job.items.push({ pcm: msg.pcm, words: msg.words });
+        const o = job.original;
+        const words = o ? msg.words.map((w) => onOriginal(o.map, o.text, w)) : msg.words;
+        job.items.push({ pcm: msg.pcm, words });
         this.#wake(job);
       }
     } else if (msg.type === "done" || msg.type === "error") {
