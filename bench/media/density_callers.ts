@@ -10,6 +10,7 @@
 // line's last voiced sample was handed to the network (sentAt), the bot's first audio is the
 // first frame received after that whose RMS is above AUDIBLE, so the figures are what a caller
 // hears, message timing aside.
+import { streamLines } from "./line_child.ts";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { readWav, to48k } from "../../caller/wav.ts";
@@ -196,21 +197,8 @@ async function script(
   }
 }
 
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buf = "";
-  for await (const chunk of stream) {
-    buf += decoder.decode(chunk, { stream: true });
-    let nl;
-    while ((nl = buf.indexOf("\n")) >= 0) {
-      yield buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-    }
-  }
-}
-
 async function main() {
-  const input = lines(Deno.stdin.readable);
+  const input = streamLines(Deno.stdin.readable);
   const first = await input.next();
   if (first.done) throw new Error("no config on stdin");
   const config = JSON.parse(first.value) as DensityCallersConfig;

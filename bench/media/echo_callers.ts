@@ -5,6 +5,7 @@
 // "mark" (the steady-state window starts) and "stop" (it ends: report, hang up, exit).
 // stdout: lines `@@echo <json>` — {type:"ready"}, {type:"marked"}, {type:"result"}; anything
 // else on stdout (library chatter) is ignored by the driver.
+import { streamLines } from "./line_child.ts";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { OpusRtpSender } from "../../media/rtc/rtp_sender.ts";
 import { TestCaller } from "../../caller/caller.ts";
@@ -85,21 +86,8 @@ const pct = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 
-async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buf = "";
-  for await (const chunk of stream) {
-    buf += decoder.decode(chunk, { stream: true });
-    let nl;
-    while ((nl = buf.indexOf("\n")) >= 0) {
-      yield buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-    }
-  }
-}
-
 async function main() {
-  const input = lines(Deno.stdin.readable);
+  const input = streamLines(Deno.stdin.readable);
   const first = await input.next();
   if (first.done) throw new Error("no config on stdin");
   const config = JSON.parse(first.value) as CallersConfig;

@@ -19,6 +19,7 @@
 // BENCH_ECHO_PROFILE=1 (take a V8 CPU profile of each worker over each window through its
 // inspector and print where the main thread's time went; the profiler's own overhead makes the
 // CPU figures of such a run higher, so measure without it).
+import { LineChild } from "./line_child.ts";
 import postgres from "postgres";
 import { openDatabase } from "../../db/client.ts";
 import { randomBase62 } from "../../common/ids.ts";
@@ -87,82 +88,6 @@ function windowLateness(a: WorkerStats, b: WorkerStats) {
   // The max within the window is only known to a bucket; past the range, the cumulative max.
   h.maxLateMs = hi === top ? b.pacing.late_ms.max : (hi + 1) * h.bucketMs;
   return { p50: h.quantile(0.5), p99: h.quantile(0.99), max: h.maxLateMs, ticks: h.count };
-}
-
-// ---- the callers process ----
-
-class CallersProcess {
-  readonly child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #waiting: { type: string; resolve: (m: Record<string, unknown>) => void }[] = [];
-  #stderr = "";
-  #exited = false;
-
-  constructor(config: unknown) {
-    this.child = new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", new URL("./echo_callers.ts", import.meta.url).pathname],
-      env: { NO_COLOR: "1" },
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    this.#writer = this.child.stdin.getWriter();
-    this.send(JSON.stringify(config));
-    this.#read();
-    const dec = new TextDecoder();
-    this.child.stderr.pipeTo(
-      new WritableStream({
-        write: (c) => void (this.#stderr = (this.#stderr + dec.decode(c)).slice(-4000)),
-      }),
-    );
-    this.child.status.then(() => (this.#exited = true));
-  }
-
-  send(line: string): void {
-    this.#writer.write(new TextEncoder().encode(line + "\n")).catch(() => {});
-  }
-
-  /** The next `@@echo` message of this type, or an error with the child's stderr. */
-  wait(type: string, ms: number): Promise<Record<string, unknown>> {
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new Error(`callers: no ${type} within ${ms} ms; stderr:\n${this.#stderr}`));
-      }, ms);
-      this.#waiting.push({
-        type,
-        resolve: (m) => {
-          clearTimeout(timer);
-          resolve(m);
-        },
-      });
-    });
-  }
-
-  async close(): Promise<void> {
-    await this.#writer.close().catch(() => {});
-    if (!this.#exited) {
-      const t = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
-      await this.child.status;
-      clearTimeout(t);
-    }
-  }
-
-  async #read(): Promise<void> {
-    const dec = new TextDecoder();
-    let buf = "";
-    for await (const chunk of this.child.stdout) {
-      buf += dec.decode(chunk, { stream: true });
-      let nl;
-      while ((nl = buf.indexOf("\n")) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (!line.startsWith("@@echo ")) continue;
-        const msg = JSON.parse(line.slice(7));
-        const i = this.#waiting.findIndex((w) => w.type === msg.type);
-        if (i >= 0) this.#waiting.splice(i, 1)[0].resolve(msg);
-      }
-    }
-  }
 }
 
 // ---- one level ----
@@ -328,7 +253,11 @@ async function main(): Promise<LevelResult[]> {
           calls.push(r.body.webrtc_request_params);
         }
         const seconds = WARMUP_S + WINDOW_S + 60; // outlasts setup and the window; hang-up ends it
-        const callers = new CallersProcess({ calls, wav, seconds });
+        const callers = new LineChild(
+          new URL("./echo_callers.ts", import.meta.url).pathname,
+          "@@echo",
+        );
+        callers.send(JSON.stringify({ calls, wav, seconds }));
         try {
           const ready = await callers.wait("ready", 120_000) as {
             connected: number;
