@@ -179,6 +179,19 @@ export class TestCaller {
     });
   }
 
+  /**
+   * When the first received frame louder than the bot level (caller/turn_latency.ts) at `since`
+   * or later arrived, waiting up to `timeoutMs` for it; null if none came.
+   */
+  async audioAfter(since: number, timeoutMs: number): Promise<number | null> {
+    const until = performance.now() + timeoutMs;
+    for (;;) {
+      const at = this.frames.firstAudio(since);
+      if (at !== null || performance.now() >= until) return at;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
   /** The first message (already received or future) that matches. */
   waitForMessage(match: (m: RtviMessage) => boolean, timeoutMs = 10000): Promise<RtviMessage> {
     const found = this.messages.find(match);

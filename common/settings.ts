@@ -74,11 +74,7 @@ export interface Settings {
   endOfTurn: "adaptive" | "fixed";
 }
 
-/** END_OF_TURN: how callers' turns end on a worker. */
-export function endOfTurnSetting(
-  env: Record<string, string | undefined> = Deno.env.toObject(),
-): "adaptive" | "fixed" {
-  const raw = env.END_OF_TURN;
+function endOfTurn(raw: string | undefined): "adaptive" | "fixed" {
   if (!raw || raw === "adaptive") return "adaptive";
   if (raw === "fixed") return "fixed";
   throw new Error("END_OF_TURN must be adaptive or fixed");
@@ -148,7 +144,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     drainTimeoutSeconds: int(env, "DRAIN_TIMEOUT_SECONDS", 600),
     logFormat: logFormat(env.LOG_FORMAT),
     metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0) : undefined,
-    endOfTurn: endOfTurnSetting(env),
+    endOfTurn: endOfTurn(env.END_OF_TURN),
   };
   // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
   TrustedProxies.parse(settings.trustedProxies);

@@ -4,6 +4,7 @@
 // playing are heard whole. Then a real interruption cancels the reply as barge-in always did.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import {
+  askForTheStory,
   botAudioAfter,
   botSilentAt,
   type CallService,
@@ -56,14 +57,7 @@ Deno.test("yeah and okay over a long reply pause and resume it; a real interrupt
   try {
     const { caller, sessionId } = await service.call();
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
-    await caller.say(await speech("please tell me a long story"));
-    await caller.waitForMessage(
-      (m) =>
-        m.type === "bot-output" &&
-        (m.data as { spoken_status: string }).spoken_status === "new" &&
-        String((m.data as { text: string }).text).startsWith("Once upon"),
-      20_000,
-    );
+    await askForTheStory(caller);
     await new Promise((r) => setTimeout(r, 1000));
 
     for (const [i, word] of ["yeah", "okay"].entries()) {

@@ -3,6 +3,7 @@
 // onset), the brain gets Cancel for the turn, and Heard for the cut unit is a strict prefix.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import {
+  askForTheStory,
   botSilentAt,
   speech,
   speechOnsetMs,
@@ -16,15 +17,8 @@ Deno.test("barge-in stops the bot's audio, cancels the turn and reports what was
   try {
     const { caller, sessionId } = await service.call();
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
-    await caller.say(await speech("please tell me a long story"));
     // Wait until the story is well under way: its second unit has started.
-    await caller.waitForMessage(
-      (m) =>
-        m.type === "bot-output" &&
-        (m.data as { spoken_status: string }).spoken_status === "new" &&
-        String((m.data as { text: string }).text).startsWith("Once upon"),
-      20_000,
-    );
+    await askForTheStory(caller);
     await new Promise((r) => setTimeout(r, 1500));
     const loudBefore = caller.heardFrames.slice(-25).filter((f) => f.rms > 300).length;
     assert(loudBefore > 5, "the bot was not speaking when the caller barged in");

@@ -55,6 +55,7 @@ import {
   cpuBetween,
   cpuSeconds,
   type CpuSplit,
+  loadAverage,
   processTree,
   resetPeak,
   snapshotTree,
@@ -116,7 +117,6 @@ const STORY = [
 const AFTER_BARGE = "Okay, I will stop.";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 /** Nearest rank: the value at floor(q·n) of the sorted samples (p99 of fewer than 100 = max). */
 const pct = (xs: number[], q: number) => {
   if (!xs.length) return NaN;

@@ -6,6 +6,7 @@
 // bare protobuf frame round trip over the brain WebSocket, the floor any brain hop costs.
 //   deno run -A bench/media/call_turns.ts [turns=6]
 import {
+  askForTheStory,
   botSilentAt,
   speech,
   speechOnsetMs,
@@ -105,14 +106,7 @@ try {
   }
   // Barge-in, three times: a long story, interrupted after 1.5 s of it.
   for (let i = 0; i < 3; i++) {
-    const before = caller.messages.length;
-    await caller.say(await speech("please tell me a long story"));
-    await caller.waitForMessage(
-      (m) =>
-        caller.messages.indexOf(m) >= before && m.type === "bot-output" &&
-        String((m.data as { text: string }).text).startsWith("Once upon"),
-      20_000,
-    );
+    await askForTheStory(caller);
     await new Promise((r) => setTimeout(r, 1500));
     const words = await speech("stop please");
     const { startedAt } = await caller.say(words);

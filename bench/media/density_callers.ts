@@ -10,6 +10,7 @@
 // line's last voiced sample was handed to the network (sentAt), the bot's first audio is the
 // first frame received after that whose RMS is above AUDIBLE, so the figures are what a caller
 // hears, message timing aside.
+import { BOT_LEVEL } from "../../caller/turn_latency.ts";
 import { streamLines } from "./line_child.ts";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { TestCaller } from "../../caller/caller.ts";
@@ -60,8 +61,8 @@ export interface DensityCallersResult {
   loopSkipped: number;
 }
 
-/** A received frame this loud (RMS of 16-bit samples) is the bot speaking (botAudioAfter's). */
-export const AUDIBLE = 300;
+/** A received frame this loud (RMS of 16-bit samples) is the bot speaking: the caller's own level. */
+export const AUDIBLE = BOT_LEVEL;
 /** Below this a frame is silence when looking for the bot to stop (botSilentAt's). */
 export const SILENT = 100;
 /** The stop is the last audible frame before a gap this long (longer than espeak-ng's pauses). */
@@ -111,20 +112,6 @@ function sentTime(caller: TestCaller, startedAt: number, sample: number): number
   return s[Math.min(i, s.length - 1)];
 }
 
-/** Resolves with the arrival of the first audible bot frame after `since`, or null. */
-async function audibleAfter(caller: TestCaller, since: number, ms: number) {
-  const until = performance.now() + ms;
-  let from = 0;
-  while (performance.now() < until) {
-    const h = caller.heardFrames;
-    for (; from < h.length; from++) {
-      if (h[from].at >= since && h[from].rms > AUDIBLE) return h[from].at;
-    }
-    await sleep(20);
-  }
-  return null;
-}
-
 /** The bot's last audible frame after `since` that is followed by STOP_GAP_MS without one. */
 function lastAudibleBeforeGap(caller: TestCaller, since: number): number | null {
   let last: number | null = null;
@@ -163,7 +150,7 @@ async function script(
     const i0 = caller.messages.length;
     const { startedAt } = await caller.say(line);
     const endAt = sentTime(caller, startedAt, voicedSpan(line).end);
-    const first = await audibleAfter(caller, endAt, REPLY_TIMEOUT_MS);
+    const first = await caller.audioAfter(endAt, REPLY_TIMEOUT_MS);
     out.latencyMs.push(first === null ? null : first - endAt);
     if (call.barge && k === call.lines.length - 1 && first !== null) {
       await sleep(Math.max(0, first + BARGE_AFTER_MS - performance.now()));
@@ -176,8 +163,7 @@ async function script(
         f.at >= onsetAt - 200 && f.at <= onsetAt && f.rms > AUDIBLE
       );
       // The reply to the words said over the bot, then its end.
-      const reply = await audibleAfter(
-        caller,
+      const reply = await caller.audioAfter(
         sentTime(caller, bargeAt, span.end),
         REPLY_TIMEOUT_MS,
       );

@@ -24,7 +24,7 @@ export function cpuSeconds(pid: number): number {
   return statCpu(`/proc/${pid}/stat`);
 }
 
-/** A `kB` field of /proc/PID/status (VmRSS, VmHWM, …); NaN where the process is gone. */
+/** A numeric field of /proc/PID/status (VmRSS and VmHWM in kB, Threads); NaN where the process is gone. */
 export function statusKb(pid: number, field: string): number {
   try {
     const m = Deno.readTextFileSync(`/proc/${pid}/status`).match(
@@ -45,6 +45,10 @@ export function resetPeak(pid: number): boolean {
     return false;
   }
 }
+
+/** The 1, 5 and 15 minute load averages, as /proc/loadavg gives them. */
+export const loadAverage = () =>
+  Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 
 /** `pid` and every live descendant (children of children included), `pid` first. */
 export function processTree(pid: number): number[] {

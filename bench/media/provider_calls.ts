@@ -34,7 +34,7 @@ import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import { parseSpeechConfig } from "../../media/engines/speech_config.ts";
-import { CLK_TCK, statCpu } from "./proc.ts";
+import { CLK_TCK, loadAverage, resetPeak, statCpu, statusKb } from "./proc.ts";
 
 const LEVELS = (Deno.env.get("BENCH_PROVIDER_LEVELS") ?? "1,4").split(",").map(Number);
 type Config = "echo" | "local" | "provider";
@@ -75,23 +75,6 @@ function cpu(pid: number): Cpu {
   };
 }
 
-function statusKb(pid: number, field: string): number {
-  const m = Deno.readTextFileSync(`/proc/${pid}/status`).match(
-    new RegExp(`^${field}:\\s+(\\d+)`, "m"),
-  );
-  return m ? Number(m[1]) : NaN;
-}
-
-/** Resets VmHWM to the current RSS; false where the kernel refuses. */
-function resetPeak(pid: number): boolean {
-  try {
-    Deno.writeTextFileSync(`/proc/${pid}/clear_refs`, "5");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** CPU of the worker's live threads grouped by name (exited threads are not in /proc). */
 function threadsByName(pid: number): Map<string, number> {
   const out = new Map<string, number>();
@@ -105,8 +88,6 @@ function threadsByName(pid: number): Map<string, number> {
   }
   return out;
 }
-
-const loadAverage = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 
 // ---- one call ----
 

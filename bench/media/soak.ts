@@ -13,6 +13,7 @@ import {
   type Tenant,
   type TestApi,
 } from "../../tests/helpers/api_server.ts";
+import { statusKb } from "./proc.ts";
 import { startWorkerProcess } from "../../tests/helpers/process.ts";
 import { botAudioAfter, speech } from "../../tests/helpers/call_harness.ts";
 import { TestCaller } from "../../caller/caller.ts";
@@ -42,13 +43,6 @@ interface Sample {
   fds: number;
   heapMb: number;
   calls: number;
-}
-
-function statusField(pid: number, field: string): number {
-  const m = Deno.readTextFileSync(`/proc/${pid}/status`).match(
-    new RegExp(`^${field}:\\s+(\\d+)`, "m"),
-  );
-  return m ? Number(m[1]) : NaN;
 }
 
 async function metricValue(url: string, name: string): Promise<number> {
@@ -140,8 +134,8 @@ if (import.meta.main) {
   const sample = async () => {
     samples.push({
       t: (performance.now() - t0) / 1000,
-      rssMb: statusField(pid, "VmRSS") / 1024,
-      threads: statusField(pid, "Threads"),
+      rssMb: statusKb(pid, "VmRSS") / 1024,
+      threads: statusKb(pid, "Threads"),
       fds: [...Deno.readDirSync(`/proc/${pid}/fd`)].length,
       heapMb: (await metricValue(worker.url, "voice_process_heap_used_bytes")) / 1e6,
       calls: await metricValue(worker.url, "voice_worker_active_calls"),

@@ -90,15 +90,8 @@ function countingBrain() {
 }
 
 /** The first received frame louder than RMS 300 at `since` or later, polled until `ms` pass. */
-async function audioAfter(caller: TestCaller, since: number, ms = REPLY_TIMEOUT_MS) {
-  const until = performance.now() + ms;
-  while (performance.now() < until) {
-    const at = caller.frames.firstAudio(since);
-    if (at !== null) return at;
-    await sleep(20);
-  }
-  return null;
-}
+const audioAfter = (caller: TestCaller, since: number, ms = REPLY_TIMEOUT_MS) =>
+  caller.audioAfter(since, ms);
 
 /** Waits until the bot has been quiet (no frame over RMS 300) for `quietMs`. */
 async function quiet(caller: TestCaller, quietMs = 500, ms = 30_000) {

@@ -143,6 +143,22 @@ export function botAudioAfter(caller: TestCaller, since: number, level = 300): n
   return caller.heardFrames.find((f) => f.at >= since && f.rms > level)?.at;
 }
 
+/**
+ * Asks the example brain for its long story and resolves when the story's first unit starts at
+ * the caller (its "new" bot-output).
+ */
+export async function askForTheStory(caller: TestCaller, timeoutMs = 20_000): Promise<void> {
+  const before = caller.messages.length;
+  await caller.say(await speech("please tell me a long story"));
+  await caller.waitForMessage(
+    (m) =>
+      caller.messages.indexOf(m) >= before && m.type === "bot-output" &&
+      (m.data as { spoken_status: string }).spoken_status === "new" &&
+      String((m.data as { text: string }).text).startsWith("Once upon"),
+    timeoutMs,
+  );
+}
+
 /** Where speech begins in 48 kHz `pcm`: the start of its first 10 ms louder than `level`, in ms. */
 export function speechOnsetMs(pcm: Int16Array, level = 300): number {
   let ms = 0;
