@@ -49,6 +49,37 @@ const CTL = {
 const MAX_FRAME_SAMPLES = 5760;
 const MAX_PACKET_BYTES = 4000;
 
+// Frame durations in 48 kHz samples by TOC config (RFC 6716 §3.1, Table 2).
+const SILK_FRAME_48K = [480, 960, 1920, 2880]; // 10, 20, 40, 60 ms (configs 0-11)
+const HYBRID_FRAME_48K = [480, 960]; // 10, 20 ms (configs 12-15)
+const CELT_FRAME_48K = [120, 240, 480, 960]; // 2.5, 5, 10, 20 ms (configs 16-31)
+
+/**
+ * The duration of an Opus packet in 48 kHz samples, read from its TOC byte (and, for code 3,
+ * the frame count byte) without decoding: 960 for a 20 ms packet. Undefined for an empty or
+ * malformed packet (code 3 without its count byte, a count of 0, more than 120 ms: the header
+ * checks of libopus's opus_packet_parse). The frames themselves are not checked.
+ */
+export function opusPacketSamples48k(packet: Uint8Array): number | undefined {
+  if (packet.length === 0) return undefined;
+  const toc = packet[0];
+  const config = toc >> 3;
+  const frame = config < 12
+    ? SILK_FRAME_48K[config & 3]
+    : config < 16
+    ? HYBRID_FRAME_48K[config & 1]
+    : CELT_FRAME_48K[config & 3];
+  const code = toc & 3;
+  let frames = code === 0 ? 1 : 2;
+  if (code === 3) {
+    if (packet.length < 2) return undefined;
+    frames = packet[1] & 0x3f;
+    if (frames === 0) return undefined;
+  }
+  const samples = frames * frame;
+  return samples > MAX_FRAME_SAMPLES ? undefined : samples;
+}
+
 interface OpusExports {
   memory: WebAssembly.Memory;
   malloc(n: number): number;

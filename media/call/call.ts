@@ -74,6 +74,7 @@ export class Call {
   private finished = false;
   private resolveEnded!: () => void;
   private echo?: EchoSource;
+  /** The echo's decoder, made only if the caller's packets are not 20 ms (echo.ts). */
   private decoder?: OpusDecoder;
   conversation?: Conversation;
   private recording?: CallRecording;
@@ -181,7 +182,6 @@ export class Call {
     if (this.finished) return;
     log.info("call started", { session_id: this.sessionId, brain: this.opts.brainUrl });
     if (this.opts.brainUrl === "echo:") {
-      this.decoder = new OpusDecoder({ sampleRate: 48000 });
       this.echo = new EchoSource();
       this.outbound.source = this.echo;
       return;
@@ -216,9 +216,10 @@ export class Call {
 
   private onCallerAudio(payload: Uint8Array): void {
     if (this.conversation) return this.conversation.onCallerAudio(payload);
-    if (!this.echo || !this.decoder) return;
+    if (!this.echo || this.echo.pushPacket(payload)) return;
+    this.decoder ??= new OpusDecoder({ sampleRate: 48000 });
     try {
-      this.echo.push(this.decoder.decode(payload));
+      this.echo.pushDecoded(this.decoder.decode(payload));
     } catch {
       // A corrupt packet is dropped; the next one decodes.
     }

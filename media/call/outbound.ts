@@ -1,5 +1,6 @@
 // Outbound audio for one call: from the moment DTLS is up, every 20 ms on the pacer's grid, one
-// Opus packet goes out — the next frame of whatever is speaking, or pre-encoded silence.
+// Opus packet goes out — the next frame of whatever is speaking (encoded here, or already a
+// packet, as the echo's are), or pre-encoded silence.
 import { OPUS_SILENCE_20MS, OpusEncoder } from "../../wasm/opus.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
 import { type LatenessHistogram, Pacer, type PacerOptions } from "../audio/pacer.ts";
@@ -13,7 +14,8 @@ import type { OpusRtpSender } from "../rtc/rtp_sender.ts";
 export const OUTBOUND_OPUS_COMPLEXITY = 5;
 
 export class OutboundAudio {
-  private encoder = new OpusEncoder({ complexity: OUTBOUND_OPUS_COMPLEXITY });
+  /** Made at the first PCM frame: a call whose source only gives packets never needs one. */
+  private encoder?: OpusEncoder;
   private pacer: Pacer;
   source?: FrameSource;
   /** Sees every outbound frame (undefined = silence), e.g. for the recording; must not keep it. */
@@ -45,12 +47,21 @@ export class OutboundAudio {
     // Frames the pacer skipped after a stall still advance the RTP clock.
     if (this.lastFrame >= 0 && frame > this.lastFrame + 1) rtp.skip(frame - this.lastFrame - 1);
     this.lastFrame = frame;
+    // A source's own packets go out as they are, unless a tap must see the PCM. send() copies
+    // the bytes (werift keeps payloads in its NACK history), so the source may reuse its buffer.
+    const packet = this.tap ? undefined : this.source?.nextPacket?.();
+    if (packet) {
+      this.voiced++;
+      rtp.send(packet);
+      return;
+    }
     const pcm = this.source?.next();
     this.tap?.(pcm);
     // Silence is sent as packets too (no DTX gaps), so no talkspurt marker is needed. It is one
     // constant packet, never encoded, and the sender need not copy it.
     if (pcm) {
       this.voiced++;
+      this.encoder ??= new OpusEncoder({ complexity: OUTBOUND_OPUS_COMPLEXITY });
       rtp.send(this.encoder.encode(pcm));
     } else {
       rtp.sendConstant(OPUS_SILENCE_20MS);
@@ -59,6 +70,6 @@ export class OutboundAudio {
 
   stop(): void {
     this.pacer.stop();
-    this.encoder.close();
+    this.encoder?.close();
   }
 }
