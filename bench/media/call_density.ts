@@ -13,6 +13,7 @@
 // wait 3.5 s after each. Every call is held until all calls played their script; then the
 // worker's GET /stats is read (pacing histograms of every call, merged), and the calls hang up.
 //
+// Each worker first serves one short call (BENCH_DENSITY_WARMUP), which is not measured.
 // Per (configuration, N), read from /proc over the tree of the worker's process (runners are its
 // children when it has any):
 //   - CPU: utime+stime per process and per thread (main = TID PID; "recognition"/"synthesis" by
@@ -37,6 +38,13 @@
 //   BENCH_DENSITY_BUDGET_S   360: no level starts that would likely end past it
 //   BENCH_DENSITY_CONFIGS    "echo,local"
 //   BENCH_DENSITY_JSON       a path: the figures as JSON
+//   BENCH_DENSITY_ARRIVAL    "lockstep" (call i dials at i × 0.3 s: every caller speaks at the same
+//                            moments, the recogniser's worst case) or "spread" (at i × 6 s / N: the
+//                            lines fall across a turn's period, as independent calls' do)
+//   BENCH_DENSITY_PIN        "1": the worker's threads on CPU 0, this process and the callers on the
+//                            others (taskset): calls per core of a worker with a core of its own
+//   BENCH_DENSITY_WARMUP     "1": each fresh worker serves one short call before it is measured
+//                            (its steady state: JIT, pools, the recogniser's learnt prior); "0": not
 //   BENCH_WORKER_ENV         extra worker settings, "K=V K2=V2" (e.g. "WORKER_PROCESSES=2")
 //   BENCH_ROOT               the checkout whose media/main.ts runs as the worker (default: this)
 //                            A configuration may name its own: "local@/tmp/before" is the local
@@ -56,6 +64,8 @@ import {
   cpuSeconds,
   type CpuSplit,
   loadAverage,
+  pinSplit,
+  pinTo,
   processTree,
   resetPeak,
   snapshotTree,
@@ -95,7 +105,18 @@ const WORKER_ENV: Record<string, string> = Object.fromEntries(
 );
 
 const IDLE_S = 4;
+/** lockstep: call i dials at i × STAGGER_MS, so every caller says its lines at about the same
+ * moments (the recogniser's worst case); spread: at i × SPREAD_PERIOD_MS / N, so the callers'
+ * lines fall across a turn's period, as calls that arrive independently do. */
+const ARRIVAL = env("BENCH_DENSITY_ARRIVAL") === "spread" ? "spread" : "lockstep";
 const STAGGER_MS = 300;
+/** About one turn: a line (~2.5 s), the reply's start (~0.5 s), the reply (~2.5 s), the gap. */
+const SPREAD_PERIOD_MS = 6000;
+/** Each worker serves one short call before it is measured (BENCH_DENSITY_WARMUP=0: not). */
+const WARMUP = env("BENCH_DENSITY_WARMUP") !== "0";
+/** BENCH_DENSITY_PIN=1: the worker on CPU 0, this process and the callers on the others. */
+const PIN = env("BENCH_DENSITY_PIN") === "1" ? pinSplit() : null;
+if (PIN && !pinTo(Deno.pid, PIN.bench)) throw new Error("BENCH_DENSITY_PIN: taskset failed");
 const ECHO_PAUSE_MS = 3500;
 const GAP_MS = 700;
 const LINES = ["what is the weather like today", "please book a table for two"];
@@ -152,6 +173,15 @@ function runnerCount(): number {
 }
 
 async function startWorker(databaseUrl: string, root: string): Promise<Worker> {
+  const w = await spawnWorker(databaseUrl, root);
+  if (PIN && !processTree(w.pid).every((pid) => pinTo(pid, PIN.worker))) {
+    await w.stop();
+    throw new Error("BENCH_DENSITY_PIN: taskset failed");
+  }
+  return w;
+}
+
+async function spawnWorker(databaseUrl: string, root: string): Promise<Worker> {
   Deno.chdir(root); // the worker is spawned as media/main.ts of the current directory
   const extra: Record<string, string> = {
     RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
@@ -282,6 +312,86 @@ interface Setup {
   barging: Set<string>;
 }
 
+/** Sessions for `n` calls (every other one barging, unless told not to) and their callers' script. */
+async function dial(
+  s: Setup,
+  config: Config,
+  n: number,
+  only: { lines?: string[]; barge?: boolean } = {},
+): Promise<{ calls: DensityCall[]; scripts: { sessionId: string; reference: string[] }[] }> {
+  // Every session first (the brain must know which calls barge), then the callers.
+  const calls: DensityCall[] = [];
+  const scripts: { sessionId: string; reference: string[] }[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = s.tenants[kindOf(config)];
+    const r = await s.api.post("/api/v1/sessions.connect", { agent_id: t.agent_id }, t.sk);
+    if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
+    const barge = (only.barge ?? true) && i % 2 === 0 && kindOf(config) === "local";
+    const lines = only.lines ?? [...LINES, barge ? STORY_LINE : LAST_LINE];
+    if (barge) s.barging.add(r.body.session_id);
+    scripts.push({
+      sessionId: r.body.session_id,
+      reference: barge ? [...lines, BARGE_WORDS] : lines,
+    });
+    const p = r.body.webrtc_request_params;
+    calls.push({
+      endpoint: p.endpoint,
+      headers: p.headers,
+      lines: lines.map((l) => s.wavs.get(l)!),
+      barge: barge ? s.wavs.get(BARGE_WORDS) : undefined,
+    });
+  }
+  return { calls, scripts };
+}
+
+/**
+ * Plays `calls` from a callers' process of their own, call i dialling at i × staggerMs; reads
+ * the worker's /stats while every call is still up, then hangs up.
+ */
+async function runCallers(
+  worker: Worker,
+  config: Config,
+  calls: DensityCall[],
+  staggerMs: number,
+): Promise<
+  { result: DensityCallersResult; stats: (RunnerStats | undefined)[]; callersCpu: number }
+> {
+  const callers = new LineChild(
+    new URL("./density_callers.ts", import.meta.url).pathname,
+    "@@density",
+  );
+  const callersPid = callers.pid;
+  try {
+    const cfg: DensityCallersConfig = {
+      echo: kindOf(config) === "echo",
+      calls,
+      staggerMs,
+      echoPauseMs: ECHO_PAUSE_MS,
+      gapMs: GAP_MS,
+    };
+    callers.send(JSON.stringify(cfg));
+    await callers.wait("scripted", 300_000);
+    // Every call is still up: the worker's stats hold all of their pacers.
+    const stats = await runnerStats(worker);
+    const callersCpu = cpuSeconds(callersPid);
+    callers.send("hangup");
+    const result = await callers.wait("result", 60_000) as unknown as DensityCallersResult;
+    return { result, stats, callersCpu };
+  } finally {
+    await callers.close();
+  }
+}
+
+/** Waits (up to 10 s) until the worker has torn every call down. */
+async function tornDown(worker: Worker): Promise<void> {
+  const until = Date.now() + 10_000;
+  while (Date.now() < until) {
+    const st = await runnerStats(worker);
+    if (st.every((x) => !x || x.calls === 0)) break;
+    await sleep(100);
+  }
+}
+
 async function measure(s: Setup, config: Config, n: number): Promise<Row> {
   const started = performance.now();
   const worker = await startWorker(s.api.db.url, rootOf(config));
@@ -290,6 +400,14 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
   let sampler: ReturnType<typeof setInterval> | undefined;
   try {
     await sleep(1500); // past start-up's last allocations and timers
+    if (WARMUP) {
+      // One short call first: a worker that has served calls (JIT, pools, the recogniser's
+      // learnt prior) is what a node runs in its steady state; a fresh one pays those once.
+      const warm = await dial(s, config, 1, { lines: [LINES[0]], barge: false });
+      await runCallers(worker, config, warm.calls, 0);
+      await tornDown(worker);
+      await sleep(1500);
+    }
     pids = processTree(root);
     const i0 = snapshotTree(root);
     await sleep(IDLE_S * 1000);
@@ -307,62 +425,16 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
       sampledPeak = Math.max(sampledPeak, sum);
     }, 100);
 
-    // Dial: every session first (the brain must know which calls barge), then the callers.
-    const calls: DensityCall[] = [];
-    const scripts: { sessionId: string; reference: string[] }[] = [];
-    for (let i = 0; i < n; i++) {
-      const t = s.tenants[kindOf(config)];
-      const r = await s.api.post("/api/v1/sessions.connect", { agent_id: t.agent_id }, t.sk);
-      if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
-      const barge = i % 2 === 0 && kindOf(config) === "local";
-      const lines = [...LINES, barge ? STORY_LINE : LAST_LINE];
-      if (barge) s.barging.add(r.body.session_id);
-      scripts.push({
-        sessionId: r.body.session_id,
-        reference: barge ? [...lines, BARGE_WORDS] : lines,
-      });
-      const p = r.body.webrtc_request_params;
-      calls.push({
-        endpoint: p.endpoint,
-        headers: p.headers,
-        lines: lines.map((l) => s.wavs.get(l)!),
-        barge: barge ? s.wavs.get(BARGE_WORDS) : undefined,
-      });
-    }
+    const { calls, scripts } = await dial(s, config, n);
     const m0 = machineTicks();
     const c0 = snapshotTree(root);
-    const callers = new LineChild(
-      new URL("./density_callers.ts", import.meta.url).pathname,
-      "@@density",
+    const { result, stats, callersCpu } = await runCallers(
+      worker,
+      config,
+      calls,
+      ARRIVAL === "spread" ? SPREAD_PERIOD_MS / n : STAGGER_MS,
     );
-    const callersPid = callers.pid;
-    let result: DensityCallersResult, stats: (RunnerStats | undefined)[] = [];
-    let callersCpu = 0;
-    try {
-      const cfg: DensityCallersConfig = {
-        echo: kindOf(config) === "echo",
-        calls,
-        staggerMs: STAGGER_MS,
-        echoPauseMs: ECHO_PAUSE_MS,
-        gapMs: GAP_MS,
-      };
-      callers.send(JSON.stringify(cfg));
-      await callers.wait("scripted", 300_000);
-      // Every call is still up: the worker's stats hold all of their pacers.
-      stats = await runnerStats(worker);
-      callersCpu = cpuSeconds(callersPid);
-      callers.send("hangup");
-      result = await callers.wait("result", 60_000) as unknown as DensityCallersResult;
-    } finally {
-      await callers.close();
-    }
-    // Until the worker has torn every call down (its share of a call's cost).
-    const until = Date.now() + 10_000;
-    while (Date.now() < until) {
-      const st = await runnerStats(worker);
-      if (st.every((x) => !x || x.calls === 0)) break;
-      await sleep(100);
-    }
+    await tornDown(worker); // the teardown is part of a call's cost
     const c1 = snapshotTree(root);
     const m1 = machineTicks();
     clearInterval(sampler);
@@ -597,7 +669,9 @@ async function main(): Promise<void> {
     `call_density: ${cores} cores shared by the worker, the callers' process and this one (API, ` +
       `brain); CLK_TCK ${CLK_TCK}; load average ${loadAverage()}; workers: ` +
       CONFIGS.map((c) => `${c.split("@")[0]} from ${rootOf(c)}`).join(", ") +
-      (Object.keys(WORKER_ENV).length ? ` with ${JSON.stringify(WORKER_ENV)}` : ""),
+      (Object.keys(WORKER_ENV).length ? ` with ${JSON.stringify(WORKER_ENV)}` : "") +
+      `; arrival ${ARRIVAL}; ${WARMUP ? "each worker warmed by one call" : "cold workers"}` +
+      (PIN ? `; worker pinned to CPU ${PIN.worker}, the rest to ${PIN.bench}` : ""),
   );
   const wavs = new Map<string, string>();
   try {
@@ -710,7 +784,9 @@ async function main(): Promise<void> {
       JSON.stringify(
         {
           machine: { cores, clk_tck: CLK_TCK, load_after: loadAverage() },
-          worker: { root: ROOT, env: WORKER_ENV, configs: CONFIGS },
+          worker: { root: ROOT, env: WORKER_ENV, configs: CONFIGS, warmup: WARMUP },
+          arrival: ARRIVAL,
+          pinned: PIN,
           thresholds: { max_p99_ms: MAX_P99_MS, max_skipped_pct: MAX_SKIPPED_PCT },
           largest_n_held: largest,
           rows,

@@ -16,7 +16,8 @@
 // (default 12), BENCH_ECHO_WARMUP_S (default 3), BENCH_ECHO_TREES (default ".": one worker from
 // this tree; `before=/tmp/before,after=.` runs each level on a worker from each tree in turn, each
 // with its own database and API, and prints after/before ratios: same run, same machine load),
-// BENCH_ECHO_PROFILE=1 (take a V8 CPU profile of each worker over each window through its
+// BENCH_ECHO_PIN=1 (the worker's threads on CPU 0, the callers' process and this one on the
+// others, with taskset: the worker has a core of its own, as on a media node), BENCH_ECHO_PROFILE=1 (take a V8 CPU profile of each worker over each window through its
 // inspector and print where the main thread's time went; the profiler's own overhead makes the
 // CPU figures of such a run higher, so measure without it).
 import { LineChild } from "./line_child.ts";
@@ -28,7 +29,7 @@ import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
 import { freePort, spawnDenoWith, waitHealthy } from "../../tests/helpers/process.ts";
 import { speechWav } from "../../tests/helpers/audio.ts";
 import type { CallersResult } from "./echo_callers.ts";
-import { CLK_TCK, cpuSeconds } from "./proc.ts";
+import { CLK_TCK, cpuSeconds, pinSplit, pinTo } from "./proc.ts";
 
 const ADMIN_URL = Deno.env.get("BENCH_DATABASE_URL") ??
   "postgres://postgres@127.0.0.1:5432/postgres";
@@ -43,6 +44,9 @@ const TREES = (Deno.env.get("BENCH_ECHO_TREES") ?? ".").split(",").map((t, i) =>
   return { name, dir: dir === "." ? new URL("../..", import.meta.url).pathname : dir };
 });
 const PROFILE = Deno.env.get("BENCH_ECHO_PROFILE") === "1";
+/** BENCH_ECHO_PIN=1: the worker on CPU 0, the callers and this process on the others. */
+const PIN = Deno.env.get("BENCH_ECHO_PIN") === "1" ? pinSplit() : null;
+if (PIN && !pinTo(Deno.pid, PIN.bench)) throw new Error("BENCH_ECHO_PIN: taskset failed");
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -178,6 +182,9 @@ async function startVariant(name: string, dir: string): Promise<Variant> {
     await mine.end();
     const tenant = await makeTenant(api, "bench", { brain_url: "echo:" });
     const profiler = inspect ? await Profiler.connect(inspect) : undefined;
+    if (PIN && !pinTo(child.process.pid, PIN.worker)) {
+      throw new Error("BENCH_ECHO_PIN: taskset failed");
+    }
     return {
       name,
       workerUrl,
@@ -257,6 +264,7 @@ async function main(): Promise<LevelResult[]> {
           new URL("./echo_callers.ts", import.meta.url).pathname,
           "@@echo",
         );
+        if (PIN) pinTo(callers.child.pid, PIN.bench);
         callers.send(JSON.stringify({ calls, wav, seconds }));
         try {
           const ready = await callers.wait("ready", 120_000) as {

@@ -165,3 +165,27 @@ export function sumSplits(splits: Iterable<CpuSplit>): CpuSplit {
   for (const x of splits) s = addSplit(s, x);
   return s;
 }
+
+/**
+ * Binds every thread of `pid` (and what it starts later) to the CPUs `cpus` ("0", "1-3"), with
+ * taskset; false where taskset is missing or fails. For BENCH_*_PIN: the worker gets a core of
+ * its own, as on a media node, instead of competing with the bench's callers.
+ */
+export function pinTo(pid: number, cpus: string): boolean {
+  try {
+    const out = new Deno.Command("taskset", {
+      args: ["-a", "-p", "-c", cpus, String(pid)],
+      stdout: "null",
+      stderr: "null",
+    }).outputSync();
+    return out.success;
+  } catch {
+    return false;
+  }
+}
+
+/** BENCH_*_PIN's split on this machine: the worker on CPU 0, everything of the bench on the rest. */
+export function pinSplit(): { worker: string; bench: string } | null {
+  const n = navigator.hardwareConcurrency;
+  return n >= 2 ? { worker: "0", bench: n === 2 ? "1" : `1-${n - 1}` } : null;
+}

@@ -16,6 +16,7 @@ import "./werift_dtls_patch.ts";
 import { type IceOptions, peerConfig } from "./config.ts";
 import { Emitter } from "./emitter.ts";
 import { OpusRtpSender } from "./rtp_sender.ts";
+import { boundSentInfos } from "./werift_sent_infos_patch.ts";
 import { keepCandidates, mediaSections } from "./sdp.ts";
 
 export interface SessionDescriptionInit {
@@ -235,6 +236,7 @@ export class WorkerPeer {
     audio.setDirection("sendrecv");
     if (audio !== this.#audio) {
       this.#audio = audio;
+      boundSentInfos(audio.sender);
       this.#rtp = new OpusRtpSender(audio.sender);
       audio.onTrack.subscribe((track) => this.#listen(track));
       if (audio.receiver.track) this.#listen(audio.receiver.track);

@@ -43,6 +43,11 @@ const sbSymbols = {
   ngram_model_retain: { parameters: ["pointer"], result: "pointer" },
   // Drops one reference; returns the references left (0: freed).
   ngram_model_free: { parameters: ["pointer"], result: "i32" },
+  // A standalone log base, to read an LM's vocabulary without a decoder (lm_dictionary.ts).
+  logmath_init: { parameters: ["f64", "i32", "i32"], result: "pointer" },
+  logmath_free: { parameters: ["pointer"], result: "i32" },
+  ngram_wid: { parameters: ["pointer", "buffer"], result: "i32" },
+  ngram_unknown_wid: { parameters: ["pointer"], result: "i32" },
 } as const;
 
 const psSymbols = {
@@ -145,6 +150,28 @@ export interface CmnState {
   mean: Float32Array;
   sum: Float32Array;
   frames: number;
+}
+
+/**
+ * Which of `words` the language model at `path` knows. Reads the model on its own (a log base of
+ * its own, pocketsphinx's default 1.0001) and frees it before returning.
+ */
+export function lmKnows(path: string, words: readonly string[]): boolean[] {
+  const sb = open().sb.symbols;
+  const logmath = sb.logmath_init(1.0001, 0, 0);
+  if (!logmath) throw new Error("sphinxbase logmath_init failed");
+  try {
+    const lm = sb.ngram_model_read(null, cstr(path), 0, logmath);
+    if (!lm) throw new Error(`pocketsphinx could not read the language model ${path}`);
+    try {
+      const unknown = sb.ngram_unknown_wid(lm);
+      return words.map((w) => sb.ngram_wid(lm, cstr(w)) !== unknown);
+    } finally {
+      sb.ngram_model_free(lm);
+    }
+  } finally {
+    sb.logmath_free(logmath);
+  }
 }
 
 /**

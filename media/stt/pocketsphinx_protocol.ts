@@ -4,6 +4,8 @@ import type { PoolOptions, RecogniserOptions } from "./pocketsphinx_decoding.ts"
 
 export interface ThreadSettings extends RecogniserOptions, PoolOptions {
   args: DecoderArgs;
+  /** Decode with the dictionary cut to the LM's words (lm_dictionary.ts). */
+  lmWordsDictionary: boolean;
 }
 
 /** A thread's decoders and the utterances that waited for one. */

@@ -6,12 +6,15 @@
 import { checkInstalled, PocketsphinxMissingError } from "./pocketsphinx_ffi.ts";
 import { nameThisThread } from "../../common/thread_name.ts";
 import { CallRecogniser, DecoderPool } from "./pocketsphinx_decoding.ts";
+import { lmWordsDictionary } from "./lm_dictionary.ts";
 import type { FromThread, ThreadSettings, ToThread } from "./pocketsphinx_protocol.ts";
 
 let settings: ThreadSettings;
 let pool: DecoderPool;
 const calls = new Map<number, { rec: CallRecogniser; utt: number }>();
 let refillScheduled = false;
+/** How often a refill put off by a speaking caller looks again. */
+const REFILL_RETRY_MS = 100;
 /** Idle decoders beyond the spares are freed once unused for the pool's idleMs. */
 let trimTimer: ReturnType<typeof setInterval> | undefined;
 // `top -H` and the benchmarks tell recognition threads apart from the rest of the worker.
@@ -22,16 +25,39 @@ function post(m: FromThread, transfer: Transferable[] = []) {
   self.postMessage(m, transfer);
 }
 
-/** Spares are initialised one per task, between messages, after an utterance took one. */
+/** Whether any call of this thread is mid-utterance (its audio is arriving now). */
+function someoneSpeaks(): boolean {
+  for (const c of calls.values()) if (c.rec.decoder?.inUtterance) return true;
+  return false;
+}
+
+/**
+ * Spares are initialised one per task, between messages, after an utterance took one, and only
+ * while none of this thread's callers is mid-utterance: ps_init holds the thread for 0.3-0.6 s,
+ * and audio queued behind it delays those callers' final text (media/stt/README.md). A speaker
+ * who finds no spare meanwhile initialises one at its start, as it would have waited anyway.
+ */
 function scheduleRefill() {
   if (refillScheduled || !pool.short) return;
   refillScheduled = true;
+  const busy = someoneSpeaks();
   setTimeout(() => {
     refillScheduled = false;
     if (shutDown) return;
-    pool.fillOne();
+    if (!someoneSpeaks()) pool.fillOne();
     scheduleRefill();
-  }, 0);
+  }, busy ? REFILL_RETRY_MS : 0);
+}
+
+/** The decoders' dictionary: cut to the LM's words unless told otherwise or it cannot be made. */
+function dictionaryFor(s: ThreadSettings): ThreadSettings["args"] {
+  const { dict, lm } = s.args;
+  if (!s.lmWordsDictionary || !dict || !lm) return s.args;
+  try {
+    return { ...s.args, dict: lmWordsDictionary(dict, lm) };
+  } catch {
+    return s.args; // e.g. no writable cache directory: the full dictionary works, only larger
+  }
 }
 
 function handle(m: ToThread) {
@@ -41,6 +67,7 @@ function handle(m: ToThread) {
       try {
         settings = m.settings;
         checkInstalled();
+        settings.args = dictionaryFor(settings);
         pool = new DecoderPool(settings.args, settings);
         while (pool.fillOne());
         trimTimer = setInterval(() => pool.trim(), Math.max(1000, pool.idleMs / 4));
@@ -72,6 +99,7 @@ function handle(m: ToThread) {
       const text = c.rec.finish();
       post({ type: "final", id: m.id, utt: m.utt, text, decodeMs: performance.now() - t0 });
       c.utt = m.utt + 1;
+      scheduleRefill(); // a refill put off while this caller spoke may go now
       return;
     }
     case "close": {
