@@ -2,7 +2,7 @@
 // the former scheme ("old": a decoder per call, each with its own language model, a second pass
 // over every call's first utterance) against the current one ("new": a decoder per utterance
 // from the thread's pool, one shared language model per thread, a warm CMN prior), same run.
-// Run: deno run -A bench/media/stt.ts [--wer] [--no-realtime] [--no-steady]
+// Run: deno run -A bench/media/stt.ts [--wer] [--no-realtime] [--no-steady]   (BENCH_STT_AB: see 5a)
 //      BENCH_STT_ORDER=old,new  BENCH_STT_UTTERANCES=4 (per stream per run)  BENCH_STT_LEVELS=1:1,4:1,8:1,4:2,8:2 (streams:threads)
 //
 // Audio: the test callers' voice (festival) speaking tests/helpers/test_speech.ts sentences,
@@ -376,7 +376,7 @@ if (Deno.args.includes("--wer")) {
     ["per utt., model prior, live only", { pool: { warmPrior: false }, rec: LIVE, args: BASE }],
     ["per utt., warm prior, 2 passes always", { pool: { warmPrior: true }, args: BASE }],
     ["per utt., warm prior, live only", { rec: LIVE, args: BASE }],
-    ["new: warm prior, 2 passes only cold, -maxhmmpf 3000", { args: SPEED_ARGS }],
+    ["new: warm prior, 2 passes only cold, SPEED_ARGS", { args: SPEED_ARGS }],
     ["new + -maxwpf 5", { args: { ...SPEED_ARGS, maxwpf: "5" } }],
     ["new, -maxhmmpf 30000 + -ds 2", { args: { ...BASE, ds: "2" } }],
     ["new, -maxhmmpf 30000 + -topn 2", { args: { ...BASE, topn: "2" } }],
@@ -407,14 +407,18 @@ if (Deno.args.includes("--wer")) {
   {
     // Decoder options A/B: each utterance decoded by every variant in turn on this thread, so
     // machine load hits them alike; CPU as a ratio to the library's defaults.
-    const variants: [string, DecoderArgs][] = [
-      ["library defaults (-maxhmmpf 30000)", { maxhmmpf: "30000" }],
-      ["engine (SPEED_ARGS)", SPEED_ARGS],
-      ["engine + -maxwpf 5", { ...SPEED_ARGS, maxwpf: "5" }],
-      ["library + -ds 2", { maxhmmpf: "30000", ds: "2" }],
-      ["library + -topn 2", { maxhmmpf: "30000", topn: "2" }],
-      ["library + -fwdflat no", { maxhmmpf: "30000", fwdflat: "no" }],
-    ];
+    // BENCH_STT_AB='[["name", {"beam": "1e-40"}], ...]': the engine's options against these.
+    const ab = Deno.env.get("BENCH_STT_AB");
+    const variants: [string, DecoderArgs][] = ab
+      ? [["engine (SPEED_ARGS)", SPEED_ARGS], ...(JSON.parse(ab) as [string, DecoderArgs][])]
+      : [
+        ["library defaults (-maxhmmpf 30000)", { maxhmmpf: "30000" }],
+        ["engine (SPEED_ARGS)", SPEED_ARGS],
+        ["engine + -maxwpf 5", { ...SPEED_ARGS, maxwpf: "5" }],
+        ["library + -ds 2", { maxhmmpf: "30000", ds: "2" }],
+        ["library + -topn 2", { maxhmmpf: "30000", topn: "2" }],
+        ["library + -fwdflat no", { maxhmmpf: "30000", fwdflat: "no" }],
+      ];
     const pools = variants.map(([, a]) =>
       new DecoderPool({ ...enUsArgs(), ...a }, { spares: 0, maxIdle: 1, warmPrior: false })
     );
@@ -439,7 +443,7 @@ if (Deno.args.includes("--wer")) {
     pools.forEach((p) => p.close());
     console.log(
       `\n5a. decoder options, interleaved on one call each (${sets2.join(", ")}): WER, CPU ratio` +
-        "\n| options | WER dev | WER held | CPU vs library defaults |\n|---|---|---|---|",
+        `\n| options | WER dev | WER held | CPU vs ${variants[0][0]} |\n|---|---|---|---|`,
     );
     variants.forEach(([name], v) => {
       const w = (k: number) => words[k] ? `${(100 * errors[v][k] / words[k]).toFixed(1)} %` : "-";

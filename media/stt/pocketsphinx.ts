@@ -13,10 +13,12 @@
 // caller speaks (conversation.ts pushes audio only from speech start to end of turn); it takes
 // one from its thread's pool at the utterance's first audio and gives it back at finish(),
 // keeping what its decoder learnt about the caller's channel (the live CMN state) to put into
-// the next one (~90 MB a decoder; `shareLanguageModel` makes it ~58, off by default). Each thread
-// keeps `spareDecoders` initialised (ps_init 0.2-0.7 s should not delay an utterance; re-filled
-// between messages after one was taken) and keeps decoders given back up to `maxIdleDecoders`,
-// freeing those beyond the spares once unused for `idleDecoderMs`.
+// the next one. A decoder is ~47 MB: the decoders of a thread share one language model and use
+// the dictionary cut to the LM's words (91 MB each without either). Each thread keeps
+// `spareDecoders` initialised (ps_init ~0.3 s should not delay an utterance; re-made between
+// messages after one was taken, once none of the thread's callers is mid-utterance) and keeps
+// decoders given back up to `maxIdleDecoders`, freeing those beyond the spares once unused for
+// `idleDecoderMs`.
 //
 // Audio is copied into 100 ms batches and each batch is transferred to the thread; interim
 // hypotheses come back at most every `interimMs` of audio (default 300) and only when changed.
@@ -46,10 +48,12 @@ const BATCH_SAMPLES = RATE / 10;
 const MAX_RESTARTS = 5;
 
 /**
- * Decoder options over the en-us model's defaults: the fewest active HMMs per frame cut CPU
- * per audio second ~20 % at no measured WER cost (media/stt/README.md, bench/media/stt.ts --wer).
+ * Decoder options over the en-us model's defaults, each chosen by interleaved A/B against the WER
+ * tables (media/stt/README.md, bench/media/stt.ts --wer): at most 3000 active HMMs per frame
+ * (x0.73 CPU), a narrower word-exit beam and a heavier phone-loop lookahead (together x0.75 more),
+ * none at a measured WER cost.
  */
-export const SPEED_ARGS: DecoderArgs = { maxhmmpf: "3000" };
+export const SPEED_ARGS: DecoderArgs = { maxhmmpf: "3000", wbeam: "1e-15", pl_weight: "4" };
 
 export interface PocketsphinxOptions {
   /** Recognition threads; default 2 (1 on a single-core machine). */
