@@ -139,7 +139,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     workerCapacity: int(env, "WORKER_CAPACITY", 50),
     workerCapacitySet: Boolean(env.WORKER_CAPACITY),
     workerProcesses: processes(env.WORKER_PROCESSES),
-    workerCallCostCores: positive(env, "WORKER_CALL_COST_CORES", 0.14),
+    workerCallCostCores: positive(env, "WORKER_CALL_COST_CORES", 0.12),
     recordingsDir: env.RECORDINGS_DIR || `${env.DATA_DIR || "data"}/recordings`,
     drainTimeoutSeconds: int(env, "DRAIN_TIMEOUT_SECONDS", 600),
     logFormat: logFormat(env.LOG_FORMAT),

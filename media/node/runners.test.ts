@@ -34,18 +34,18 @@ Deno.test("a runner's offer URL keeps the node's host and path and moves the por
 });
 
 Deno.test("without WORKER_CAPACITY each runner's capacity comes from its cores and a call's cost", () => {
-  // 1 core each × 0.75 target utilisation / 0.14 core per call = 5.4 → 5 calls.
+  // 1 core each × 0.75 target utilisation / 0.12 core per call = 6.25 → 6 calls.
   const plans = planRunners(settings({ WORKER_PROCESSES: "auto" }), 16);
   assertEquals(plans.length, 16);
-  assertEquals(new Set(plans.map((p) => p.capacity)), new Set([5]));
+  assertEquals(new Set(plans.map((p) => p.capacity)), new Set([6]));
   // A cheaper call, as the bench measures it, raises it: 0.75 / 0.08 = 9.4 → 9.
   const cheap = planRunners(
     settings({ WORKER_PROCESSES: "auto", WORKER_CALL_COST_CORES: "0.08" }),
     16,
   );
   assertEquals(cheap[0].capacity, 9);
-  // Two runners on 8 cores have 4 cores each: 4 × 0.75 / 0.14 = 21.4 → 21.
-  assertEquals(planRunners(settings({ WORKER_PROCESSES: "2" }), 8)[0].capacity, 21);
+  // Two runners on 8 cores have 4 cores each: 4 × 0.75 / 0.12 = 25.
+  assertEquals(planRunners(settings({ WORKER_PROCESSES: "2" }), 8)[0].capacity, 25);
   // Never below one call, however costly a call is.
   assertEquals(derivedCapacity(0.5, 2), 1);
 });
