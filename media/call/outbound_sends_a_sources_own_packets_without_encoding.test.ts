@@ -1,18 +1,8 @@
 import assert from "node:assert/strict";
-import type { RtpPacket } from "werift";
 import { OPUS_SILENCE_20MS, OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
-import { OpusRtpSender, type RtpSink } from "../rtc/rtp_sender.ts";
+import { OpusRtpSender } from "../rtc/rtp_sender.ts";
 import { OutboundAudio } from "./outbound.ts";
-
-/** Keeps what werift keeps: a clone of each packet, sharing its payload. */
-class RecordingSink implements RtpSink {
-  readonly ssrc = 42;
-  packets: RtpPacket[] = [];
-  sendRtp(packet: RtpPacket): Promise<void> {
-    this.packets.push(packet.clone());
-    return Promise.resolve();
-  }
-}
+import { RecordingSink } from "../../tests/helpers/rtp_sink.ts";
 
 const tone = () => Int16Array.from({ length: 960 }, (_, i) => 8000 * Math.sin(i / 5));
 
@@ -53,7 +43,7 @@ Deno.test("a source's own packets are sent as they are, copied, and counted as v
   const source = packetSource(sent);
   out.source = source;
   out.start();
-  while (sink.packets.length < 5) await new Promise((r) => setTimeout(r, 20));
+  await sink.received(5);
   out.stop();
   const payloads = sink.packets.map((p) => p.payload);
   assert.deepEqual(payloads.slice(0, 3).map((p) => [...p]), sent.map((p) => [...p]));
@@ -81,7 +71,7 @@ Deno.test("with a tap the outbound side asks for PCM and encodes it, never for p
   const tapped: (Int16Array | undefined)[] = [];
   out.tap = (pcm) => tapped.push(pcm);
   out.start();
-  while (sink.packets.length < 3) await new Promise((r) => setTimeout(r, 20));
+  await sink.received(3);
   out.stop();
   assert.equal(packetsAsked, 0);
   assert.ok(tapped.length >= 3 && tapped.every((pcm) => pcm?.length === 960));

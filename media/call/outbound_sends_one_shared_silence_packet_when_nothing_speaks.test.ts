@@ -1,18 +1,8 @@
 import assert from "node:assert/strict";
-import type { RtpPacket } from "werift";
 import { OPUS_SILENCE_20MS, OpusDecoder } from "../../wasm/opus.ts";
-import { OpusRtpSender, type RtpSink } from "../rtc/rtp_sender.ts";
+import { OpusRtpSender } from "../rtc/rtp_sender.ts";
 import { OutboundAudio } from "./outbound.ts";
-
-/** Keeps what werift keeps: a clone of each packet, sharing its payload. */
-class RecordingSink implements RtpSink {
-  readonly ssrc = 42;
-  packets: RtpPacket[] = [];
-  sendRtp(packet: RtpPacket): Promise<void> {
-    this.packets.push(packet.clone());
-    return Promise.resolve();
-  }
-}
+import { RecordingSink } from "../../tests/helpers/rtp_sink.ts";
 
 Deno.test("with nothing to say, outbound sends the one silence packet, shared, never encoded", async () => {
   const sink = new RecordingSink();
@@ -29,7 +19,7 @@ Deno.test("with nothing to say, outbound sends the one silence packet, shared, n
     },
   };
   out.start();
-  while (sink.packets.length < 6) await new Promise((r) => setTimeout(r, 20));
+  await sink.received(6);
   out.stop();
   const payloads = sink.packets.map((p) => p.payload);
   const silent = payloads.filter((_, i) => i !== 2);

@@ -2,20 +2,11 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { RtpHeader, RtpPacket } from "werift";
 import { OPUS_SILENCE_20MS } from "../../wasm/opus.ts";
-import { OpusRtpSender, type RtpSink } from "./rtp_sender.ts";
-
-/** Clones each packet as it arrives, as werift's RTCRtpSender does before its first await. */
-class RecordingSink implements RtpSink {
-  readonly ssrc = 0x1234abcd;
-  packets: RtpPacket[] = [];
-  sendRtp(packet: RtpPacket): Promise<void> {
-    this.packets.push(packet.clone());
-    return Promise.resolve();
-  }
-}
+import { OpusRtpSender } from "./rtp_sender.ts";
+import { RecordingSink } from "../../tests/helpers/rtp_sink.ts";
 
 Deno.test("sequence numbers step by one and timestamps by 960, wrapping at 16 and 32 bits", () => {
-  const sink = new RecordingSink();
+  const sink = new RecordingSink(0x1234abcd);
   const tx = new OpusRtpSender(sink, { sequenceNumber: 0xfffe, timestamp: 0xffffffff - 959 });
   for (let i = 0; i < 4; i++) tx.send(Uint8Array.of(i, 1, 2));
   const h = sink.packets.map((p) => p.header);
@@ -27,7 +18,7 @@ Deno.test("sequence numbers step by one and timestamps by 960, wrapping at 16 an
 });
 
 Deno.test("the payload is copied so the encoder may reuse its buffer", () => {
-  const sink = new RecordingSink();
+  const sink = new RecordingSink(0x1234abcd);
   const tx = new OpusRtpSender(sink);
   const buf = Uint8Array.of(9, 9, 9);
   tx.send(buf);
@@ -38,7 +29,7 @@ Deno.test("the payload is copied so the encoder may reuse its buffer", () => {
 });
 
 Deno.test("a reused header and packet serialise byte for byte as fresh ones per send", () => {
-  const sink = new RecordingSink();
+  const sink = new RecordingSink(0x1234abcd);
   const tx = new OpusRtpSender(sink, { sequenceNumber: 0xfffd, timestamp: 123456 });
   const payloads = [Uint8Array.of(1, 2, 3, 4), OPUS_SILENCE_20MS, Uint8Array.of(7)];
   const expected: Uint8Array[] = [];
@@ -66,7 +57,7 @@ Deno.test("a reused header and packet serialise byte for byte as fresh ones per 
 });
 
 Deno.test("a constant packet is sent without a copy, and the same buffer every time", () => {
-  const sink = new RecordingSink();
+  const sink = new RecordingSink(0x1234abcd);
   const a = new OpusRtpSender(sink), b = new OpusRtpSender(sink);
   a.sendConstant(OPUS_SILENCE_20MS);
   a.sendConstant(OPUS_SILENCE_20MS);
@@ -79,7 +70,7 @@ Deno.test("a constant packet is sent without a copy, and the same buffer every t
 });
 
 Deno.test("skip() moves the timestamp over unsent frames and marks the next packet", () => {
-  const sink = new RecordingSink();
+  const sink = new RecordingSink(0x1234abcd);
   const tx = new OpusRtpSender(sink, { sequenceNumber: 10, timestamp: 1000 });
   tx.send(Uint8Array.of(1));
   tx.skip(5);
