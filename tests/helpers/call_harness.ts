@@ -9,6 +9,7 @@ import { startWorkerProcess, type WorkerProcess } from "./process.ts";
 import { type CallerOptions, TestCaller } from "../../caller/caller.ts";
 import { readWav, rms, to48k } from "../../caller/wav.ts";
 import { callerSpeechWav } from "./audio.ts";
+import { assert } from "./assert.ts";
 import { TokenVerifier } from "../../common/token.ts";
 import { signingJwk } from "../../db/signing_key.ts";
 import { localEngines } from "../../media/call/local_engines.ts";
@@ -136,6 +137,29 @@ export async function waitForLog(
     }
     await new Promise((r) => setTimeout(r, 150));
   }
+}
+
+/**
+ * Waits for the Heard of a reply the caller cut off and checks it: a strict, non-empty prefix of
+ * `reply` that ends where a word ends (what follows it in `reply` matches `wordEnd`, e.g. a space
+ * or punctuation). Returns the heard text.
+ */
+export async function heardCutOffAtWord(
+  service: CallService,
+  sessionId: string,
+  reply: string,
+  wordEnd: RegExp,
+): Promise<string> {
+  const heard = await waitForLog(
+    service,
+    sessionId,
+    (e) => e.source === "to_brain" && e.kind === "heard" && e.data.cut_off === true,
+  );
+  const text: string = heard.data.text;
+  assert(text.length > 0 && text.length < reply.length, `heard "${text}"`);
+  assert(reply.startsWith(text), `heard "${text}" is not a prefix of the reply`);
+  assert(wordEnd.test(reply.slice(text.length)), `heard "${text}" ends inside a word`);
+  return text;
 }
 
 /** When the caller first heard the bot after `since` (a frame louder than `level`). */
