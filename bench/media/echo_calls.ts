@@ -44,7 +44,7 @@ const TREES = (Deno.env.get("BENCH_ECHO_TREES") ?? ".").split(",").map((t, i) =>
   return { name, dir: dir === "." ? new URL("../..", import.meta.url).pathname : dir };
 });
 const PROFILE = Deno.env.get("BENCH_ECHO_PROFILE") === "1";
-/** BENCH_ECHO_PIN=1: the worker on CPU 0, the callers and this process on the others. */
+/** BENCH_ECHO_PIN=1: the worker on CPU 0, this process on the others (the callers it starts inherit that). */
 const PIN = Deno.env.get("BENCH_ECHO_PIN") === "1" ? pinSplit() : null;
 if (PIN && !pinTo(Deno.pid, PIN.bench)) throw new Error("BENCH_ECHO_PIN: taskset failed");
 
@@ -264,7 +264,6 @@ async function main(): Promise<LevelResult[]> {
           new URL("./echo_callers.ts", import.meta.url).pathname,
           "@@echo",
         );
-        if (PIN) pinTo(callers.child.pid, PIN.bench);
         callers.send(JSON.stringify({ calls, wav, seconds }));
         try {
           const ready = await callers.wait("ready", 120_000) as {

@@ -13,8 +13,6 @@ let settings: ThreadSettings;
 let pool: DecoderPool;
 const calls = new Map<number, { rec: CallRecogniser; utt: number }>();
 let refillScheduled = false;
-/** How often a refill put off by a speaking caller looks again. */
-const REFILL_RETRY_MS = 100;
 /** Idle decoders beyond the spares are freed once unused for the pool's idleMs. */
 let trimTimer: ReturnType<typeof setInterval> | undefined;
 // `top -H` and the benchmarks tell recognition threads apart from the rest of the worker.
@@ -32,21 +30,21 @@ function someoneSpeaks(): boolean {
 }
 
 /**
- * Spares are initialised one per task, between messages, after an utterance took one, and only
- * while none of this thread's callers is mid-utterance: ps_init holds the thread for 0.3-0.6 s,
- * and audio queued behind it delays those callers' final text (media/stt/README.md). A speaker
- * who finds no spare meanwhile initialises one at its start, as it would have waited anyway.
+ * Spares are initialised one per task, between messages, and only while none of this thread's
+ * callers is mid-utterance: ps_init holds the thread for 0.3-0.6 s, and audio queued behind it
+ * delays those callers' final text (media/stt/README.md). A speaker who finds no spare
+ * initialises one at its start, as it would have waited anyway. Every utterance that took a
+ * spare ends in a finish or a close, and both look again.
  */
 function scheduleRefill() {
-  if (refillScheduled || !pool.short) return;
+  if (refillScheduled || !pool.short || someoneSpeaks()) return;
   refillScheduled = true;
-  const busy = someoneSpeaks();
   setTimeout(() => {
     refillScheduled = false;
-    if (shutDown) return;
-    if (!someoneSpeaks()) pool.fillOne();
+    if (shutDown || someoneSpeaks()) return;
+    pool.fillOne();
     scheduleRefill();
-  }, busy ? REFILL_RETRY_MS : 0);
+  }, 0);
 }
 
 /** The decoders' dictionary: cut to the LM's words unless told otherwise or it cannot be made. */
@@ -89,7 +87,6 @@ function handle(m: ToThread) {
       if (!c) return;
       const text = c.rec.push(m.pcm);
       if (text !== null) post({ type: "interim", id: m.id, utt: c.utt, text });
-      scheduleRefill(); // the utterance may have taken a spare
       return;
     }
     case "finish": {
@@ -99,7 +96,7 @@ function handle(m: ToThread) {
       const text = c.rec.finish();
       post({ type: "final", id: m.id, utt: m.utt, text, decodeMs: performance.now() - t0 });
       c.utt = m.utt + 1;
-      scheduleRefill(); // a refill put off while this caller spoke may go now
+      scheduleRefill(); // the spare this utterance may have taken
       return;
     }
     case "close": {
@@ -107,6 +104,7 @@ function handle(m: ToThread) {
       if (!c) return;
       calls.delete(m.id);
       c.rec.close();
+      scheduleRefill(); // a call hung up mid-utterance ends it here
       return;
     }
     case "stats":
