@@ -45,6 +45,9 @@
 //                            others (taskset): calls per core of a worker with a core of its own
 //   BENCH_DENSITY_WARMUP     "1": each fresh worker serves one short call before it is measured
 //                            (its steady state: JIT, pools, the recogniser's learnt prior); "0": not
+//   BENCH_DENSITY_PROFILE    "1": a V8 CPU profile of the worker's main thread over each level's
+//                            calls, printed by module and function (one runner only; the
+//                            profiler's own overhead inflates that level's CPU figures)
 //   BENCH_WORKER_ENV         extra worker settings, "K=V K2=V2" (e.g. "WORKER_PROCESSES=2")
 //   BENCH_ROOT               the checkout whose media/main.ts runs as the worker (default: this)
 //                            A configuration may name its own: "local@/tmp/before" is the local
@@ -52,7 +55,11 @@
 //                            measured in the same run as the others, e.g.
 //                            BENCH_DENSITY_CONFIGS=echo,local,local@/tmp/before
 import { makeTenant, startTestApi, type Tenant } from "../../tests/helpers/api_server.ts";
-import { startWorkerNodeProcess, startWorkerProcess } from "../../tests/helpers/process.ts";
+import {
+  freePort,
+  startWorkerNodeProcess,
+  startWorkerProcess,
+} from "../../tests/helpers/process.ts";
 import { LatenessHistogram } from "../../media/audio/pacer.ts";
 import { callerSpeechWav } from "../../tests/helpers/audio.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
@@ -74,6 +81,7 @@ import {
   zeroSplit,
 } from "./proc.ts";
 import { LineChild } from "./line_child.ts";
+import { printProfile, Profiler } from "./profile.ts";
 import type { DensityCall, DensityCallersConfig, DensityCallersResult } from "./density_callers.ts";
 
 /** "echo" or "local", optionally "@/checkout" whose worker to run (default BENCH_ROOT). */
@@ -117,6 +125,7 @@ const WARMUP = env("BENCH_DENSITY_WARMUP") !== "0";
 /** BENCH_DENSITY_PIN=1: the worker on CPU 0, this process and the callers on the others. */
 const PIN = env("BENCH_DENSITY_PIN") === "1" ? pinSplit() : null;
 if (PIN && !pinTo(Deno.pid, PIN.bench)) throw new Error("BENCH_DENSITY_PIN: taskset failed");
+const PROFILE = env("BENCH_DENSITY_PROFILE") === "1";
 const ECHO_PAUSE_MS = 3500;
 const GAP_MS = 700;
 const LINES = ["what is the weather like today", "please book a table for two"];
@@ -162,6 +171,8 @@ interface Worker {
   urls: string[];
   /** Runner i's process id, where known (the worker's own pid without runners). */
   runnerPid(i: number): number | undefined;
+  /** The main thread's profiler (BENCH_DENSITY_PROFILE, one runner only). */
+  profiler?: Profiler;
   stop(): Promise<unknown>;
 }
 
@@ -189,9 +200,21 @@ async function spawnWorker(databaseUrl: string, root: string): Promise<Worker> {
   };
   const runners = runnerCount();
   if (runners === 1) {
-    const w = await startWorkerProcess(databaseUrl, undefined, extra);
+    const inspect = PROFILE ? freePort() : 0;
+    const flags = inspect ? [`--inspect=127.0.0.1:${inspect}`] : [];
+    const w = await startWorkerProcess(databaseUrl, undefined, extra, flags);
     const pid = w.child.process.pid;
-    return { pid, urls: [w.url], runnerPid: () => pid, stop: () => w.stop() };
+    const profiler = inspect ? await Profiler.connect(inspect) : undefined;
+    return {
+      pid,
+      urls: [w.url],
+      runnerPid: () => pid,
+      profiler,
+      stop: () => {
+        profiler?.close();
+        return w.stop();
+      },
+    };
   }
   // startWorkerNodeProcess sets WORKER_PROCESSES to the count it allotted ports for.
   delete extra.WORKER_PROCESSES;
@@ -426,6 +449,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     }, 100);
 
     const { calls, scripts } = await dial(s, config, n);
+    await worker.profiler?.start();
     const m0 = machineTicks();
     const c0 = snapshotTree(root);
     const { result, stats, callersCpu } = await runCallers(
@@ -437,6 +461,8 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     await tornDown(worker); // the teardown is part of a call's cost
     const c1 = snapshotTree(root);
     const m1 = machineTicks();
+    const profile = await worker.profiler?.stop();
+    if (profile) printProfile(`${config}, ${n} calls`, profile);
     clearInterval(sampler);
     sampler = undefined;
     const windowS = (c1.at - c0.at) / 1000;

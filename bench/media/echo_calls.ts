@@ -30,6 +30,7 @@ import { freePort, spawnDenoWith, waitHealthy } from "../../tests/helpers/proces
 import { speechWav } from "../../tests/helpers/audio.ts";
 import type { CallersResult } from "./echo_callers.ts";
 import { CLK_TCK, cpuSeconds, pinSplit, pinTo } from "./proc.ts";
+import { printProfile, Profiler } from "./profile.ts";
 
 const ADMIN_URL = Deno.env.get("BENCH_DATABASE_URL") ??
   "postgres://postgres@127.0.0.1:5432/postgres";
@@ -307,108 +308,6 @@ async function main(): Promise<LevelResult[]> {
   }
   print(results, variants);
   return results;
-}
-
-// ---- V8 CPU profile of a worker, through its inspector ----
-
-interface CpuProfile {
-  nodes: {
-    id: number;
-    callFrame: { functionName: string; url: string; lineNumber: number };
-    hitCount?: number;
-  }[];
-  samples?: number[];
-  startTime: number;
-  endTime: number;
-}
-
-class Profiler {
-  #ws: WebSocket;
-  #id = 0;
-  #pending = new Map<number, (r: Record<string, unknown>) => void>();
-
-  private constructor(ws: WebSocket) {
-    this.#ws = ws;
-    ws.onmessage = (e) => {
-      const msg = JSON.parse(e.data);
-      if (msg.id !== undefined) this.#pending.get(msg.id)?.(msg.result ?? {});
-    };
-  }
-
-  static async connect(port: number): Promise<Profiler> {
-    const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-    const ws = new WebSocket(list[0].webSocketDebuggerUrl);
-    await new Promise((resolve, reject) => {
-      ws.onopen = resolve;
-      ws.onerror = reject;
-    });
-    const p = new Profiler(ws);
-    await p.#call("Profiler.enable");
-    await p.#call("Profiler.setSamplingInterval", { interval: 500 });
-    return p;
-  }
-
-  #call(method: string, params: Record<string, unknown> = {}) {
-    const id = ++this.#id;
-    return new Promise<Record<string, unknown>>((resolve) => {
-      this.#pending.set(id, resolve);
-      this.#ws.send(JSON.stringify({ id, method, params }));
-    });
-  }
-
-  async start(): Promise<void> {
-    await this.#call("Profiler.start");
-  }
-
-  async stop(): Promise<CpuProfile> {
-    return (await this.#call("Profiler.stop")).profile as CpuProfile;
-  }
-
-  close(): void {
-    this.#ws.close();
-  }
-}
-
-/** Where a function lives, coarsely: the npm package (and werift's sub-package), or our folder. */
-function moduleOf(url: string, name: string): string {
-  if (!url) return name.startsWith("(") ? name : "native/builtin";
-  const npm = url.match(/node_modules\/(?:\.deno\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)(.*)/);
-  if (npm) {
-    const sub = npm[1] === "werift" ? npm[2].match(/^\/lib\/([^/]+)\/src\/([^/]+)/) : null;
-    return sub ? `werift/${sub[1]}/${sub[2]}` : npm[1];
-  }
-  if (url.startsWith("ext:") || url.startsWith("node:")) {
-    return url.replace(/^ext:/, "").replace(/\/[^/]*$/, "");
-  }
-  if (url.startsWith("wasm:")) return "wasm";
-  const ours = url.match(/\/(media|wasm|common|db|api)\/(.*?)(\.ts)?$/);
-  return ours ? `${ours[1]}/${ours[2]}` : url;
-}
-
-function printProfile(label: string, profile: CpuProfile): void {
-  const self = new Map<number, number>();
-  for (const s of profile.samples ?? []) self.set(s, (self.get(s) ?? 0) + 1);
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const byFn = new Map<string, number>(), byModule = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const n = self.get(node.id) ?? 0;
-    if (!n) continue;
-    const f = node.callFrame;
-    const mod = moduleOf(f.url, f.functionName);
-    const fn = `${f.functionName || "(anonymous)"} ${mod}:${f.lineNumber + 1}`;
-    byFn.set(fn, (byFn.get(fn) ?? 0) + n);
-    byModule.set(mod, (byModule.get(mod) ?? 0) + n);
-  }
-  const top = (m: Map<string, number>, k: number) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, n]) =>
-      `  ${(100 * n / total).toFixed(1).padStart(5)} %  ${name}`
-    ).join("\n");
-  const idle = (byModule.get("(idle)") ?? 0) / total;
-  console.log(
-    `\nCPU profile of the worker's main thread (${label}; ${total} samples, ` +
-      `${(100 * idle).toFixed(1)} % idle), self time by module:\n${top(byModule, 18)}\n` +
-      `by function:\n${top(byFn, 30)}`,
-  );
 }
 
 function summarize(

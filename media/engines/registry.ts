@@ -13,6 +13,7 @@ import { ESPEAK_CATALOG, ESPEAK_RELATED, EspeakEngine } from "../tts/espeak_engi
 import { SARVAM_STT_LANGUAGES, SarvamRecognitionEngine } from "../stt/sarvam.ts";
 import { SARVAM_TTS_CATALOG, SarvamSynthesisEngine } from "../tts/sarvam.ts";
 import { INDIC_PARLER_CATALOG, IndicParlerEngine } from "../tts/indic_parler.ts";
+import { lexiconWords } from "../turn/lexicon.ts";
 
 /** What an engine is started with: its options from the speech config, secrets from the env. */
 export interface EngineStart {
@@ -24,6 +25,14 @@ export interface EngineStart {
 function providerOptions(start: EngineStart, keyVar: string, urlVar: string) {
   const url = start.env(urlVar), apiKey = start.env(keyVar);
   return { ...(apiKey ? { apiKey } : {}), ...(url ? { url } : {}), ...start.options };
+}
+
+/**
+ * The speech config's options (threads, decoder args, vocabulary; a multi-runner node sets
+ * threads) over the turn lexicon's words, which the decoders know whatever the vocabulary ("mhm").
+ */
+export function pocketsphinxOptions(start: EngineStart): PocketsphinxOptions {
+  return { keepWords: lexiconWords("en"), ...start.options as PocketsphinxOptions };
 }
 
 export interface RecognitionEngineType {
@@ -52,8 +61,7 @@ export const ENGINE_TYPES: Readonly<Record<string, EngineType>> = {
     leg: "recognition",
     kind: "local",
     languages: POCKETSPHINX_LANGUAGES,
-    // The speech config's options (threads, decoder args; a multi-runner node sets threads).
-    create: (s) => PocketsphinxEngine.create(s.options as PocketsphinxOptions),
+    create: (s) => PocketsphinxEngine.create(pocketsphinxOptions(s)),
   },
   "espeak-ng": {
     leg: "synthesis",

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { cutToLmWords, lmWordsDictionary } from "./lm_dictionary.ts";
 import { enUsArgs, PsDecoder } from "./pocketsphinx_ffi.ts";
+import { DEFAULT_VOCABULARY } from "./pocketsphinx.ts";
+import { pocketsphinxOptions } from "../engines/registry.ts";
 import { speech16k } from "../../tests/helpers/test_speech.ts";
 
 Deno.test("the cut keeps every pronunciation of the LM's words and drops words it does not know", () => {
@@ -49,4 +51,55 @@ Deno.test("the cut dictionary is derived once, then reused, and decodes as the f
   } finally {
     await Deno.remove(cache, { recursive: true });
   }
+});
+
+Deno.test("a vocabulary cut keeps the LM's most probable words and the words it is told to keep", () => {
+  const dict = [
+    "the DH AH",
+    "the(2) DH IY",
+    "of AH V",
+    "lighthouse L AY T HH AW S",
+    "kitchen K IH CH AH N",
+    "mhm M HH M",
+    "zzqxv Z K S",
+  ].join("\n");
+  const lm = enUsArgs().lm;
+  assert.deepEqual(cutToLmWords(dict, lm, { vocabulary: 2 }), [
+    "the DH AH",
+    "the(2) DH IY",
+    "of AH V",
+  ]);
+  assert.deepEqual(cutToLmWords(dict, lm, { vocabulary: 3 }).map((l) => l.split(" ")[0]), [
+    "the",
+    "the(2)",
+    "of",
+    "kitchen",
+  ]);
+  // Kept whatever their rank when the LM knows them; a word it does not know stays out.
+  assert.deepEqual(
+    cutToLmWords(dict, lm, { vocabulary: 2, keep: ["mhm", "zzqxv"] }).map((l) => l.split(" ")[0]),
+    ["the", "the(2)", "of", "mhm"],
+  );
+});
+
+Deno.test("the default vocabulary with the turn lexicon kept knows every lexicon word the LM knows", () => {
+  const args = enUsArgs();
+  const dictText = Deno.readTextFileSync(args.dict);
+  const wordsOf = (lines: string[]) =>
+    new Set(lines.map((l) => l.split(" ")[0].replace(/\(\d+\)$/, "")));
+  const all = wordsOf(cutToLmWords(dictText, args.lm));
+  const keep = pocketsphinxOptions({ options: {}, env: () => undefined }).keepWords!;
+  const cut = wordsOf(cutToLmWords(dictText, args.lm, { vocabulary: DEFAULT_VOCABULARY, keep }));
+  assert.ok(cut.size < all.size * 0.4, `${cut.size} of ${all.size} words kept`);
+  const heard = keep.filter((w) => all.has(w));
+  assert.ok(
+    heard.includes("mhm") && heard.includes("uh"),
+    "the lexicon's backchannels are LM words",
+  );
+  assert.deepEqual(heard.filter((w) => !cut.has(w)), []);
+  // The speech config's own options come over the lexicon's.
+  assert.deepEqual(
+    pocketsphinxOptions({ options: { keepWords: [] }, env: () => undefined }).keepWords,
+    [],
+  );
 });

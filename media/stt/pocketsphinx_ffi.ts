@@ -48,6 +48,11 @@ const sbSymbols = {
   logmath_free: { parameters: ["pointer"], result: "i32" },
   ngram_wid: { parameters: ["pointer", "buffer"], result: "i32" },
   ngram_unknown_wid: { parameters: ["pointer"], result: "i32" },
+  // (model, wid, history, n_hist, *n_used): with no history, the word's unigram log probability.
+  ngram_ng_score: {
+    parameters: ["pointer", "i32", "pointer", "i32", "buffer"],
+    result: "i32",
+  },
 } as const;
 
 const psSymbols = {
@@ -153,10 +158,11 @@ export interface CmnState {
 }
 
 /**
- * Which of `words` the language model at `path` knows. Reads the model on its own (a log base of
- * its own, pocketsphinx's default 1.0001) and frees it before returning.
+ * Each of `words`' unigram log probability in the language model at `path` (pocketsphinx's log
+ * base 1.0001), or null for a word it does not know. Reads the model on its own (a log base of
+ * its own) and frees it before returning.
  */
-export function lmKnows(path: string, words: readonly string[]): boolean[] {
+export function lmUnigramScores(path: string, words: readonly string[]): (number | null)[] {
   const sb = open().sb.symbols;
   const logmath = sb.logmath_init(1.0001, 0, 0);
   if (!logmath) throw new Error("sphinxbase logmath_init failed");
@@ -165,7 +171,11 @@ export function lmKnows(path: string, words: readonly string[]): boolean[] {
     if (!lm) throw new Error(`pocketsphinx could not read the language model ${path}`);
     try {
       const unknown = sb.ngram_unknown_wid(lm);
-      return words.map((w) => sb.ngram_wid(lm, cstr(w)) !== unknown);
+      const used = new Int32Array(1);
+      return words.map((w) => {
+        const wid = sb.ngram_wid(lm, cstr(w));
+        return wid === unknown ? null : sb.ngram_ng_score(lm, wid, null, 0, used);
+      });
     } finally {
       sb.ngram_model_free(lm);
     }

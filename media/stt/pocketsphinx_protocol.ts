@@ -6,6 +6,9 @@ export interface ThreadSettings extends RecogniserOptions, PoolOptions {
   args: DecoderArgs;
   /** Decode with the dictionary cut to the LM's words (lm_dictionary.ts). */
   lmWordsDictionary: boolean;
+  /** With lmWordsDictionary: the LM's most probable words kept (0: all) and words always kept. */
+  vocabulary: number;
+  keepWords: string[];
 }
 
 /** A thread's decoders and the utterances that waited for one. */

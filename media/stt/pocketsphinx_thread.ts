@@ -52,7 +52,8 @@ function dictionaryFor(s: ThreadSettings): ThreadSettings["args"] {
   const { dict, lm } = s.args;
   if (!s.lmWordsDictionary || !dict || !lm) return s.args;
   try {
-    return { ...s.args, dict: lmWordsDictionary(dict, lm) };
+    const cut = { vocabulary: s.vocabulary, keep: s.keepWords };
+    return { ...s.args, dict: lmWordsDictionary(dict, lm, undefined, cut) };
   } catch {
     return s.args; // e.g. no writable cache directory: the full dictionary works, only larger
   }

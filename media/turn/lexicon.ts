@@ -117,6 +117,25 @@ function lexicon(language: string): Lexicon {
   return l;
 }
 
+/**
+ * Every word of the language's lexicon (normalised, each list's phrases split into words): what a
+ * recogniser must be able to hear for turn-taking to work ("mhm", "uh", "gotcha").
+ */
+export function lexiconWords(language: string): string[] {
+  const d = lexicon(language).data;
+  const lists = [
+    d.backchannels,
+    d.hesitations,
+    d.connectives,
+    d.complete_phrases,
+    d.question_starts,
+    d.question_words,
+    d.closers,
+    d.numbers,
+  ];
+  return [...new Set(lists.flat().flatMap(tokens))];
+}
+
 /** The language's silence windows (lexicon data). */
 export function endOfTurnDefaults(language: string): LexiconData["end_of_turn"] {
   return lexicon(language).data.end_of_turn;

@@ -66,15 +66,19 @@ export interface WorkerProcess {
   stop(signal?: Deno.Signal): Promise<Deno.CommandStatus>;
 }
 
-/** A real worker process (`media/main.ts`) on a free port, registered in `databaseUrl`. */
+/**
+ * A real worker process (`media/main.ts`) on a free port, registered in `databaseUrl`;
+ * `denoFlags` go before the script (a bench's `--inspect=...`).
+ */
 export async function startWorkerProcess(
   databaseUrl: string,
   nodeId = `node-${crypto.randomUUID().slice(0, 8)}`,
   env: Record<string, string> = {},
+  denoFlags: string[] = [],
 ): Promise<WorkerProcess> {
   const port = freePort();
   const url = `http://127.0.0.1:${port}`;
-  const child = spawnDeno("media/main.ts", {
+  const child = spawnDenoWith(["run", "-A", ...denoFlags, "media/main.ts"], {
     DATABASE_URL: databaseUrl,
     WORKER_PORT: String(port),
     NODE_ID: nodeId,
