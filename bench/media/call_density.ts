@@ -47,7 +47,8 @@
 //                            (its steady state: JIT, pools, the recogniser's learnt prior); "0": not
 //   BENCH_DENSITY_PROFILE    "1": a V8 CPU profile of the worker's main thread over each level's
 //                            calls, printed by module and function (one runner only; the
-//                            profiler's own overhead inflates that level's CPU figures)
+//                            profiler's own overhead inflates that level's CPU figures);
+//                            "DIR": also written there as CONFIG-N.cpuprofile (Chrome DevTools)
 //   BENCH_WORKER_ENV         extra worker settings, "K=V K2=V2" (e.g. "WORKER_PROCESSES=2")
 //   BENCH_ROOT               the checkout whose media/main.ts runs as the worker (default: this)
 //                            A configuration may name its own: "local@/tmp/before" is the local
@@ -125,7 +126,9 @@ const WARMUP = env("BENCH_DENSITY_WARMUP") !== "0";
 /** BENCH_DENSITY_PIN=1: the worker on CPU 0, this process and the callers on the others. */
 const PIN = env("BENCH_DENSITY_PIN") === "1" ? pinSplit() : null;
 if (PIN && !pinTo(Deno.pid, PIN.bench)) throw new Error("BENCH_DENSITY_PIN: taskset failed");
-const PROFILE = env("BENCH_DENSITY_PROFILE") === "1";
+const PROFILE_SETTING = env("BENCH_DENSITY_PROFILE") ?? "";
+const PROFILE = PROFILE_SETTING !== "" && PROFILE_SETTING !== "0";
+const PROFILE_DIR = PROFILE && PROFILE_SETTING !== "1" ? PROFILE_SETTING : undefined;
 const ECHO_PAUSE_MS = 3500;
 const GAP_MS = 700;
 const LINES = ["what is the weather like today", "please book a table for two"];
@@ -462,7 +465,14 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     const c1 = snapshotTree(root);
     const m1 = machineTicks();
     const profile = await worker.profiler?.stop();
-    if (profile) printProfile(`${config}, ${n} calls`, profile);
+    if (profile) {
+      printProfile(`${config}, ${n} calls`, profile);
+      if (PROFILE_DIR) {
+        const name = `${config.replace(/[^\w.-]+/g, "_")}-${n}.cpuprofile`;
+        await Deno.mkdir(PROFILE_DIR, { recursive: true });
+        await Deno.writeTextFile(`${PROFILE_DIR}/${name}`, JSON.stringify(profile));
+      }
+    }
     clearInterval(sampler);
     sampler = undefined;
     const windowS = (c1.at - c0.at) / 1000;

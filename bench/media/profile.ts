@@ -121,6 +121,6 @@ export function printProfile(label: string, profile: CpuProfile): void {
     `\nCPU profile of the worker's main thread (${label}; ${total} samples, ` +
       `${(100 * idle).toFixed(1)} % idle), self time by module:\n${top(byModule, 18)}\n` +
       `by function:\n${top(byFn, 30)}\ninclusive (with callees) by function:\n` +
-      top(inclusive, 45),
+      top(inclusive, 120),
   );
 }

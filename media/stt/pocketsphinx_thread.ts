@@ -5,6 +5,7 @@
 /// <reference lib="deno.worker" />
 import { checkInstalled, PocketsphinxMissingError } from "./pocketsphinx_ffi.ts";
 import { nameThisThread } from "../../common/thread_name.ts";
+import { niceThisThread } from "../../common/thread_priority.ts";
 import { CallRecogniser, DecoderPool } from "./pocketsphinx_decoding.ts";
 import { lmWordsDictionary } from "./lm_dictionary.ts";
 import type { FromThread, ThreadSettings, ToThread } from "./pocketsphinx_protocol.ts";
@@ -17,6 +18,8 @@ let refillScheduled = false;
 let trimTimer: ReturnType<typeof setInterval> | undefined;
 // `top -H` and the benchmarks tell recognition threads apart from the rest of the worker.
 nameThisThread("recognition");
+// On a busy core the media thread's frames go first; this thread's work can wait a little.
+niceThisThread();
 let shutDown = false;
 
 function post(m: FromThread, transfer: Transferable[] = []) {

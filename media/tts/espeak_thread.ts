@@ -12,6 +12,7 @@ import type { Espeak } from "../../wasm/espeak.ts";
 import type { Resampler } from "../../wasm/resampler.ts";
 import { WordAligner } from "./word_timing.ts";
 import { nameThisThread } from "../../common/thread_name.ts";
+import { niceThisThread } from "../../common/thread_priority.ts";
 import { type FromThread, OUTPUT_RATE, type ToThread } from "./espeak_protocol.ts";
 
 let espeak: Espeak;
@@ -22,6 +23,8 @@ let crashAfter: number | undefined;
 
 // `top -H` and the benchmarks tell synthesis threads apart from the rest of the worker.
 nameThisThread("synthesis");
+// On a busy core the media thread's frames go first; this thread's work can wait a little.
+niceThisThread();
 
 /** What the test hook throws: it must escape every catch here, as a real crash would. */
 class ThreadCrash extends Error {}
