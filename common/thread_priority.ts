@@ -3,8 +3,12 @@
 // engines' threads (recognition, synthesis), whose work can finish a little later without anyone
 // hearing a gap. Linux only: nice is per thread there (setpriority on the thread's own id).
 
-/** The nice value of the engines' threads: under contention they get ~1/10 of a nice-0 thread. */
-export const ENGINE_THREAD_NICE = 10;
+/**
+ * The engines' threads' nice value: against a busy nice-0 thread they get about a quarter of the
+ * core (CFS weights 335 : 1024). Nice 10 (a tenth) starved recognition behind the callers on a
+ * shared machine (bench/media/README.md).
+ */
+export const ENGINE_THREAD_NICE = 5;
 
 const PRIO_PROCESS = 0;
 
