@@ -15,13 +15,16 @@ export function nameThisThread(name: string): boolean {
   }
 }
 
-/** Thread id → name for a process (Linux), e.g. to split its CPU time by thread. */
-export function threadNames(pid = Deno.pid): Map<number, string> {
-  const names = new Map<number, string>();
+/**
+ * `read(dir)` for every thread of a process (Linux; `dir` is `/proc/PID/task/TID`), by thread id.
+ * A thread that exits while it is read is left out; an empty map where there is no /proc.
+ */
+export function eachThread<T>(pid: number, read: (dir: string) => T): Map<number, T> {
+  const out = new Map<number, T>();
   try {
     for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
       try {
-        names.set(Number(t.name), Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/comm`).trim());
+        out.set(Number(t.name), read(`/proc/${pid}/task/${t.name}`));
       } catch {
         // the thread exited between the listing and the read
       }
@@ -29,5 +32,10 @@ export function threadNames(pid = Deno.pid): Map<number, string> {
   } catch {
     // not Linux, or the process is gone
   }
-  return names;
+  return out;
+}
+
+/** Thread id → name for a process (Linux), e.g. to split its CPU time by thread. */
+export function threadNames(pid = Deno.pid): Map<number, string> {
+  return eachThread(pid, (dir) => Deno.readTextFileSync(`${dir}/comm`).trim());
 }

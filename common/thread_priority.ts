@@ -10,6 +10,8 @@
  */
 export const ENGINE_THREAD_NICE = 5;
 
+import { eachThread } from "./thread_name.ts";
+
 const PRIO_PROCESS = 0;
 
 let libc:
@@ -45,20 +47,9 @@ export function niceThisThread(nice = ENGINE_THREAD_NICE): boolean {
 
 /** This process's threads' nice values by thread id (Linux; field 19 of /proc/.../stat). */
 export function threadNiceValues(pid = Deno.pid): Map<number, number> {
-  const out = new Map<number, number>();
-  try {
-    for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
-      try {
-        const stat = Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/stat`);
-        // Fields after the parenthesised name: state is field 3, nice field 19.
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        out.set(Number(t.name), Number(fields[19 - 3]));
-      } catch {
-        // the thread exited between the listing and the read
-      }
-    }
-  } catch {
-    // not Linux
-  }
-  return out;
+  return eachThread(pid, (dir) => {
+    const stat = Deno.readTextFileSync(`${dir}/stat`);
+    // Fields after the parenthesised name: state is field 3, nice field 19.
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19 - 3]);
+  });
 }

@@ -1,6 +1,8 @@
 // CPU time from /proc for the media benches: the clock tick, and utime+stime of a process or a
 // thread.
 
+import { eachThread } from "../../common/thread_name.ts";
+
 /** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 where it cannot be read). */
 export const CLK_TCK = await (async () => {
   try {
@@ -102,15 +104,10 @@ export function snapshotTree(rootPid: number): TreeSnapshot {
   const procs = new Map<number, ProcSnapshot>();
   for (const pid of processTree(rootPid)) {
     try {
-      const threads = new Map<number, { name: string; cpu: number }>();
-      for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
-        try {
-          threads.set(Number(t.name), {
-            name: Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/comm`).trim(),
-            cpu: statCpu(`/proc/${pid}/task/${t.name}/stat`),
-          });
-        } catch { /* the thread exited */ }
-      }
+      const threads = eachThread(pid, (dir) => ({
+        name: Deno.readTextFileSync(`${dir}/comm`).trim(),
+        cpu: statCpu(`${dir}/stat`),
+      }));
       procs.set(pid, { total: statCpu(`/proc/${pid}/stat`), threads });
     } catch { /* the process exited */ }
   }

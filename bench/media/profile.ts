@@ -93,7 +93,8 @@ export function printProfile(label: string, profile: CpuProfile): void {
     const n = self.get(node.id) ?? 0;
     if (!n) continue;
     const mod = moduleOf(node.callFrame.url, node.callFrame.functionName);
-    byFn.set(nameOf(node), (byFn.get(nameOf(node)) ?? 0) + n);
+    const fn = nameOf(node);
+    byFn.set(fn, (byFn.get(fn) ?? 0) + n);
     byModule.set(mod, (byModule.get(mod) ?? 0) + n);
   }
   // Inclusive: a function's own samples and its callees', counted once per stack even when the
