@@ -2,8 +2,9 @@
 // JIT state, GC heap and leftover timers cannot colour the next one's figures.
 // Run: deno task bench [name ...]   (names filter by substring, e.g. `deno task bench connect`)
 //
-// bench/connect_phases.ts (where a connect's time goes) and bench/media/opus_choice.ts (the
-// one-off codec choice) are diagnostics and are run by hand, not here.
+// bench/connect_phases.ts (where a connect's time goes), bench/media/opus_choice.ts (the
+// one-off codec choice) and bench/media/voice_encoding.ts (the bot's voice: encoder settings'
+// cost and fidelity) are diagnostics and are run by hand, not here.
 const BENCHES = [
   "bench/connect.ts",
   "bench/media/echo_calls.ts",

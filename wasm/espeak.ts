@@ -1,6 +1,13 @@
 /**
- * eSpeak NG compiled to WASM (@echogarden/espeak-ng-emscripten, stack-notes §6): one module per
+ * eSpeak NG through emscripten (@echogarden/espeak-ng-emscripten, stack-notes §6): one module per
  * thread, a voice, and text → 22,050 Hz mono Int16 with espeak's events, chunk by chunk.
+ *
+ * The package is emscripten's wasm2js output (`isWasm2js: true`): espeak's C as asm.js-style
+ * JavaScript over typed-array heaps, not a WebAssembly module. V8 tiers its huge functions up by
+ * on-stack replacement and drops that code when a loop exits, so a thread reaches its steady
+ * state (~0.4 % of realtime) only after tens of seconds of speech; before that a unit costs up to
+ * 7 times as much (bench/media/README.md, "Steady state"). The npm registry has no espeak-ng
+ * WASM build with the library API (word events); a build of our own is the way to real WASM.
  *
  * Synthesis is synchronous (a 12 s paragraph: ~55 ms warm, up to ~250 ms cold): call it from a
  * Worker thread, not from a thread that paces audio. espeak calls back once per ~100 ms of audio (2,206 samples), so a

@@ -133,3 +133,43 @@ Deno.test("encode rejects a frame that is not 960 samples and a closed encoder",
   enc.close();
   assert.throws(() => enc.encode(new Int16Array(960)), /closed/);
 });
+
+/** The bandwidth an Opus packet codes, from its TOC byte (RFC 6716 §3.1, Table 2). */
+function tocBandwidth(packet: Uint8Array): string {
+  const config = packet[0] >> 3;
+  if (config < 12) return ["narrowband", "mediumband", "wideband"][config >> 2];
+  if (config < 16) return config < 14 ? "superwideband" : "fullband";
+  return ["narrowband", "wideband", "superwideband", "fullband"][(config - 16) >> 2];
+}
+
+Deno.test("a wideband cap keeps speech-rate packets at 8 kHz, where the default codes fullband", () => {
+  // A rich signal (a 300 Hz pulse train) so the default picks its widest band at 32 kbit/s.
+  const frames = toneFrames(300, 25).map((f) => f.map((v, i) => (i % 160 < 8 ? 12000 : v / 4)));
+  const bands = (options: ConstructorParameters<typeof OpusEncoder>[0]) => {
+    const enc = new OpusEncoder({ complexity: 5, ...options });
+    const seen = new Set(frames.slice(5).map((f) => tocBandwidth(enc.encode(f))));
+    enc.close();
+    return [...seen];
+  };
+  assert.deepEqual(bands({ maxBandwidth: "wideband" }), ["wideband"]);
+  assert.deepEqual(bands({}), ["fullband"]);
+});
+
+Deno.test("an encoder at 16 kHz input takes 320-sample frames and decodes back to its tone", () => {
+  const enc = new OpusEncoder({ sampleRate: 16000 });
+  const dec = new OpusDecoder({ sampleRate: 16000 });
+  assert.equal(enc.frameSamples, FRAME_SAMPLES_16K);
+  assert.throws(() => enc.encode(new Int16Array(FRAME_SAMPLES_48K)), RangeError);
+  const out: Int16Array[] = [];
+  for (let f = 0; f < 25; f++) {
+    const frame = new Int16Array(FRAME_SAMPLES_16K);
+    for (let i = 0; i < frame.length; i++) {
+      frame[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * (f * 320 + i)) / 16000));
+    }
+    out.push(dec.decode(enc.encode(frame)).slice());
+  }
+  const tail = concat(out.slice(5));
+  assert.ok(power(tail, 440, 16000) > 100 * power(tail, 1000, 16000));
+  enc.close();
+  dec.close();
+});

@@ -43,6 +43,7 @@ const CTL = {
   setComplexity: 4010,
   setInbandFec: 4012,
   setPacketLossPerc: 4014,
+  setMaxBandwidth: 4004,
   resetState: 4028,
 } as const;
 // 120 ms at 48 kHz is the longest frame Opus can carry.
@@ -293,6 +294,8 @@ export class OpusDecoder {
 }
 
 export interface OpusEncoderOptions {
+  /** Input rate (default 48000). The coded band still follows bitrate and maxBandwidth. */
+  sampleRate?: 16000 | 24000 | 48000;
   /** Target bitrate in bit/s (default 32000: clear wideband-plus speech at ~80 B/packet). */
   bitrate?: number;
   /** 0-10; libopus default (9) when omitted. Lower trades quality for CPU. */
@@ -301,20 +304,38 @@ export interface OpusEncoderOptions {
   application?: "voip" | "audio";
   /** Enables in-band FEC, tuned for this expected loss percentage. */
   expectedLossPercent?: number;
+  /**
+   * The widest audio band the encoder may code (libopus OPUS_SET_MAX_BANDWIDTH). "wideband"
+   * (0-8 kHz) keeps speech in SILK alone; wider bands add CELT's high band (hybrid mode).
+   */
+  maxBandwidth?: OpusBandwidth;
 }
 
-/** Mono 48 kHz Opus encoder of 20 ms frames. */
+/** Opus audio bandwidths (RFC 6716 §2): the top of the coded band. */
+export type OpusBandwidth = "narrowband" | "mediumband" | "wideband" | "superwideband" | "fullband";
+const BANDWIDTH: Record<OpusBandwidth, number> = {
+  narrowband: 1101, // 4 kHz
+  mediumband: 1102, // 6 kHz
+  wideband: 1103, // 8 kHz
+  superwideband: 1104, // 12 kHz
+  fullband: 1105, // 20 kHz
+};
+
+/** Mono Opus encoder of 20 ms frames (48 kHz input unless told). */
 export class OpusEncoder {
-  readonly sampleRate = 48000;
-  readonly frameSamples = FRAME_SAMPLES_48K;
+  readonly sampleRate: 16000 | 24000 | 48000;
+  /** Samples in one 20 ms frame at this rate (320, 480 or 960). */
+  readonly frameSamples: number;
   #ptr: number;
   #out = new Uint8Array(MAX_PACKET_BYTES);
 
   constructor(options: OpusEncoderOptions = {}) {
     const m = opus();
+    this.sampleRate = options.sampleRate ?? 48000;
+    this.frameSamples = this.sampleRate / 50;
     this.#ptr = m.w.malloc(m.w.opus_encoder_get_size(1));
     const app = OPUS_APPLICATION[options.application ?? "voip"];
-    const rc = m.w.opus_encoder_init(this.#ptr, 48000, 1, app);
+    const rc = m.w.opus_encoder_init(this.#ptr, this.sampleRate, 1, app);
     if (rc < 0) {
       m.w.free(this.#ptr);
       m.check("encoder init", rc);
@@ -337,16 +358,22 @@ export class OpusEncoder {
         m.w.opus_encoder_ctl_set(this.#ptr, CTL.setPacketLossPerc, options.expectedLossPercent),
       );
     }
+    if (options.maxBandwidth !== undefined) {
+      m.check(
+        "set max bandwidth",
+        m.w.opus_encoder_ctl_set(this.#ptr, CTL.setMaxBandwidth, BANDWIDTH[options.maxBandwidth]),
+      );
+    }
   }
 
   /**
-   * Encodes 960 samples (20 ms, 48 kHz mono). Returns a view of the encoder's reused buffer,
+   * Encodes one 20 ms frame (frameSamples, 960 at 48 kHz). Returns a view of the encoder's reused buffer,
    * valid until the next call: copy it to keep it.
    */
   encode(pcm: Int16Array): Uint8Array {
-    if (pcm.length !== FRAME_SAMPLES_48K) {
+    if (pcm.length !== this.frameSamples) {
       throw new RangeError(
-        `OpusEncoder.encode needs ${FRAME_SAMPLES_48K} samples, got ${pcm.length}`,
+        `OpusEncoder.encode needs ${this.frameSamples} samples, got ${pcm.length}`,
       );
     }
     if (!this.#ptr) throw new Error("OpusEncoder is closed");
@@ -354,7 +381,7 @@ export class OpusEncoder {
     m.pcm().set(pcm);
     const n = m.check(
       "encode",
-      m.w.opus_encode(this.#ptr, m.pcmPtr, FRAME_SAMPLES_48K, m.pktPtr, MAX_PACKET_BYTES),
+      m.w.opus_encode(this.#ptr, m.pcmPtr, this.frameSamples, m.pktPtr, MAX_PACKET_BYTES),
     );
     this.#out.set(m.pkt().subarray(0, n));
     return this.#out.subarray(0, n);

@@ -13,7 +13,7 @@
 // wait 3.5 s after each. Every call is held until all calls played their script; then the
 // worker's GET /stats is read (pacing histograms of every call, merged), and the calls hang up.
 //
-// Each worker first serves one short call (BENCH_DENSITY_WARMUP), which is not measured.
+// Each worker first serves one short call, or the level once (BENCH_DENSITY_WARMUP), unmeasured.
 // Per (configuration, N), read from /proc over the tree of the worker's process (runners are its
 // children when it has any):
 //   - CPU: utime+stime per process and per thread (main = TID PID; "recognition"/"synthesis" by
@@ -44,11 +44,16 @@
 //   BENCH_DENSITY_PIN        "1": the worker's threads on CPU 0, this process and the callers on the
 //                            others (taskset): calls per core of a worker with a core of its own
 //   BENCH_DENSITY_WARMUP     "1": each fresh worker serves one short call before it is measured
-//                            (its steady state: JIT, pools, the recogniser's learnt prior); "0": not
+//                            (JIT, pools, the recogniser's learnt prior); "level": it first serves
+//                            the level's own calls once, unmeasured (the JIT of every thread at the
+//                            level's steady state, as on a node that has served for a while);
+//                            "0": cold
 //   BENCH_DENSITY_PROFILE    "1": a V8 CPU profile of the worker's main thread over each level's
 //                            calls, printed by module and function (one runner only; the
 //                            profiler's own overhead inflates that level's CPU figures);
 //                            "DIR": also written there as CONFIG-N.cpuprofile (Chrome DevTools)
+//   BENCH_DENSITY_THREADS    "1": also print each level's CPU by thread name (gross, ms per
+//                            call-second), to see what "other" is
 //   BENCH_WORKER_ENV         extra worker settings, "K=V K2=V2" (e.g. "WORKER_PROCESSES=2")
 //   BENCH_ROOT               the checkout whose media/main.ts runs as the worker (default: this)
 //                            A configuration may name its own: "local@/tmp/before" is the local
@@ -69,6 +74,7 @@ import {
   addSplit,
   CLK_TCK,
   cpuBetween,
+  cpuByThreadName,
   cpuSeconds,
   type CpuSplit,
   loadAverage,
@@ -121,14 +127,17 @@ const ARRIVAL = env("BENCH_DENSITY_ARRIVAL") === "spread" ? "spread" : "lockstep
 const STAGGER_MS = 300;
 /** About one turn: a line (~2.5 s), the reply's start (~0.5 s), the reply (~2.5 s), the gap. */
 const SPREAD_PERIOD_MS = 6000;
-/** Each worker serves one short call before it is measured (BENCH_DENSITY_WARMUP=0: not). */
-const WARMUP = env("BENCH_DENSITY_WARMUP") !== "0";
+/** What each worker serves before it is measured: nothing, one short call, or the level once. */
+const WARMUP_SETTING = env("BENCH_DENSITY_WARMUP") ?? "1";
+const WARMUP = WARMUP_SETTING !== "0";
+const WARMUP_LEVEL = WARMUP_SETTING === "level";
 /** BENCH_DENSITY_PIN=1: the worker on CPU 0, this process and the callers on the others. */
 const PIN = env("BENCH_DENSITY_PIN") === "1" ? pinSplit() : null;
 if (PIN && !pinTo(Deno.pid, PIN.bench)) throw new Error("BENCH_DENSITY_PIN: taskset failed");
 const PROFILE_SETTING = env("BENCH_DENSITY_PROFILE") ?? "";
 const PROFILE = PROFILE_SETTING !== "" && PROFILE_SETTING !== "0";
 const PROFILE_DIR = PROFILE && PROFILE_SETTING !== "1" ? PROFILE_SETTING : undefined;
+const SHOW_THREADS = Deno.env.get("BENCH_DENSITY_THREADS") === "1";
 const ECHO_PAUSE_MS = 3500;
 const GAP_MS = 700;
 const LINES = ["what is the weather like today", "please book a table for two"];
@@ -429,8 +438,15 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     if (WARMUP) {
       // One short call first: a worker that has served calls (JIT, pools, the recogniser's
       // learnt prior) is what a node runs in its steady state; a fresh one pays those once.
-      const warm = await dial(s, config, 1, { lines: [LINES[0]], barge: false });
-      await runCallers(worker, config, warm.calls, 0);
+      const warm = WARMUP_LEVEL
+        ? await dial(s, config, n)
+        : await dial(s, config, 1, { lines: [LINES[0]], barge: false });
+      await runCallers(
+        worker,
+        config,
+        warm.calls,
+        WARMUP_LEVEL && ARRIVAL === "spread" ? SPREAD_PERIOD_MS / n : STAGGER_MS,
+      );
       await tornDown(worker);
       await sleep(1500);
     }
@@ -477,6 +493,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     sampler = undefined;
     const windowS = (c1.at - c0.at) / 1000;
     const per = cpuBetween(c0, c1);
+    if (SHOW_THREADS) printThreads(`${config} × ${n}`, cpuByThreadName(c0, c1), result.calls);
     const gross = sumSplits(per.values());
     const net = addSplit(gross, idleRate, -windowS);
     const callSeconds = result.calls.reduce((a, c) => a + c.seconds, 0);
@@ -586,6 +603,15 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
 }
 
 // ---- output ----
+
+function printThreads(level: string, byName: Map<string, number>, calls: { seconds: number }[]) {
+  const callSeconds = calls.reduce((a, c) => a + c.seconds, 0);
+  const rows = [...byName].filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
+  console.log(
+    `  ${level}, CPU by thread (gross ms per call-second): ` +
+      rows.map(([name, s]) => `${name} ${f((s * 1000) / callSeconds)}`).join(", "),
+  );
+}
 
 const f = (x: number | undefined, d = 1) =>
   x !== undefined && Number.isFinite(x) ? x.toFixed(d) : "-";
@@ -706,7 +732,13 @@ async function main(): Promise<void> {
       `brain); CLK_TCK ${CLK_TCK}; load average ${loadAverage()}; workers: ` +
       CONFIGS.map((c) => `${c.split("@")[0]} from ${rootOf(c)}`).join(", ") +
       (Object.keys(WORKER_ENV).length ? ` with ${JSON.stringify(WORKER_ENV)}` : "") +
-      `; arrival ${ARRIVAL}; ${WARMUP ? "each worker warmed by one call" : "cold workers"}` +
+      `; arrival ${ARRIVAL}; ${
+        WARMUP_LEVEL
+          ? "each worker warmed by one unmeasured run of the level"
+          : WARMUP
+          ? "each worker warmed by one call"
+          : "cold workers"
+      }` +
       (PIN ? `; worker pinned to CPU ${PIN.worker}, the rest to ${PIN.bench}` : ""),
   );
   const wavs = new Map<string, string>();
@@ -820,7 +852,7 @@ async function main(): Promise<void> {
       JSON.stringify(
         {
           machine: { cores, clk_tck: CLK_TCK, load_after: loadAverage() },
-          worker: { root: ROOT, env: WORKER_ENV, configs: CONFIGS, warmup: WARMUP },
+          worker: { root: ROOT, env: WORKER_ENV, configs: CONFIGS, warmup: WARMUP_SETTING },
           arrival: ARRIVAL,
           pinned: PIN,
           thresholds: { max_p99_ms: MAX_P99_MS, max_skipped_pct: MAX_SKIPPED_PCT },

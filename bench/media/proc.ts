@@ -145,6 +145,28 @@ export function cpuBetween(a: TreeSnapshot, b: TreeSnapshot): Map<number, CpuSpl
   return out;
 }
 
+/**
+ * CPU used between two snapshots by thread name, over every process of the tree (threads alive at
+ * `b`; V8's workers share names, so they add up). The time of threads that exited in between is
+ * under "(exited)".
+ */
+export function cpuByThreadName(a: TreeSnapshot, b: TreeSnapshot): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [pid, pb] of b.procs) {
+    const pa = a.procs.get(pid);
+    let named = 0;
+    for (const [tid, t] of pb.threads) {
+      const d = t.cpu - (pa?.threads.get(tid)?.cpu ?? 0);
+      const name = tid === pid ? "(main)" : t.name;
+      out.set(name, (out.get(name) ?? 0) + d);
+      named += d;
+    }
+    const exited = pb.total - (pa?.total ?? 0) - named;
+    out.set("(exited)", (out.get("(exited)") ?? 0) + exited);
+  }
+  return out;
+}
+
 /** Field-wise a + k·b. */
 export function addSplit(a: CpuSplit, b: CpuSplit, k = 1): CpuSplit {
   return {

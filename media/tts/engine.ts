@@ -1,6 +1,6 @@
 // The speech synthesis seam of the media worker: a unit of text in, 48 kHz mono audio out in
 // chunks, with word timings so the worker can tell which prefix of the unit the caller heard.
-// Engines: espeak_engine.ts (local, espeak-ng in WASM), sarvam.ts (Sarvam's Bulbul),
+// Engines: espeak_engine.ts (local, espeak-ng through emscripten), sarvam.ts (Sarvam's Bulbul),
 // indic_parler.ts (a self-hosted Indic Parler-TTS endpoint). media/engines/ routes to them.
 import type { EngineKind } from "../stt/engine.ts";
 

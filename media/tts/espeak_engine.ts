@@ -1,4 +1,4 @@
-// The local synthesis engine: espeak-ng (WASM) in Worker threads, resampled to 48 kHz there.
+// The local synthesis engine: espeak-ng (emscripten's wasm2js build) in Worker threads, resampled to 48 kHz there.
 //
 // Threads: one per engine by default, and one engine per process. Measured (bench/media/tts.ts,
 // this 2-core VM): a warm thread makes a 12 s unit in ~55 ms and a 2 s one in ~10-20 ms
