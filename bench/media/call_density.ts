@@ -167,11 +167,11 @@ const pct = (xs: number[], q: number) => {
 };
 
 /** Busy and total CPU ticks of the whole machine (/proc/stat). */
-function machineTicks(): { busy: number; total: number } {
+function machineTicks(): { busy: number; total: number; steal: number } {
   const f = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/).slice(1)
     .map(Number);
   const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
-  return { busy: total - f[3] - f[4], total };
+  return { busy: total - f[3] - f[4], total, steal: f[7] };
 }
 
 // ---- the worker under test ----
@@ -324,6 +324,11 @@ export interface Row {
   workerCorePct: number;
   /** The whole machine's busy time over the window, in cores, and the callers' share. */
   machineBusyCores: number;
+  /**
+   * Time the hypervisor gave this VM's CPUs to others over the window, in cores: a busy host
+   * makes every figure of the row worse, so runs compare only when it is near 0.
+   */
+  stealCores: number;
   callersCorePct: number;
   idleRssMb: number;
   peakRssMb: number;
@@ -531,6 +536,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
       cpuSPerCall: net.total / n,
       workerCorePct: (gross.total / windowS) * 100,
       machineBusyCores: (m1.busy - m0.busy) / CLK_TCK / windowS,
+      stealCores: (m1.steal - m0.steal) / CLK_TCK / windowS,
       callersCorePct: (callersCpu / windowS) * 100,
       idleRssMb: idleRssSum / 1024,
       peakRssMb: peakKb / 1024,
@@ -623,6 +629,7 @@ function oneLine(r: Row): string {
     `main ${f(m.main)}, recognition ${f(m.recognition)}, synthesis ${f(m.synthesis)}, ` +
     `other ${f(m.other)}; ${f(r.cpuSPerCall, 2)} CPU-s per call)`,
     `RSS idle ${f(r.idleRssMb, 0)} MB, +${f(r.rssPerCallMb)} MB/call`,
+    `host steal ${f(r.stealCores, 2)} cores`,
     r.pacing
       ? `skipped ${r.pacing.skipped}/${r.pacing.ticks}, late p50/p99 ${f(r.pacing.p50, 2)}/` +
         f(r.pacing.p99, 2) + " ms"
