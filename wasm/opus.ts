@@ -367,8 +367,8 @@ export class OpusEncoder {
   }
 
   /**
-   * Encodes one 20 ms frame (frameSamples, 960 at 48 kHz). Returns a view of the encoder's reused buffer,
-   * valid until the next call: copy it to keep it.
+   * Encodes one 20 ms frame (frameSamples: 960 at 48 kHz). Returns a view of the encoder's
+   * reused buffer, valid until the next call: copy it to keep it.
    */
   encode(pcm: Int16Array): Uint8Array {
     if (pcm.length !== this.frameSamples) {
