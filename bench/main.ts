@@ -3,8 +3,9 @@
 // Run: deno task bench [name ...]   (names filter by substring, e.g. `deno task bench connect`)
 //
 // bench/connect_phases.ts (where a connect's time goes), bench/media/opus_choice.ts (the
-// one-off codec choice) and bench/media/voice_encoding.ts (the bot's voice: encoder settings'
-// cost and fidelity) are diagnostics and are run by hand, not here.
+// one-off codec choice), bench/media/voice_encoding.ts (the bot's voice: encoder settings' cost
+// and fidelity), bench/media/pacing_timers.ts (a timer per call against one shared frame clock)
+// and bench/media/host_speed.ts (the host probe) are diagnostics and are run by hand, not here.
 const BENCHES = [
   "bench/connect.ts",
   "bench/media/echo_calls.ts",

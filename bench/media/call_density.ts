@@ -88,6 +88,7 @@ import {
   zeroSplit,
 } from "./proc.ts";
 import { LineChild } from "./line_child.ts";
+import { hostSpeedProbe } from "./host_speed.ts";
 import { printProfile, Profiler } from "./profile.ts";
 import type { DensityCall, DensityCallersConfig, DensityCallersResult } from "./density_callers.ts";
 
@@ -329,6 +330,8 @@ export interface Row {
    * makes every figure of the row worse, so runs compare only when it is near 0.
    */
   stealCores: number;
+  /** bench/media/host_speed.ts just before the level: ms per Opus frame (lower: faster host). */
+  hostProbeMs: number;
   callersCorePct: number;
   idleRssMb: number;
   peakRssMb: number;
@@ -455,6 +458,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
       await tornDown(worker);
       await sleep(1500);
     }
+    const hostProbeMs = hostSpeedProbe();
     pids = processTree(root);
     const i0 = snapshotTree(root);
     await sleep(IDLE_S * 1000);
@@ -537,6 +541,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
       workerCorePct: (gross.total / windowS) * 100,
       machineBusyCores: (m1.busy - m0.busy) / CLK_TCK / windowS,
       stealCores: (m1.steal - m0.steal) / CLK_TCK / windowS,
+      hostProbeMs,
       callersCorePct: (callersCpu / windowS) * 100,
       idleRssMb: idleRssSum / 1024,
       peakRssMb: peakKb / 1024,
@@ -629,7 +634,7 @@ function oneLine(r: Row): string {
     `main ${f(m.main)}, recognition ${f(m.recognition)}, synthesis ${f(m.synthesis)}, ` +
     `other ${f(m.other)}; ${f(r.cpuSPerCall, 2)} CPU-s per call)`,
     `RSS idle ${f(r.idleRssMb, 0)} MB, +${f(r.rssPerCallMb)} MB/call`,
-    `host steal ${f(r.stealCores, 2)} cores`,
+    `host steal ${f(r.stealCores, 2)} cores, probe ${f(r.hostProbeMs, 3)} ms`,
     r.pacing
       ? `skipped ${r.pacing.skipped}/${r.pacing.ticks}, late p50/p99 ${f(r.pacing.p50, 2)}/` +
         f(r.pacing.p99, 2) + " ms"

@@ -1,12 +1,9 @@
 /**
- * Outbound audio pacer: calls `tick` once per frame (20 ms) on a fixed monotonic grid.
- *
- * Deadline n is `start + n * interval` (performance.now), so timer lateness never accumulates
- * into drift. A small lag (up to `maxLagFrames`) is caught up with ticks at least `minGapMs`
- * apart, never back to back; a bigger lag (event loop stalled) skips the missed frames and
- * rejoins the grid, because a burst of stale audio frames would only be dropped or queued by
- * the receiver's jitter buffer.
+ * Outbound audio pacer: calls `tick` once per frame (20 ms) on a FrameClock's fixed grid, and
+ * keeps its own count of ticks, skipped frames and lateness. Without a clock of its own choosing
+ * it gets a private one (a timer of its own); the worker's calls share one (frame_clock.ts).
  */
+import { type ClockTick, FrameClock } from "./frame_clock.ts";
 
 export interface PacerTick {
   /** Frame index on the grid (counts skipped frames too). */
@@ -18,6 +15,11 @@ export interface PacerTick {
 }
 
 export interface PacerOptions {
+  /**
+   * The grid to tick on, shared with other pacers; its own interval and lag settings then apply,
+   * not the three below. Default: a private clock made from them.
+   */
+  clock?: FrameClock;
   /** Frame interval in ms (default 20). */
   intervalMs?: number;
   /** Lag, in frames, above which missed frames are skipped instead of caught up (default 3). */
@@ -119,9 +121,7 @@ export class LatenessHistogram {
 }
 
 export class Pacer {
-  readonly intervalMs: number;
-  readonly maxLagFrames: number;
-  readonly minGapMs: number;
+  readonly clock: FrameClock;
   /** Lateness of each tick in ms, when recordJitter is set. */
   readonly jitter: number[] = [];
   /** Ticks run since start(). */
@@ -134,45 +134,44 @@ export class Pacer {
   #tick: (t: PacerTick) => void;
   #record: boolean;
   #onError: (e: unknown) => void;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #start = 0;
-  #next = 0;
-  #lastTickAt = -Infinity;
   #running = false;
+  /** The clock's frame that was this pacer's frame 0, and the last frame ticked. */
+  #first = -1;
+  #last = -1;
   #info: PacerTick = { frame: 0, scheduledAt: 0, lateMs: 0 };
 
   constructor(tick: (t: PacerTick) => void, options: PacerOptions = {}) {
     this.#tick = tick;
-    this.intervalMs = options.intervalMs ?? 20;
-    this.maxLagFrames = options.maxLagFrames ?? 3;
-    this.minGapMs = options.minGapMs ?? this.intervalMs / 4;
+    this.clock = options.clock ?? new FrameClock(options);
     this.#record = options.recordJitter ?? false;
     this.histogram = options.histogram === false ? undefined : new LatenessHistogram();
     this.#onError = options.onError ?? ((e) => console.error("pacer tick failed:", e));
+  }
+
+  get intervalMs(): number {
+    return this.clock.intervalMs;
   }
 
   get running(): boolean {
     return this.#running;
   }
 
-  /** Starts the grid now; the first tick runs immediately (frame 0). */
+  /** Starts ticking: frame 0 at the clock's next wake (at once, on a clock of its own). */
   start(): void {
     if (this.#running) return;
     this.#running = true;
-    this.#start = performance.now();
-    this.#next = 0;
     this.ticks = 0;
     this.skipped = 0;
     this.jitter.length = 0;
     this.histogram?.reset();
-    this.#lastTickAt = -Infinity;
-    this.#schedule(0);
+    this.#first = -1;
+    this.#last = -1;
+    this.clock.add(this.#onClock);
   }
 
   stop(): void {
     this.#running = false;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.clock.delete(this.#onClock);
   }
 
   /** Exact figures from `jitter` when recorded; otherwise from the histogram (if kept). */
@@ -202,44 +201,23 @@ export class Pacer {
     };
   }
 
-  #schedule(delay: number): void {
-    this.#timer = setTimeout(this.#wake, Math.max(0, delay));
-  }
-
-  #wake = (): void => {
-    this.#timer = undefined;
-    if (!this.#running) return;
-    let now = performance.now();
-    let due = this.#start + this.#next * this.intervalMs;
-    // The timer clock counts whole milliseconds, so a wake may come up to 1 ms early. A frame sent
-    // that early is on time for the receiver; waiting for the exact deadline cost a second timer
-    // wake on almost half the frames (0.25 ms tolerance: 219 wakes per 151 ticks).
-    if (now < due - 1) return this.#schedule(due - now);
-    const lag = Math.floor((now - due) / this.intervalMs);
-    if (lag > this.maxLagFrames) {
-      this.#next += lag;
-      this.skipped += lag;
-      due = this.#start + this.#next * this.intervalMs;
-    }
+  #onClock = (t: ClockTick): void => {
+    if (this.#first < 0) this.#first = t.frame;
+    const frame = t.frame - this.#first;
+    // The clock skipped frames after a stall: they count, and the grid goes on.
+    if (this.#last >= 0 && frame > this.#last + 1) this.skipped += frame - this.#last - 1;
+    this.#last = frame;
     const info = this.#info;
-    info.frame = this.#next;
-    info.scheduledAt = due;
-    info.lateMs = now - due;
+    info.frame = frame;
+    info.scheduledAt = t.scheduledAt;
+    info.lateMs = performance.now() - t.scheduledAt;
     if (this.#record) this.jitter.push(info.lateMs);
     this.histogram?.add(info.lateMs);
     this.ticks++;
-    this.#next++;
-    this.#lastTickAt = now;
     try {
       this.#tick(info);
     } catch (e) {
       this.#onError(e);
     }
-    if (!this.#running) return;
-    now = performance.now();
-    const nextDue = this.#start + this.#next * this.intervalMs;
-    // Behind schedule: still leave minGapMs between ticks rather than bursting.
-    const earliest = this.#lastTickAt + this.minGapMs;
-    this.#schedule(Math.max(nextDue, earliest) - now);
   };
 }

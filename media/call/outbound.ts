@@ -3,6 +3,7 @@
 // packet, as the echo's are), or pre-encoded silence.
 import { OPUS_SILENCE_20MS, OpusEncoder } from "../../wasm/opus.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
+import { sharedFrameClock } from "../audio/frame_clock.ts";
 import { type LatenessHistogram, Pacer, type PacerOptions } from "../audio/pacer.ts";
 import type { OpusRtpSender } from "../rtc/rtp_sender.ts";
 
@@ -24,7 +25,11 @@ export class OutboundAudio {
   voiced = 0;
 
   constructor(private sender: () => OpusRtpSender, pacerOptions: PacerOptions = {}) {
-    this.pacer = new Pacer((t) => this.tick(t.frame), pacerOptions);
+    // Every call of the worker on one clock: one timer wake per frame for all of them.
+    this.pacer = new Pacer((t) => this.tick(t.frame), {
+      clock: sharedFrameClock(),
+      ...pacerOptions,
+    });
   }
 
   get stats() {
