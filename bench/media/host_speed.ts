@@ -1,6 +1,6 @@
 // How fast this host runs a fixed piece of the worker's own work right now: Opus-encoding the same
 // 20 ms frames (complexity 5, as the bot's voice) in this process. On this shared VM the same
-// encoding ran 1.8× slower in an afternoon than that morning (voice_encoding.ts: 0.229 against
+// encoding ran 1.8× slower one hour than the hour before (voice_encoding.ts: 0.229 against
 // 0.408 ms a frame) with no steal time to show for it, and call_density's per-call CPU moved with
 // it. Benches print this probe beside their figures, so that runs from different hours are read
 // against the host they ran on.
