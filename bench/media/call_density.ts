@@ -128,6 +128,8 @@ const ARRIVAL = env("BENCH_DENSITY_ARRIVAL") === "spread" ? "spread" : "lockstep
 const STAGGER_MS = 300;
 /** About one turn: a line (~2.5 s), the reply's start (~0.5 s), the reply (~2.5 s), the gap. */
 const SPREAD_PERIOD_MS = 6000;
+/** Between two of `n` calls' dials, by the arrival chosen. */
+const dialGapMs = (n: number) => (ARRIVAL === "spread" ? SPREAD_PERIOD_MS / n : STAGGER_MS);
 /** What each worker serves before it is measured: nothing, one short call, or the level once. */
 const WARMUP_SETTING = env("BENCH_DENSITY_WARMUP") ?? "1";
 const WARMUP = WARMUP_SETTING !== "0";
@@ -138,7 +140,7 @@ if (PIN && !pinTo(Deno.pid, PIN.bench)) throw new Error("BENCH_DENSITY_PIN: task
 const PROFILE_SETTING = env("BENCH_DENSITY_PROFILE") ?? "";
 const PROFILE = PROFILE_SETTING !== "" && PROFILE_SETTING !== "0";
 const PROFILE_DIR = PROFILE && PROFILE_SETTING !== "1" ? PROFILE_SETTING : undefined;
-const SHOW_THREADS = Deno.env.get("BENCH_DENSITY_THREADS") === "1";
+const SHOW_THREADS = env("BENCH_DENSITY_THREADS") === "1";
 const ECHO_PAUSE_MS = 3500;
 const GAP_MS = 700;
 const LINES = ["what is the weather like today", "please book a table for two"];
@@ -449,12 +451,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
       const warm = WARMUP_LEVEL
         ? await dial(s, config, n)
         : await dial(s, config, 1, { lines: [LINES[0]], barge: false });
-      await runCallers(
-        worker,
-        config,
-        warm.calls,
-        WARMUP_LEVEL && ARRIVAL === "spread" ? SPREAD_PERIOD_MS / n : STAGGER_MS,
-      );
+      await runCallers(worker, config, warm.calls, dialGapMs(warm.calls.length));
       await tornDown(worker);
       await sleep(1500);
     }
@@ -484,7 +481,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
       worker,
       config,
       calls,
-      ARRIVAL === "spread" ? SPREAD_PERIOD_MS / n : STAGGER_MS,
+      dialGapMs(n),
     );
     await tornDown(worker); // the teardown is part of a call's cost
     const c1 = snapshotTree(root);
@@ -502,10 +499,10 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     sampler = undefined;
     const windowS = (c1.at - c0.at) / 1000;
     const per = cpuBetween(c0, c1);
-    if (SHOW_THREADS) printThreads(`${config} × ${n}`, cpuByThreadName(c0, c1), result.calls);
     const gross = sumSplits(per.values());
     const net = addSplit(gross, idleRate, -windowS);
     const callSeconds = result.calls.reduce((a, c) => a + c.seconds, 0);
+    if (SHOW_THREADS) printThreads(`${config} × ${n}`, cpuByThreadName(c0, c1), callSeconds);
     const msPerCallS = addSplit(zeroSplit(), net, 1000 / callSeconds);
     const peakKb = pids.length === 1 && hwm
       ? Math.max(sampledPeak, statusKb(root, "VmHWM"))
@@ -615,8 +612,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
 
 // ---- output ----
 
-function printThreads(level: string, byName: Map<string, number>, calls: { seconds: number }[]) {
-  const callSeconds = calls.reduce((a, c) => a + c.seconds, 0);
+function printThreads(level: string, byName: Map<string, number>, callSeconds: number) {
   const rows = [...byName].filter(([, s]) => s > 0).sort((a, b) => b[1] - a[1]);
   console.log(
     `  ${level}, CPU by thread (gross ms per call-second): ` +

@@ -9,23 +9,35 @@ import { FRAME_SAMPLES_48K, OpusEncoder } from "../../wasm/opus.ts";
 const FRAMES = 50;
 const BATCHES = 7;
 
-/** Median over a few batches of ms per encoded frame (lower is a faster host). */
-export function hostSpeedProbe(): number {
-  const frames: Int16Array[] = [];
+/**
+ * A speech-like test signal of 20 ms 48 kHz frames: two formant-ish tones under a slow amplitude
+ * modulation, plus some noise from a fixed seed (the same frames every run).
+ */
+export function speechLikeFrames(
+  frames: number,
+  { noise, amplitude }: { noise: number; amplitude: number },
+): Int16Array[] {
+  const out: Int16Array[] = [];
   let seed = 12345;
-  for (let f = 0; f < FRAMES; f++) {
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5;
+  for (let f = 0; f < frames; f++) {
     const frame = new Int16Array(FRAME_SAMPLES_48K);
     for (let i = 0; i < frame.length; i++) {
       const t = (f * FRAME_SAMPLES_48K + i) / 48000;
-      seed = (seed * 1103515245 + 12345) >>> 0;
-      const noise = seed / 2 ** 32 - 0.5;
-      const v = (0.5 + 0.5 * Math.sin(2 * Math.PI * 3 * t)) *
-          (0.4 * Math.sin(2 * Math.PI * 220 * t) + 0.2 * Math.sin(2 * Math.PI * 1250 * t)) +
-        0.05 * noise;
-      frame[i] = Math.round(v * 26000);
+      const env = 0.5 + 0.5 * Math.sin(2 * Math.PI * 3 * t);
+      const v =
+        env * (0.4 * Math.sin(2 * Math.PI * 220 * t) + 0.2 * Math.sin(2 * Math.PI * 1250 * t)) +
+        noise * rand();
+      frame[i] = Math.round(v * amplitude);
     }
-    frames.push(frame);
+    out.push(frame);
   }
+  return out;
+}
+
+/** Median over a few batches of ms per encoded frame (lower is a faster host). */
+export function hostSpeedProbe(): number {
+  const frames = speechLikeFrames(FRAMES, { noise: 0.05, amplitude: 26000 });
   const enc = new OpusEncoder({ complexity: 5 });
   const times: number[] = [];
   try {

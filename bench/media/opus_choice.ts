@@ -9,30 +9,11 @@
 import { createRequire } from "node:module";
 import { Decoder as EvanDecoder, Encoder as EvanEncoder } from "@evan/opus/wasm/index.mjs";
 import OpusScript from "opusscript";
+import { speechLikeFrames } from "./host_speed.ts";
 
 const FRAMES = Number(Deno.args[0] ?? 1500);
 const ROUNDS = 3;
 const FRAME_48K = 960;
-
-/** Speech-like test signal: two formant-ish tones, slow amplitude modulation and some noise. */
-function makeSignal(frames: number): Int16Array[] {
-  const out: Int16Array[] = [];
-  let seed = 12345;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5;
-  for (let f = 0; f < frames; f++) {
-    const frame = new Int16Array(FRAME_48K);
-    for (let i = 0; i < FRAME_48K; i++) {
-      const t = (f * FRAME_48K + i) / 48000;
-      const env = 0.5 + 0.5 * Math.sin(2 * Math.PI * 3 * t);
-      const v =
-        env * (0.4 * Math.sin(2 * Math.PI * 220 * t) + 0.2 * Math.sin(2 * Math.PI * 1250 * t)) +
-        0.03 * rand();
-      frame[i] = Math.round(v * 32767 * 0.8);
-    }
-    out.push(frame);
-  }
-  return out;
-}
 
 interface Codec {
   name: string;
@@ -150,7 +131,7 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-const signal = makeSignal(FRAMES);
+const signal = speechLikeFrames(FRAMES, { noise: 0.03, amplitude: 32767 * 0.8 });
 console.log(
   `frames per round: ${FRAMES} (${(FRAMES * 0.02).toFixed(0)} s of audio), rounds: ${ROUNDS}`,
 );

@@ -122,6 +122,23 @@ export const zeroSplit = (): CpuSplit => ({
   other: 0,
 });
 
+/** Each process alive at `b`: its CPU since `a` (zero at birth), whole and per live thread. */
+function* processDeltas(a: TreeSnapshot, b: TreeSnapshot): Generator<{
+  pid: number;
+  total: number;
+  threads: { tid: number; name: string; cpu: number }[];
+}> {
+  for (const [pid, pb] of b.procs) {
+    const pa = a.procs.get(pid);
+    const threads = [...pb.threads].map(([tid, t]) => ({
+      tid,
+      name: t.name,
+      cpu: t.cpu - (pa?.threads.get(tid)?.cpu ?? 0),
+    }));
+    yield { pid, total: pb.total - (pa?.total ?? 0), threads };
+  }
+}
+
 /**
  * CPU used between two snapshots, per process (those alive at `b`; one born in between counts
  * from zero). A thread's time is only attributed to its group while it is alive at `b`; the time of
@@ -129,15 +146,13 @@ export const zeroSplit = (): CpuSplit => ({
  */
 export function cpuBetween(a: TreeSnapshot, b: TreeSnapshot): Map<number, CpuSplit> {
   const out = new Map<number, CpuSplit>();
-  for (const [pid, pb] of b.procs) {
-    const pa = a.procs.get(pid);
+  for (const { pid, total, threads } of processDeltas(a, b)) {
     const s = zeroSplit();
-    s.total = pb.total - (pa?.total ?? 0);
-    for (const [tid, t] of pb.threads) {
-      const d = t.cpu - (pa?.threads.get(tid)?.cpu ?? 0);
-      if (tid === pid) s.main += d;
-      else if (t.name.startsWith("recognition")) s.recognition += d;
-      else if (t.name.startsWith("synthesis")) s.synthesis += d;
+    s.total = total;
+    for (const t of threads) {
+      if (t.tid === pid) s.main += t.cpu;
+      else if (t.name.startsWith("recognition")) s.recognition += t.cpu;
+      else if (t.name.startsWith("synthesis")) s.synthesis += t.cpu;
     }
     s.other = s.total - s.main - s.recognition - s.synthesis;
     out.set(pid, s);
@@ -152,17 +167,14 @@ export function cpuBetween(a: TreeSnapshot, b: TreeSnapshot): Map<number, CpuSpl
  */
 export function cpuByThreadName(a: TreeSnapshot, b: TreeSnapshot): Map<string, number> {
   const out = new Map<string, number>();
-  for (const [pid, pb] of b.procs) {
-    const pa = a.procs.get(pid);
+  const add = (name: string, cpu: number) => out.set(name, (out.get(name) ?? 0) + cpu);
+  for (const { pid, total, threads } of processDeltas(a, b)) {
     let named = 0;
-    for (const [tid, t] of pb.threads) {
-      const d = t.cpu - (pa?.threads.get(tid)?.cpu ?? 0);
-      const name = tid === pid ? "(main)" : t.name;
-      out.set(name, (out.get(name) ?? 0) + d);
-      named += d;
+    for (const t of threads) {
+      add(t.tid === pid ? "(main)" : t.name, t.cpu);
+      named += t.cpu;
     }
-    const exited = pb.total - (pa?.total ?? 0) - named;
-    out.set("(exited)", (out.get("(exited)") ?? 0) + exited);
+    add("(exited)", total - named);
   }
   return out;
 }

@@ -12,6 +12,7 @@
 //   all of espeak's band. Lower is closer; it is a proxy, not a listening test;
 // - energy above 8 kHz: the share of the source's energy a wideband cap leaves out.
 
+import { concat } from "../../tests/helpers/test_signals.ts";
 import { resample } from "../../wasm/resampler.ts";
 import { Espeak } from "../../wasm/espeak.ts";
 import { OpusDecoder, OpusEncoder, type OpusEncoderOptions } from "../../wasm/opus.ts";
@@ -50,11 +51,7 @@ async function speech(): Promise<Map<number, Int16Array>> {
     for (const s of SENTENCES) {
       const chunks: Int16Array[] = [];
       espeak.synthesize(s, (pcm) => void chunks.push(pcm.slice()));
-      const n = chunks.reduce((a, c) => a + c.length, 0);
-      const pcm = new Int16Array(n);
-      let o = 0;
-      for (const c of chunks) pcm.set(c, (o += c.length) - c.length);
-      raw.push(pcm);
+      raw.push(concat(...chunks));
     }
   }
   // Each sentence padded to whole 48 kHz frames, so frame f is the same 20 ms at every rate.
@@ -115,6 +112,7 @@ function main(byRate: Map<number, Int16Array>) {
   const src = byRate.get(48000)!;
   const frames = src.length / FRAME;
   const encoders = SETTINGS.map((s) => new OpusEncoder(s.options));
+  const decoders = SETTINGS.map(() => new OpusDecoder({ sampleRate: 48000 }));
   const time = SETTINGS.map(() => 0);
   let bytes = SETTINGS.map(() => 0);
   const decoded = SETTINGS.map(() => new Int16Array(src.length));
@@ -135,7 +133,6 @@ function main(byRate: Map<number, Int16Array>) {
   return { frames, time, bytes, decoded };
 }
 
-const decoders = SETTINGS.map(() => new OpusDecoder({ sampleRate: 48000 }));
 const byRate = await speech();
 const src = byRate.get(48000)!;
 const { frames, time, bytes, decoded } = main(byRate);

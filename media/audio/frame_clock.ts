@@ -45,7 +45,6 @@ export class FrameClock {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #start = 0;
   #next = 0;
-  #lastTickAt = -Infinity;
   #ticking = false;
   #tick: ClockTick = { frame: 0, scheduledAt: 0 };
   #onError: (e: unknown) => void;
@@ -71,7 +70,6 @@ export class FrameClock {
     if (this.#timer === undefined && !this.#ticking && this.#listeners.size === 1) {
       this.#start = performance.now();
       this.#next = 0;
-      this.#lastTickAt = -Infinity;
       this.#schedule(0);
     }
   }
@@ -92,13 +90,13 @@ export class FrameClock {
   #wake = (): void => {
     this.#timer = undefined;
     if (this.#listeners.size === 0) return;
-    let now = performance.now();
+    const wokeAt = performance.now();
     let due = this.#start + this.#next * this.intervalMs;
     // The timer clock counts whole milliseconds, so a wake may come up to 1 ms early. A frame sent
     // that early is on time for the receiver; waiting for the exact deadline cost a second timer
     // wake on almost half the frames (0.25 ms tolerance: 219 wakes per 151 ticks).
-    if (now < due - 1) return this.#schedule(due - now);
-    const lag = Math.floor((now - due) / this.intervalMs);
+    if (wokeAt < due - 1) return this.#schedule(due - wokeAt);
+    const lag = Math.floor((wokeAt - due) / this.intervalMs);
     if (lag > this.maxLagFrames) {
       this.#next += lag;
       due = this.#start + this.#next * this.intervalMs;
@@ -107,7 +105,6 @@ export class FrameClock {
     tick.frame = this.#next;
     tick.scheduledAt = due;
     this.#next++;
-    this.#lastTickAt = now;
     this.wakes++;
     // A Set visits listeners added during the loop and skips ones deleted before their turn.
     this.#ticking = true;
@@ -120,10 +117,9 @@ export class FrameClock {
     }
     this.#ticking = false;
     if (this.#listeners.size === 0) return;
-    now = performance.now();
     const nextDue = this.#start + this.#next * this.intervalMs;
     // Behind schedule: still leave minGapMs between wakes rather than bursting.
-    this.#schedule(Math.max(nextDue, this.#lastTickAt + this.minGapMs) - now);
+    this.#schedule(Math.max(nextDue, wokeAt + this.minGapMs) - performance.now());
   };
 }
 
