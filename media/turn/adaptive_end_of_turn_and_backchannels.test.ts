@@ -163,20 +163,49 @@ Deno.test("a backchannel over the bot pauses it and resumes it: no cancel, no in
   assertEquals(m.state, "listening");
 });
 
-Deno.test("a cough (no words) over the bot resumes it", () => {
+Deno.test("a cough (no words) over the bot resumes it once the silence shows the caller is done", () => {
   const m = botSpeaking();
   const out = run(m, [
     { type: "speech_started", onsetMs: 20_000 },
     { type: "speech_paused", silenceStartMs: 20_100, atMs: 20_260 },
     { type: "final_text", text: "" },
   ]);
-  assertEquals(kinds(out), [
-    "pause_bot",
-    "start_recognition",
-    "finish_recognition",
+  // No words is not a backchannel: the bot stays held while the caller may go on.
+  assertEquals(kinds(out), ["pause_bot", "start_recognition", "finish_recognition"]);
+  const windowMs = m.policy.windowMs("");
+  assertEquals(m.next({ type: "audio_time", atMs: 20_100 + windowMs - 20 }), []);
+  assertEquals(kinds(m.next({ type: "audio_time", atMs: 20_100 + windowMs })), [
     "end_utterance",
     "resume_bot",
   ]);
+  assertEquals(m.state, "bot_speaking");
+});
+
+Deno.test("a noise then words over the bot: the bot stays held between them and is cut", () => {
+  const m = botSpeaking();
+  const out = run(m, [
+    { type: "speech_started", onsetMs: 20_000 },
+    { type: "speech_paused", silenceStartMs: 20_200, atMs: 20_360 },
+    { type: "final_text", text: "" },
+    { type: "audio_time", atMs: 20_450 },
+    { type: "speech_resumed", pauseMs: 250 },
+    { type: "audio_time", atMs: 20_900 },
+    { type: "speech_paused", silenceStartMs: 21_000, atMs: 21_160 },
+    { type: "final_text", text: "stop please thank you" },
+  ]);
+  assert(!kinds(out).includes("resume_bot"), `actions: ${kinds(out).join(" ")}`);
+  assertEquals(out.find((a) => a.type === "interrupt"), { type: "interrupt", turnId: "t1" });
+  assertEquals(m.wants("t1"), false);
+});
+
+Deno.test("a noise over the bot that the VAD itself ends resumes it at once", () => {
+  const m = botSpeaking();
+  run(m, [
+    { type: "speech_started", onsetMs: 20_000 },
+    { type: "speech_paused", silenceStartMs: 20_100, atMs: 20_260 },
+    { type: "final_text", text: "" },
+  ]);
+  assertEquals(kinds(m.next({ type: "speech_stopped" })), ["end_utterance", "resume_bot"]);
   assertEquals(m.state, "bot_speaking");
 });
 

@@ -231,6 +231,18 @@ export class TurnTaking {
     return this.clockMs - p.silenceStartMs;
   }
 
+  /**
+   * The overlap's pause, once its words are in: words are judged at once; no words (a cough, a
+   * knock, a breath) keep the bot held until the silence reaches the window of an empty turn, so
+   * a caller who goes on after a noise never hears the bot come back between the two.
+   */
+  private judgeOverlap(out: TurnAction[]): void {
+    const p = this.pause!;
+    if (p.text === undefined) return;
+    if (p.text !== "") return this.settleOverlap(out, p.text);
+    if (p.vadEnded || this.silenceMs(p) >= this.policy.windowMs("")) this.settleOverlap(out, "");
+  }
+
   /** The caller's words over the bot are in: a backchannel resumes it, anything else cuts it. */
   private settleOverlap(out: TurnAction[], text: string): void {
     const o = this.overlap!;
@@ -314,7 +326,8 @@ export class TurnTaking {
         if (this.state === "caller_paused") {
           // The VAD's upper bound: the turn ends now, or as soon as its words are in.
           this.pause!.vadEnded = true;
-          if (this.pause!.text !== undefined && !this.overlap) this.endTurn(out);
+          if (this.overlap) this.judgeOverlap(out);
+          else if (this.pause!.text !== undefined) this.endTurn(out);
           break;
         }
         if (this.state !== "caller_speaking") break;
@@ -331,8 +344,9 @@ export class TurnTaking {
         if (this.state === "caller_paused") {
           this.carried = "";
           this.pause!.text = text;
-          if (this.overlap) this.settleOverlap(out, text);
-          if (this.pause && this.shouldEnd()) this.endTurn(out);
+          if (this.overlap) this.judgeOverlap(out);
+          // An interruption leaves the pause open: the words may already end the new turn.
+          if (!this.overlap && this.pause && this.shouldEnd()) this.endTurn(out);
           break;
         }
         if (this.state !== "end_of_turn") break;
@@ -358,7 +372,9 @@ export class TurnTaking {
         break;
       case "audio_time":
         this.clockMs = Math.max(this.clockMs, event.atMs);
-        if (this.state === "caller_paused" && !this.overlap && this.shouldEnd()) {
+        if (this.state === "caller_paused" && this.overlap) {
+          this.judgeOverlap(out);
+        } else if (this.state === "caller_paused" && this.shouldEnd()) {
           this.endTurn(out);
         } else if (
           this.state === "caller_speaking" && this.overlap &&
