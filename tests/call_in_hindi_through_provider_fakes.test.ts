@@ -6,6 +6,7 @@
 // the engine of each leg.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import {
+  assertTurnLatenciesAddUp,
   botAudioAfter,
   heardCutOffAtWord,
   speech,
@@ -76,6 +77,8 @@ Deno.test("a call in Hindi through the provider fakes: Devanagari turns, Hindi s
     assertEquals(turns[0], ASKED);
     const t1 = record.timings.turns.find((t: { turn_id: string }) => t.turn_id === "t1");
     assertEquals(t1.engines, { recognition: "sarvam-saaras", synthesis: ["sarvam-bulbul"] });
+    // Provider engines: no step is negative and the steps add up to the end-to-end figure.
+    assertTurnLatenciesAddUp(t1);
     const cut = t1.units.find((u: { cut_off: boolean }) => u.cut_off);
     assertEquals([cut.engine, cut.heard, cut.heard_estimated], ["sarvam-bulbul", text, true]);
     const usage = record.usage.by_engine;

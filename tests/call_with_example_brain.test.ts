@@ -2,7 +2,13 @@
 // the caller's sentence reaches the brain as UserTurn text close to the script, the reply is
 // heard, and at hang-up the brain gets Finalize then End; the record keeps turns and usage.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { botAudioAfter, speech, startCallService, waitForLog } from "./helpers/call_harness.ts";
+import {
+  assertTurnLatenciesAddUp,
+  botAudioAfter,
+  speech,
+  startCallService,
+  waitForLog,
+} from "./helpers/call_harness.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
 import { wordErrorRate } from "../media/stt/wer.ts";
 
@@ -72,6 +78,10 @@ Deno.test("a call with the example brain: greeting, a turn, a reply, finalize th
     assertEquals(t1.user_text, turn.data.text);
     for (const k of ["recognition", "to_brain", "brain", "synthesis", "end_to_first_audio"]) {
       assert(typeof t1.latency_ms[k] === "number", `turn lacks ${k}: ${JSON.stringify(t1)}`);
+    }
+    // Local engines: no step is negative and the steps add up to the end-to-end figure.
+    for (const t of turns.filter((t: { trigger: string }) => t.trigger === "speech")) {
+      assertTurnLatenciesAddUp(t);
     }
     assert(t1.units.length >= 1 && t1.units[0].cut_off === false);
     assert(record.usage.recognised_seconds > 0.5, JSON.stringify(record.usage));

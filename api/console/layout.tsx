@@ -59,7 +59,7 @@ span.unplayed { color:var(--muted); }
 .who { display:inline-block; width:4.5em; color:var(--muted); }
 .bar { display:flex; height:12px; min-width:2px; background:var(--bg); }
 .bar span { height:12px; display:block; }
-.seg-recognition { background:#8fb8de; } .seg-to-brain { background:#c9b3e6; }
+.seg-end-of-turn { background:#8fb8de; } .seg-to-brain { background:#c9b3e6; }
 .seg-brain { background:#f2c078; } .seg-synthesis { background:#89d0a3; }
 .legend span { display:inline-block; width:.8em; height:.8em; margin:0 .2em 0 .8em; vertical-align:middle; }
 details summary { cursor:pointer; }

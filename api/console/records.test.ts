@@ -30,10 +30,16 @@ Deno.test("turns with missing or odd fields read as empty, never throw", () => {
 
 Deno.test("steps run from end of speech through each mark that happened", () => {
   const [t] = readTurns([{
-    marks: { speech_ended: 1000, final_text: 1200, user_turn_sent: 1250, first_unit: 1600 },
+    marks: {
+      speech_ended: 1000,
+      final_text: 1180,
+      end_of_turn: 1200,
+      user_turn_sent: 1250,
+      first_unit: 1600,
+    },
   }]);
   assertEquals(segments(t), [
-    { step: "recognition", from: 0, ms: 200 },
+    { step: "end of turn", from: 0, ms: 200 },
     { step: "to brain", from: 200, ms: 50 },
     { step: "brain", from: 250, ms: 350 },
   ]);

@@ -3,6 +3,8 @@
 
 export const STEP_MARKS = [
   "speech_ended",
+  "end_of_turn",
+  "final_requested",
   "final_text",
   "user_turn_sent",
   "first_unit",
@@ -11,15 +13,35 @@ export const STEP_MARKS = [
 ] as const;
 export type Mark = typeof STEP_MARKS[number];
 
+/**
+ * The figures of a turn, each with the words the console shows and what it measures. After
+ * recognition (which overlaps them), four steps chain the caller's end of speech (the start of the
+ * silence that ended the turn, read from the audio) to the first bot audio the worker sent; they
+ * add up to the figure after them.
+ */
 export const LATENCIES = [
-  ["recognition", "Recognition"],
-  ["to_brain", "To brain"],
-  ["brain", "Brain"],
-  ["synthesis", "Synthesis"],
-  ["end_to_first_audio", "End of speech → first audio"],
+  [
+    "recognition",
+    "Recognition",
+    "the recogniser's own time for the final text, inside end of turn or to brain",
+  ],
+  ["end_of_turn", "End of turn", "silence waited for before the turn was judged over"],
+  ["to_brain", "To brain", "end of turn to the user turn sent to the brain"],
+  ["brain", "Brain", "user turn sent to the brain's first unit"],
+  ["synthesis", "Synthesis", "first unit to its first audio sent"],
+  [
+    "end_to_first_audio",
+    "End of speech → first audio sent",
+    "the caller's end of speech to the first bot audio the worker sent (the four steps)",
+  ],
   // The same wait measured at the caller (the page or the caller simulator reports it): the
   // worker's figure plus the network, jitter buffer and playout the caller really waited through.
-  ["heard_at_caller", "Heard at caller"],
+  [
+    "heard_at_caller",
+    "End of speech → first audio heard",
+    "the same wait measured by the page or caller simulator from the audio it sent and received: " +
+    "the worker's figure plus network, jitter buffer and playout",
+  ],
 ] as const;
 export type Latency = typeof LATENCIES[number][0];
 
@@ -103,21 +125,22 @@ export interface Segment {
   ms: number;
 }
 
-const SEGMENT_NAMES: Partial<Record<Mark, string>> = {
-  final_text: "recognition",
-  user_turn_sent: "to brain",
-  first_unit: "brain",
-  first_audio: "synthesis",
-};
+/** The chain of a turn's timeline bar: each mark ends the step named beside it. */
+const SEGMENTS = [
+  ["end_of_turn", "end of turn"],
+  ["user_turn_sent", "to brain"],
+  ["first_unit", "brain"],
+  ["first_audio", "synthesis"],
+] as const;
 
 export function segments(turn: TurnView): Segment[] {
   const origin = turn.marks.speech_ended ?? 0;
   const out: Segment[] = [];
   let at = origin;
-  for (const mark of ["final_text", "user_turn_sent", "first_unit", "first_audio"] as const) {
+  for (const [mark, step] of SEGMENTS) {
     const t = turn.marks[mark];
     if (t === undefined) continue;
-    out.push({ step: SEGMENT_NAMES[mark]!, from: at - origin, ms: Math.max(0, t - at) });
+    out.push({ step, from: at - origin, ms: Math.max(0, t - at) });
     at = Math.max(at, t);
   }
   return out;

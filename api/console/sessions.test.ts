@@ -115,7 +115,7 @@ Deno.test("console session page", async (t) => {
       // The caller's own figure sits next to the worker's end of speech → first audio.
       assertMatch(
         row,
-        /data-latency="end_to_first_audio">731 ms<\/td><td class="num" data-latency="heard_at_caller">774 ms</,
+        /data-latency="end_to_first_audio">938 ms<\/td><td class="num" data-latency="heard_at_caller">1012 ms</,
       );
       assertMatch(greeting, /data-latency="heard_at_caller">—</);
     });

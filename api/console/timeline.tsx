@@ -20,19 +20,20 @@ export const Timeline: FC<{ turns: TurnView[]; callStart: Date | null }> = (
   return (
     <>
       <p class="legend small muted">
-        From end of speech (greeting: call start):
-        <span class="seg-recognition"></span>recognition
+        From the caller's end of speech (greeting: call start):
+        <span class="seg-end-of-turn"></span>end of turn
         <span class="seg-to-brain"></span>to brain
         <span class="seg-brain"></span>brain
-        <span class="seg-synthesis"></span>synthesis. Heard at caller: the same wait as the page or
-        caller simulator measured it from the audio it sent and received.
+        <span class="seg-synthesis"></span>synthesis; together the wait until the worker sent the
+        first bot audio. Recognition runs inside end of turn or to brain. The last column is the
+        same wait as the page or caller simulator measured it from the audio it sent and received.
       </p>
       <table id="timeline">
         <thead>
           <tr>
             <th>Turn</th>
             <th>At</th>
-            {LATENCIES.map(([, label]) => <th class="num">{label}</th>)}
+            {LATENCIES.map(([, label, what]) => <th class="num" title={what}>{label}</th>)}
             <th style="width:30%">Steps</th>
           </tr>
         </thead>
@@ -51,7 +52,7 @@ export const Timeline: FC<{ turns: TurnView[]; callStart: Date | null }> = (
                 <div class="bar">
                   {bars[i].map((s) => (
                     <span
-                      class={`seg-${s.step.replace(" ", "-")}`}
+                      class={`seg-${s.step.replaceAll(" ", "-")}`}
                       style={`width:${((s.ms / longest) * 100).toFixed(2)}%`}
                       title={`${s.step}: ${Math.round(s.ms)} ms`}
                     >

@@ -262,7 +262,9 @@ export class Conversation {
       // The upper bound: the machine ends the turn (end_utterance says so to the log and page).
       this.apply(this.turns.next({ type: "speech_stopped" }));
     } else {
-      this.turnLog.utteranceMark("speech_ended", now());
+      // The speech ended where the VAD's silence run began, stopMs before it decided.
+      this.turnLog.utteranceMark("speech_ended", now() - (this.vad?.settings.stopMs ?? 0));
+      this.turnLog.utteranceMark("end_of_turn", now());
       this.opts.log.add("worker", "speech_stopped", { at_ms: e.atMs, speech_ms: e.speechMs });
       this.opts.rtvi.emit("user-stopped-speaking");
       this.apply(this.turns.next({ type: "speech_stopped" }));
@@ -291,8 +293,11 @@ export class Conversation {
           break;
         case "end_utterance":
           if (a.vadOpen) this.vad?.endSpeech();
-          if (a.words) this.turnLog.utteranceMark("speech_ended", now());
-          else this.turnLog.utteranceDropped();
+          if (a.words) {
+            // The caller's speech ended where the silence that ended the turn began.
+            this.turnLog.utteranceMark("speech_ended", now() - a.silenceMs);
+            this.turnLog.utteranceMark("end_of_turn", now());
+          } else this.turnLog.utteranceDropped();
           this.opts.log.add("worker", "speech_stopped", {
             silence_ms: a.silenceMs,
             window_ms: a.windowMs,
@@ -346,6 +351,7 @@ export class Conversation {
   private finishRecognition(): void {
     const stt = this.stt;
     if (!stt) return;
+    this.turnLog.utteranceMark("final_requested", now());
     stt.finish().then(({ text, audioMs, engine }) => {
       if (this.finished) return;
       this.recognisedMs += audioMs;

@@ -1,6 +1,6 @@
 // A turn log tells its observer each latency once, when the later mark of the step is set, and
 // each turn the caller cut off once; the record keeps the same figures.
-import { assertEquals } from "../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { type LatencyStep, TurnLog } from "./turn_record.ts";
 
 function observed(log: TurnLog) {
@@ -23,28 +23,65 @@ Deno.test("the turn log tells its observer each latency as its step completes, o
 
   seen.length = 0;
   log.utteranceStarted(1000, 200);
+  log.utteranceMark("final_requested", 2160);
+  log.utteranceMark("final_text", 2230);
   log.utteranceMark("speech_ended", 2000);
-  assertEquals(seen, []);
-  log.utteranceMark("final_text", 2300);
-  assertEquals(seen, [["recognition", 300]]);
+  log.utteranceMark("end_of_turn", 2300);
+  assertEquals(seen, [], "an utterance reports nothing until it is a turn");
   log.utteranceSent("t1", "hello", 2310);
-  assertEquals(seen.at(-1), ["to_brain", 310]);
+  assertEquals(seen, [["end_of_turn", 300], ["to_brain", 10], ["recognition", 70]]);
   log.mark("t1", "first_unit", 2800);
   assertEquals(seen.at(-1), ["brain", 490]);
   log.mark("t1", "first_audio", 2900);
   assertEquals(seen.slice(-2), [["synthesis", 100], ["end_to_first_audio", 900]]);
   log.mark("t1", "first_audio", 3500); // marks are set once: nothing new
   log.mark("t1", "first_unit", 3600);
-  assertEquals(seen.length, 5);
+  assertEquals(seen.length, 6);
 
   const t1 = log.records().find((r) => r.turn_id === "t1")!;
   assertEquals(t1.latency_ms, {
-    recognition: 300,
-    to_brain: 310,
+    end_of_turn: 300,
+    to_brain: 10,
+    recognition: 70,
     brain: 490,
     synthesis: 100,
     end_to_first_audio: 900,
   });
+});
+
+Deno.test("a caller who pauses and goes on: the turn's marks are the last pause's, no step is negative", () => {
+  const log = new TurnLog();
+  const { seen } = observed(log);
+  log.utteranceStarted(1000);
+  // First pause: words finalized speculatively, then the caller goes on.
+  log.utteranceMark("final_requested", 1660);
+  log.utteranceMark("final_text", 1700);
+  // Second pause: the speech ends at 2500, the turn at 2950.
+  log.utteranceMark("final_requested", 2660);
+  log.utteranceMark("final_text", 2720);
+  log.utteranceMark("speech_ended", 2500);
+  log.utteranceMark("end_of_turn", 2950);
+  log.utteranceSent("t1", "one two", 2951);
+  log.mark("t1", "first_unit", 3200);
+  log.mark("t1", "first_audio", 3300);
+  const t1 = log.records()[0];
+  for (const [step, ms] of Object.entries(t1.latency_ms)) assert(ms >= 0, `${step}: ${ms}`);
+  const l = t1.latency_ms;
+  assertEquals(l.recognition, 60);
+  assertEquals(l.end_of_turn! + l.to_brain! + l.brain! + l.synthesis!, l.end_to_first_audio);
+  assertEquals(l.end_to_first_audio, 800);
+  assertEquals(seen.filter(([s]) => s === "recognition").length, 1, "reported once, as a turn");
+});
+
+Deno.test("an utterance without words reports no latency", () => {
+  const log = new TurnLog();
+  const { seen } = observed(log);
+  log.utteranceStarted(1000);
+  log.utteranceMark("final_requested", 1400);
+  log.utteranceMark("final_text", 1450);
+  log.utteranceDropped();
+  assertEquals(seen, []);
+  assertEquals(log.records(), []);
 });
 
 Deno.test("the turn log tells its observer of each cut-off turn once", () => {

@@ -2,7 +2,13 @@
 // ms since the turn began, the latency of each step, and what the caller heard of each unit.
 export type TurnTrigger = "greeting" | "speech" | "idle";
 export type TurnMark =
+  /** The caller's speech ended: the start of the silence that ended the turn, from the audio. */
   | "speech_ended"
+  /** The worker decided the turn was over (the end-of-turn window closed, or the VAD's). */
+  | "end_of_turn"
+  /** The recogniser was asked for the final text of the turn's last stretch of speech. */
+  | "final_requested"
+  /** ... and gave it. */
   | "final_text"
   | "user_turn_sent"
   | "first_unit"
@@ -10,24 +16,32 @@ export type TurnMark =
   | "done";
 
 export type LatencyStep =
-  | "recognition"
+  | "end_of_turn"
   | "to_brain"
   | "brain"
   | "synthesis"
   | "end_to_first_audio"
+  /** The recogniser's own time for the final text; it runs inside end_of_turn or to_brain. */
+  | "recognition"
   /** Reported by the page or caller simulator: end of speech to first bot audio as heard there. */
   | "heard_at_caller";
 
 /** The largest caller-reported latency kept (ms); anything longer is not a reply being waited for. */
 export const MAX_HEARD_AT_CALLER_MS = 60_000;
 
-/** Each latency of the record: the span between two marks. */
-const STEPS: readonly (readonly [LatencyStep, TurnMark, TurnMark])[] = [
-  ["recognition", "speech_ended", "final_text"],
-  ["to_brain", "speech_ended", "user_turn_sent"],
+/**
+ * Each latency of the record: the span between two marks. The first four are a chain from the
+ * caller's end of speech to the first audio sent, so each is >= 0 and they add up to
+ * end_to_first_audio; recognition overlaps the chain (adaptive end of turn recognises during the
+ * silence, the fixed one after it).
+ */
+export const STEPS: readonly (readonly [LatencyStep, TurnMark, TurnMark])[] = [
+  ["end_of_turn", "speech_ended", "end_of_turn"],
+  ["to_brain", "end_of_turn", "user_turn_sent"],
   ["brain", "user_turn_sent", "first_unit"],
   ["synthesis", "first_unit", "first_audio"],
   ["end_to_first_audio", "speech_ended", "first_audio"],
+  ["recognition", "final_requested", "final_text"],
 ];
 
 /**
@@ -81,11 +95,24 @@ class Turn {
   /** Sets the mark unless it is set; tells `observer` the latencies it completes. */
   mark(name: TurnMark, now: number, observer?: TurnObserver): void {
     if (this.marks[name] !== undefined) return;
-    this.marks[name] = Math.round((now - this.startedAt) * 10) / 10;
+    this.set(name, now);
     if (!observer) return;
     for (const [step, from, to] of STEPS) {
       const ms = to === name ? this.span(from, to) : undefined;
       if (ms !== undefined) observer.latency(step, ms);
+    }
+  }
+
+  /** Sets the mark, the last time winning (an utterance's marks until it becomes a turn). */
+  set(name: TurnMark, now: number): void {
+    this.marks[name] = Math.round((now - this.startedAt) * 10) / 10;
+  }
+
+  /** Tells `observer` every latency whose two marks are set. */
+  report(observer?: TurnObserver): void {
+    for (const [step, from, to] of STEPS) {
+      const ms = this.span(from, to);
+      if (ms !== undefined) observer?.latency(step, ms);
     }
   }
 
@@ -135,8 +162,13 @@ export class TurnLog {
     this.pending ??= new Turn("", "speech", now - agoMs, Date.now() - agoMs);
   }
 
+  /**
+   * A mark of the utterance in progress. The last one wins (a caller who pauses and goes on has
+   * their speech end, and their words finalized, more than once), and nothing is reported until
+   * the utterance becomes a turn: an utterance without words has no latency.
+   */
   utteranceMark(name: TurnMark, now: number): void {
-    this.pending?.mark(name, now, this.observer);
+    this.pending?.set(name, now);
   }
 
   /** The engine that recognised the utterance in progress. */
@@ -152,7 +184,8 @@ export class TurnLog {
     Object.assign(turn.marks, base.marks);
     turn.recognitionEngine = base.recognitionEngine;
     turn.userText = text;
-    turn.mark("user_turn_sent", now, this.observer);
+    turn.set("user_turn_sent", now);
+    turn.report(this.observer);
     this.add(turn);
   }
 

@@ -51,10 +51,11 @@ export class WorkerMetrics {
   });
   readonly turnLatency = new Histogram({
     name: "voice_turn_latency_seconds",
-    help: "Per-turn latency by step, as the session record's timings.turns: recognition (end " +
-      "of speech to final text), to_brain (end of speech to UserTurn sent), brain (UserTurn to " +
-      "the first speech unit), synthesis (first unit to first audio sent), end_to_first_audio " +
-      "(end of speech to first audio sent). Observed once per turn as each step completes.",
+    help: "Per-turn latency by step, as the session record's timings.turns, from the caller's " +
+      "end of speech: end_of_turn (silence until the turn was judged over), to_brain (to " +
+      "UserTurn sent), brain (to the first speech unit), synthesis (to first audio sent); " +
+      "end_to_first_audio is their sum; recognition (the recogniser's own time for the final " +
+      "text) overlaps them. Observed once per turn as each step completes.",
     labelNames: ["step"],
     buckets: TURN_LATENCY_BUCKETS,
     registers: [this.registry],

@@ -93,7 +93,7 @@ Deno.test({
       assertEquals(await page.textContent("s.cut"), seeded.cut);
       assertEquals(
         await page.textContent('tr[data-turn="t1"] td[data-latency="end_to_first_audio"]'),
-        "731 ms",
+        "938 ms",
       );
       // The player loads the recording through the console's route (the cookie goes along).
       const duration = await page.evaluate(() =>

@@ -353,3 +353,20 @@ export async function eventually(
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/**
+ * Checks a speech turn's figures in the session record: every latency is >= 0, and the chain
+ * end_of_turn + to_brain + brain + synthesis is end_to_first_audio (each is rounded to 0.1 ms).
+ */
+export function assertTurnLatenciesAddUp(
+  turn: { turn_id: string; latency_ms: Record<string, number> },
+) {
+  const l = turn.latency_ms;
+  const what = `${turn.turn_id}: ${JSON.stringify(l)}`;
+  for (const [step, ms] of Object.entries(l)) assert(ms >= 0, `${step} is negative in ${what}`);
+  for (const step of ["recognition", "end_of_turn", "to_brain", "brain", "synthesis"]) {
+    assert(typeof l[step] === "number", `${step} is missing in ${what}`);
+  }
+  const sum = l.end_of_turn + l.to_brain + l.brain + l.synthesis;
+  assert(Math.abs(sum - l.end_to_first_audio) <= 0.25, `the steps add up to ${sum} in ${what}`);
+}

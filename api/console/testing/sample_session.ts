@@ -14,12 +14,13 @@ export interface SampleSession {
 /** Offsets (ms) of the seeded call; the test reads the latencies it must show from here. */
 export const SAMPLE_LATENCIES = {
   t1: {
-    recognition: 212,
-    to_brain: 247,
+    end_of_turn: 452,
+    to_brain: 2,
     brain: 388,
     synthesis: 96,
-    end_to_first_audio: 731,
-    heard_at_caller: 774,
+    end_to_first_audio: 938,
+    recognition: 71,
+    heard_at_caller: 1_012,
   },
 };
 
@@ -66,9 +67,11 @@ export async function seedSession(
       started_at: at(4_100).toISOString(),
       marks: {
         speech_ended: 1_800,
-        final_text: 1_800 + l.recognition,
-        user_turn_sent: 1_800 + l.to_brain,
-        first_unit: 1_800 + l.to_brain + l.brain,
+        final_requested: 1_800 + 160,
+        final_text: 1_800 + 160 + l.recognition,
+        end_of_turn: 1_800 + l.end_of_turn,
+        user_turn_sent: 1_800 + l.end_of_turn + l.to_brain,
+        first_unit: 1_800 + l.end_of_turn + l.to_brain + l.brain,
         first_audio: 1_800 + l.end_to_first_audio,
       },
       latency_ms: l,
