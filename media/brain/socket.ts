@@ -113,6 +113,8 @@ function closePayload(code: number, reason: string): Uint8Array {
 /** Reads from a connection into a buffer on demand. */
 class Reader {
   buf: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+  /** When bytes last came (performance.now()): any byte shows the brain's side is alive. */
+  heardAt = performance.now();
   private scratch = new Uint8Array(READ_CHUNK);
   /** Called around each wait for the network (when other tasks may run). */
   onWait = () => {};
@@ -126,6 +128,7 @@ class Reader {
       const got = await this.conn.read(this.scratch);
       this.onResume();
       if (got === null) return false;
+      this.heardAt = performance.now();
       this.buf = concat(this.buf, this.scratch.subarray(0, got));
     }
     return true;
@@ -316,6 +319,17 @@ export class BrainSocket {
 
   get open(): boolean {
     return this.state === "open";
+  }
+
+  /** When the brain last sent any byte (performance.now()), pongs and partial frames included. */
+  get heardAt(): number {
+    return this.reader.heardAt;
+  }
+
+  /** Sends a ping (RFC 6455 §5.5.2): the brain's WebSocket must answer it with a pong. */
+  ping(payload: Uint8Array = new Uint8Array()): void {
+    if (this.state !== "open") return;
+    this.write(clientFrame(0x9, payload));
   }
 
   /** Sends one binary message; dropped once the socket is closing. */
