@@ -8,7 +8,9 @@
 // than `maxFrameBytes` is refused before its payload is read (the socket is closed with 1009);
 // dialling fails as `brain_unreachable` or `brain_connect_timeout`; and after a few ms of frames
 // the reader yields to the event loop (and reads no more meanwhile, so TCP slows the brain down),
-// which keeps every call's 20 ms audio ticks on time.
+// which keeps every call's 20 ms audio ticks on time. Being our own client, it can also send
+// pings (which Deno's cannot), so a brain that goes silent with its connection open is found
+// (liveness.ts).
 
 import { logger } from "../../common/log.ts";
 
