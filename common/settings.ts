@@ -72,6 +72,11 @@ export interface Settings {
    * silence, any speech over the bot cancels it: the behaviour before, kept as a baseline).
    */
   endOfTurn: "adaptive" | "fixed";
+  /**
+   * A brain that sends nothing, not even a pong to the worker's pings, for this long fails its call
+   * `brain_unresponsive` (BRAIN_UNRESPONSIVE_SECONDS, default 15; 0 never does).
+   */
+  brainUnresponsiveSeconds: number;
 }
 
 function endOfTurn(raw: string | undefined): "adaptive" | "fixed" {
@@ -145,6 +150,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     logFormat: logFormat(env.LOG_FORMAT),
     metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0) : undefined,
     endOfTurn: endOfTurn(env.END_OF_TURN),
+    brainUnresponsiveSeconds: int(env, "BRAIN_UNRESPONSIVE_SECONDS", 15),
   };
   // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
   TrustedProxies.parse(settings.trustedProxies);

@@ -9,13 +9,20 @@ import {
   type ServiceFrameKind,
 } from "../../proto/frames.ts";
 import { BrainSocket, type FrameViolation } from "./socket.ts";
+import { BrainLiveness } from "./liveness.ts";
 
 export { BrainDialError } from "./socket.ts";
 
 export type BrainFrame = Frame<BrainFrameKind>;
 
-/** What the brain did that ends the call: a frame that is not the protocol, or one too big. */
-export type BrainViolation = "brain_protocol_error" | "brain_frame_too_large";
+/**
+ * What the brain did that ends the call: a frame that is not the protocol, one too big, or
+ * nothing at all (not even a pong) for `unresponsiveMs`.
+ */
+export type BrainViolation =
+  | "brain_protocol_error"
+  | "brain_frame_too_large"
+  | "brain_unresponsive";
 
 export interface FrameLog {
   add(source: string, kind: string, data?: unknown): void;
@@ -26,13 +33,22 @@ export interface BrainConnectionOptions {
   dialTimeoutMs?: number;
   /** Largest message the brain may send, in bytes. */
   maxFrameBytes?: number;
+  /**
+   * Nothing from the brain for this long (pings unanswered) ends the call `brain_unresponsive`;
+   * 0 never does. See liveness.ts.
+   */
+  unresponsiveMs?: number;
   log: FrameLog;
   onFrame(frame: BrainFrame): void;
+  /** The brain has been silent, pings unanswered, and the call ends in `leftMs` unless it speaks. */
+  onSilent?(detail: string, leftMs: number): void;
   /** The brain broke the protocol (`reason` is the call's end reason). */
   onViolation(reason: BrainViolation, detail: string): void;
   /** The socket closed without this side closing it. */
   onClosed(code: number, reason: string): void;
 }
+
+const seconds = (ms: number) => (ms / 1000).toFixed(1);
 
 /** The URL the worker dials for a session. */
 export function brainDialUrl(brainUrl: string, sessionId: string): string {
@@ -45,13 +61,43 @@ export class BrainConnection {
   private seq = 0;
   /** The brain broke the protocol (a frame that decoded to nothing, text). */
   private violated = false;
+  /** The brain sent nothing for the whole bound: no close frame is to be waited for. */
+  private unresponsive = false;
+  private liveness: BrainLiveness;
 
   private constructor(private socket: BrainSocket, private opts: BrainConnectionOptions) {
+    this.liveness = new BrainLiveness(opts.unresponsiveMs ?? 0, {
+      heardAt: () => socket.heardAt,
+      ping: () => socket.ping(),
+      silent: (silentMs, leftMs) => {
+        const detail = `the brain has sent nothing for ${seconds(silentMs)} s (pings unanswered)`;
+        opts.log.add("worker", "brain_silent", { silent_ms: Math.round(silentMs) });
+        opts.onSilent?.(
+          `${detail}; the call ends in ${seconds(leftMs)} s unless it answers`,
+          leftMs,
+        );
+      },
+      back: (silentMs) => opts.log.add("worker", "brain_back", { silent_ms: Math.round(silentMs) }),
+      unresponsive: (silentMs) => {
+        this.unresponsive = true;
+        opts.onViolation(
+          "brain_unresponsive",
+          `the brain sent nothing, not even a pong, for ${seconds(silentMs)} s`,
+        );
+      },
+    });
     socket.listen({
       message: (data) => this.receive(data),
-      violation: (err) => this.violation(err),
-      closed: (code, reason) => opts.onClosed(code, reason),
+      violation: (err) => {
+        this.liveness.stop();
+        this.violation(err);
+      },
+      closed: (code, reason) => {
+        this.liveness.stop();
+        opts.onClosed(code, reason);
+      },
     });
+    this.liveness.start();
   }
 
   /** Opens the socket; rejects with a BrainDialError (its `reason`: unreachable or timed out). */
@@ -135,7 +181,15 @@ export class BrainConnection {
    * a frame over the limit, 1002 after any other protocol error, else 1000.
    */
   close(): Promise<void> {
+    this.liveness.stop();
     const code = this.socket.violationCode ?? (this.violated ? 1002 : 1000);
-    return this.socket.close(code, code === 1000 ? "call ended" : "protocol error");
+    // A brain that sent nothing for the whole bound will not send its close frame either.
+    const waitMs = this.unresponsive ? 0 : 1000;
+    const reason = code !== 1000
+      ? "protocol error"
+      : this.unresponsive
+      ? "brain unresponsive"
+      : "call ended";
+    return this.socket.close(code, reason, waitMs);
   }
 }

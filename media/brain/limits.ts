@@ -10,6 +10,14 @@ export interface BrainLimits {
   /** UserTurn / UserIdle → the reply's first unit; then `reply_timeout`, likewise. */
   replyTimeoutMs: number;
   /**
+   * Nothing at all from the brain (not a frame, not a pong) for this long fails the call
+   * `brain_unresponsive` (BRAIN_UNRESPONSIVE_SECONDS; 0 never does). A quiet brain is pinged after
+   * a third of it and the page warned after two thirds (liveness.ts). 15 s: a pong takes
+   * milliseconds, so this is long past any stall of a live brain, and short against a caller
+   * waiting in silence.
+   */
+  unresponsiveMs: number;
+  /**
    * Largest message the brain may send, in bytes. A bigger one is refused from its header, before
    * its payload is read, and the call fails `brain_frame_too_large`. 64 KiB: a unit is a sentence
    * or a few, a Config or EndSession is tiny, and an Action goes on to the page over the data
@@ -26,6 +34,7 @@ export const DEFAULT_BRAIN_LIMITS: Readonly<BrainLimits> = Object.freeze({
   connectTimeoutMs: 5000,
   greetingTimeoutMs: 10_000,
   replyTimeoutMs: 10_000,
+  unresponsiveMs: 15_000,
   maxFrameBytes: 64 * 1024,
   maxQueuedUnits: 64,
   maxQueuedChars: 4000,

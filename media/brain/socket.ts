@@ -8,7 +8,9 @@
 // than `maxFrameBytes` is refused before its payload is read (the socket is closed with 1009);
 // dialling fails as `brain_unreachable` or `brain_connect_timeout`; and after a few ms of frames
 // the reader yields to the event loop (and reads no more meanwhile, so TCP slows the brain down),
-// which keeps every call's 20 ms audio ticks on time.
+// which keeps every call's 20 ms audio ticks on time. Being our own client, it can also send
+// pings (which Deno's cannot), so a brain that goes silent with its connection open is found
+// (liveness.ts).
 
 import { logger } from "../../common/log.ts";
 
@@ -113,6 +115,8 @@ function closePayload(code: number, reason: string): Uint8Array {
 /** Reads from a connection into a buffer on demand. */
 class Reader {
   buf: Uint8Array<ArrayBuffer> = new Uint8Array(0);
+  /** When bytes last came (performance.now()): any byte shows the brain's side is alive. */
+  heardAt = performance.now();
   private scratch = new Uint8Array(READ_CHUNK);
   /** Called around each wait for the network (when other tasks may run). */
   onWait = () => {};
@@ -126,6 +130,7 @@ class Reader {
       const got = await this.conn.read(this.scratch);
       this.onResume();
       if (got === null) return false;
+      this.heardAt = performance.now();
       this.buf = concat(this.buf, this.scratch.subarray(0, got));
     }
     return true;
@@ -316,6 +321,17 @@ export class BrainSocket {
 
   get open(): boolean {
     return this.state === "open";
+  }
+
+  /** When the brain last sent any byte (performance.now()), pongs and partial frames included. */
+  get heardAt(): number {
+    return this.reader.heardAt;
+  }
+
+  /** Sends a ping (RFC 6455 §5.5.2): the brain's WebSocket must answer it with a pong. */
+  ping(payload: Uint8Array = new Uint8Array()): void {
+    if (this.state !== "open") return;
+    this.write(clientFrame(0x9, payload));
   }
 
   /** Sends one binary message; dropped once the socket is closing. */

@@ -153,8 +153,11 @@ export class Conversation {
       BrainConnection.dial(o.brainUrl, o.sessionId, {
         dialTimeoutMs: this.limits.connectTimeoutMs,
         maxFrameBytes: this.limits.maxFrameBytes,
+        unresponsiveMs: this.limits.unresponsiveMs,
         log: o.log,
         onFrame: (f) => this.onBrainFrame(f),
+        onSilent: (detail) =>
+          o.rtvi.emit("error", { error: detail, message: detail, fatal: false }),
         onViolation: (reason, detail) => this.fail(reason, detail),
         onClosed: (code) => {
           if (!this.ending) {

@@ -16,6 +16,7 @@ import { loadSpeechConfig } from "../engines/speech_config.ts";
 import { drainCalls } from "./drain.ts";
 import { countInFlight } from "../../common/http/in_flight.ts";
 import { recognitionThreads, runnerCapacities, supervisorGone } from "./runners.ts";
+import { brainLimits } from "../brain/limits.ts";
 
 const log = logger("worker");
 
@@ -27,6 +28,7 @@ export async function runWorker(
   cores: number,
 ): Promise<void> {
   const db = await openDatabase({ url: settings.databaseUrl, max: 4 });
+  brainLimits.unresponsiveMs = settings.brainUnresponsiveSeconds * 1000;
   const port = settings.workerPort;
   const nodeId = settings.nodeId ?? `node-${Deno.hostname()}-${port}`;
   // The engines load before the node registers, so no call is routed here before it can speak.
