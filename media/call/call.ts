@@ -12,6 +12,7 @@ import { applyConfig, defaultConfig } from "./call_config.ts";
 import { Conversation, type ConversationOutcome } from "./conversation.ts";
 import { EchoSource } from "./echo.ts";
 import type { CallEngines } from "./engines.ts";
+import { chatLogData } from "./chat_log.ts";
 import { CallRecording } from "./recording.ts";
 import { OutboundAudio } from "./outbound.ts";
 import { endRecords } from "./record_writer.ts";
@@ -95,6 +96,8 @@ export class Call {
         return { received: true };
       },
       onDisconnectBot: () => this.end("ended", "disconnect_bot"),
+      // Every frame but pings, before what it causes; a refused one by its size and an excerpt.
+      onFrame: (text, refusal) => this.log.add("page", "chat", chatLogData(text, refusal)),
       // The page's own measure of a turn (end of its speech to the bot's first audio it heard).
       onClientLatency: (l) => {
         this.log.add("page", "client_latency", l);
@@ -136,10 +139,7 @@ export class Call {
         this.chatOpened = true;
         this.rtvi.lastHeardAt = performance.now();
       }),
-      peer.onChatMessage.on((text) => {
-        if (!text.startsWith("ping")) this.log.add("page", "chat", text);
-        this.rtvi.receive(text);
-      }),
+      peer.onChatMessage.on((text) => this.rtvi.receive(text)),
       peer.onChatClose.on(() => this.end("ended", "hangup")),
       peer.onAudioRtp.on((packet) => {
         this.lastAudioAt = performance.now();

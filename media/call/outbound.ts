@@ -23,6 +23,8 @@ export class OutboundAudio {
   tap?: (pcm: Int16Array | undefined) => void;
   /** Frames that carried audio (not silence). */
   voiced = 0;
+  /** Once stopped, for good: nothing is encoded or sent again (the encoder is closed). */
+  private stopped = false;
 
   constructor(private sender: () => OpusRtpSender, pacerOptions: PacerOptions = {}) {
     // Every call of the worker on one clock: one timer wake per frame for all of them.
@@ -42,7 +44,7 @@ export class OutboundAudio {
   }
 
   start(): void {
-    this.pacer.start();
+    if (!this.stopped) this.pacer.start();
   }
 
   private lastFrame = -1;
@@ -55,12 +57,16 @@ export class OutboundAudio {
     // A source's own packets go out as they are, unless a tap must see the PCM. send() copies
     // the bytes (werift keeps payloads in its NACK history), so the source may reuse its buffer.
     const packet = this.tap ? undefined : this.source?.nextPacket?.();
+    // Asking the source may end the call, which stops this outbound mid-tick (the speaker's last
+    // frame completes its unit; a brain that asked to end is then told the bot is quiet).
+    if (this.stopped) return;
     if (packet) {
       this.voiced++;
       rtp.send(packet);
       return;
     }
     const pcm = this.source?.next();
+    if (this.stopped) return;
     this.tap?.(pcm);
     // Silence is sent as packets too (no DTX gaps), so no talkspurt marker is needed. It is one
     // constant packet, never encoded, and the sender need not copy it.
@@ -73,7 +79,9 @@ export class OutboundAudio {
     }
   }
 
+  /** Stops for good, also from inside a tick (the source's next() may end the call). */
   stop(): void {
+    this.stopped = true;
     this.pacer.stop();
     this.encoder?.close();
   }

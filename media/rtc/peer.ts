@@ -17,7 +17,7 @@ import { type IceOptions, peerConfig } from "./config.ts";
 import { Emitter } from "./emitter.ts";
 import { OpusRtpSender } from "./rtp_sender.ts";
 import { boundSentInfos } from "./werift_sent_infos_patch.ts";
-import { keepCandidates, mediaSections } from "./sdp.ts";
+import { keepCandidates, missingForACall } from "./sdp.ts";
 
 export interface SessionDescriptionInit {
   type: "offer" | "answer";
@@ -206,10 +206,9 @@ export class WorkerPeer {
     }
     const shape = sdpShapeProblem(offer.sdp);
     if (shape) throw new OfferError(shape);
-    const sections = mediaSections(offer.sdp);
-    if (!sections.some((m) => m.kind === "audio" && m.port !== 0)) {
-      throw new OfferError("the offer has no audio m-line");
-    }
+    // Before werift: it would take an offer lacking these and the call would fail unseen later.
+    const missing = missingForACall(offer.sdp);
+    if (missing) throw new OfferError(missing);
     try {
       await this.pc.setRemoteDescription({ type: "offer", sdp: offer.sdp });
     } catch (e) {

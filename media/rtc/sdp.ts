@@ -65,3 +65,104 @@ export function mediaSections(sdp: string): MediaSection[] {
   }
   return out;
 }
+
+/** Hash functions werift checks a peer's certificate with, and their length in bytes. */
+const FINGERPRINT_BYTES: Record<string, number> = {
+  "sha-1": 20,
+  "sha-224": 28,
+  "sha-256": 32,
+  "sha-384": 48,
+  "sha-512": 64,
+};
+
+/** The hash an `a=fingerprint:` value names, lower-cased. */
+const hashOf = (value: string) => value.trim().split(/\s+/)[0].toLowerCase();
+
+/** Whether an `a=fingerprint:` value of a hash werift knows is written out in full. */
+function wellFormedFingerprint(value: string): boolean {
+  const [, hex, ...rest] = value.trim().split(/\s+/);
+  const bytes = FINGERPRINT_BYTES[hashOf(value)];
+  return rest.length === 0 &&
+    new RegExp(`^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){${bytes - 1}}$`).test(hex ?? "");
+}
+
+interface Section {
+  /** `m=` kind, port, protocol and formats. */
+  kind: string;
+  port: number;
+  formats: string[];
+  /** `a=` lines, without the `a=` prefix. */
+  attributes: string[];
+}
+
+/** The session part and the media sections of an SDP, attribute lines kept whole. */
+function parseSections(sdp: string): { session: string[]; sections: Section[] } {
+  const session: string[] = [];
+  const sections: Section[] = [];
+  for (const line of sdp.split(/\r?\n/)) {
+    const m = /^m=(\S+) (\d+)(?:\/\d+)? \S+(.*)$/.exec(line);
+    if (m) {
+      sections.push({
+        kind: m[1],
+        port: Number(m[2]),
+        formats: m[3].trim().split(/\s+/),
+        attributes: [],
+      });
+    } else if (line.startsWith("a=")) {
+      (sections.at(-1)?.attributes ?? session).push(line.slice(2));
+    }
+  }
+  return { session, sections };
+}
+
+/** Values of attribute `name` (`a=name:value`) in a list of attribute lines. */
+function values(attributes: string[], name: string): string[] {
+  const prefix = `${name}:`;
+  return attributes.filter((a) => a.startsWith(prefix)).map((a) => a.slice(prefix.length));
+}
+
+/**
+ * What a call needs that this offer lacks, named, or undefined when it has all of it. werift
+ * accepts an offer without these and the call then fails unseen (connect_timeout 20 s later,
+ * the token spent); every browser offer has them (JSEP, RFC 8829 §5.2.1): an audio section with
+ * Opus (the call's voice, RFC 7874), the data channel (RTVI), and in each section in use the
+ * DTLS fingerprint (RFC 8122; one at session level counts for every section without its own)
+ * and the ICE credentials (RFC 8839; likewise). A section with port 0 is not in use.
+ */
+export function missingForACall(sdp: string): string | undefined {
+  const { session, sections } = parseSections(sdp);
+  const audio = sections.find((s) => s.kind === "audio" && s.port !== 0);
+  if (!audio) return "the offer has no audio m-line";
+  if (!values(audio.attributes, "rtpmap").some((r) => /^\d+ opus\/48000(\/2)?$/i.test(r.trim()))) {
+    return "the offer's audio section does not offer Opus (a=rtpmap:<pt> opus/48000/2)";
+  }
+  const dataChannel = sections.some((s) =>
+    s.kind === "application" && s.port !== 0 && s.formats.includes("webrtc-datachannel")
+  );
+  if (!dataChannel) {
+    return "the offer has no data channel (m=application ... webrtc-datachannel), which the call's RTVI messages need";
+  }
+  for (const s of sections) {
+    if (s.port === 0) continue;
+    const name = `media section ${values(s.attributes, "mid")[0] ?? "?"} (${s.kind})`;
+    const own = (attr: string) => {
+      const here = values(s.attributes, attr);
+      return here.length ? here : values(session, attr);
+    };
+    const fingerprints = own("fingerprint");
+    if (fingerprints.length === 0) {
+      return `${name} has no a=fingerprint (DTLS needs one, RFC 8122), nor has the session`;
+    }
+    // werift checks the certificate against the strongest SHA hash offered, and ignores others.
+    const known = fingerprints.filter((f) => hashOf(f) in FINGERPRINT_BYTES);
+    if (known.length === 0 || !known.every(wellFormedFingerprint)) {
+      return `${name} has no usable a=fingerprint (a SHA hash, sha-1 to sha-512, written out in full)`;
+    }
+    for (const attr of ["ice-ufrag", "ice-pwd"]) {
+      if (!own(attr).some((v) => v.trim() !== "")) {
+        return `${name} has no a=${attr} (ICE needs it, RFC 8839), nor has the session`;
+      }
+    }
+  }
+  return undefined;
+}

@@ -210,3 +210,45 @@ Deno.test("an unknown type is quoted at most 64 characters back", () => {
   const error = (sent[0].data as { error: string }).error;
   assert(error.length < 100, error);
 });
+
+Deno.test("every frame but pings is reported once, with why it was refused, before what it causes", async () => {
+  const order: string[] = [];
+  const session = new RtviSession((text) => order.push(`sent ${JSON.parse(text).type}`), {
+    onFrame: (text, refusal) => order.push(`frame ${text.slice(0, 12)}: ${refusal ?? "taken"}`),
+    onPageMessage: () => {
+      order.push("page message");
+      return {};
+    },
+    onClientReady: () => order.push("ready"),
+  }, { messagesPerSecond: 1, burst: 6 });
+  const msg = (type: string, data?: unknown, id?: string) =>
+    JSON.stringify({ label: "rtvi-ai", type, id, data });
+  session.receive("ping: 1");
+  session.receive(msg("client-ready", {}, "r1"));
+  session.receive(msg("client-message", { t: "a" }));
+  session.receive("x".repeat(70_000));
+  session.receive("{not json");
+  session.receive(msg("send-text", { content: "a\u0000b" }, "s1"));
+  session.receive(msg("what-is-this", {}, "w1"));
+  session.receive(msg("client-message", { t: "b" }, "i".repeat(200)));
+  session.receive(msg("client-message", { t: "over the rate" }));
+  await tick();
+  assertEquals(order, [
+    'frame {"label":"rt: taken',
+    "sent bot-ready",
+    "ready",
+    'frame {"label":"rt: taken',
+    "page message",
+    "frame xxxxxxxxxxxx: larger than 65536 bytes",
+    "sent error",
+    "frame {not json: not JSON",
+    'frame {"label":"rt: data.content contains U+0000, which cannot be stored.',
+    "sent error-response",
+    'frame {"label":"rt: unsupported type',
+    "sent error-response",
+    'frame {"label":"rt: id longer than 128 characters',
+    "sent error",
+    'frame {"label":"rt: over 1 messages a second',
+    "sent error",
+  ]);
+});

@@ -7,7 +7,8 @@
 // a message over MAX_RTVI_MESSAGE_BYTES is not parsed; an id over MAX_ID_CHARS is not echoed;
 // page messages whose data the session log cannot store or the brain frame cannot carry (U+0000,
 // unpaired surrogates, nesting over MAX_JSON_DEPTH) are refused; RTVI messages over the per-call
-// rate are refused; an outbound message over the size limit is not sent.
+// rate are refused; an outbound message over the size limit is not sent. Every frame but pings
+// is reported to onFrame with its verdict, so the log can keep only an excerpt of a refused one.
 import { logger } from "../../common/log.ts";
 import { unstorable } from "../../common/http/json_body.ts";
 import {
@@ -60,6 +61,13 @@ export interface RtviHandlers {
   onDisconnectBot?(): void;
   /** trackStatus from the client (receiver index and whether it is enabled). */
   onTrackStatus?(receiverIndex: number, enabled: boolean): void;
+  /**
+   * Every frame but pings, once, before anything it causes: `refusal` says why it was refused or
+   * ignored, undefined when it was taken. The session log keeps a refused frame's size and an
+   * excerpt, not the frame (media/call/chat_log.ts): it may be megabytes the page should never
+   * have sent, or a flood.
+   */
+  onFrame?(text: string, refusal?: string): void;
 }
 
 /** What the session refused or dropped so far (for the call's record and the fuzz bench). */
@@ -160,6 +168,15 @@ export class RtviSession {
     }
   }
 
+  /** Reports a frame to onFrame; its failure is counted and does not stop the frame's handling. */
+  private frame(text: string, refusal?: string): void {
+    try {
+      this.handlers.onFrame?.(text, refusal);
+    } catch (err) {
+      this.failed("frame")(err);
+    }
+  }
+
   private handle(text: string): void {
     const inbound = classify(text);
     switch (inbound.kind) {
@@ -167,9 +184,11 @@ export class RtviSession {
         return;
       case "junk":
         this.counts.junk++;
+        this.frame(text, inbound.reason);
         return;
       case "oversized":
         this.counts.oversized++;
+        this.frame(text, `larger than ${MAX_RTVI_MESSAGE_BYTES} bytes`);
         // Not parsed, so there is no id to answer: a non-fatal error tells the page why.
         if (this.take()) {
           this.emit("error", {
@@ -179,6 +198,7 @@ export class RtviSession {
         }
         return;
       case "signalling":
+        this.frame(text);
         if (inbound.message.type === "trackStatus") {
           this.handlers.onTrackStatus?.(
             Number(inbound.message.receiver_index),
@@ -187,7 +207,7 @@ export class RtviSession {
         }
         return;
       case "rtvi":
-        this.dispatch(inbound.message);
+        this.dispatch(inbound.message, text);
     }
   }
 
@@ -224,8 +244,9 @@ export class RtviSession {
   }
 
   /** Ours, not the brain's: checked, handed to onClientLatency, answered if it has an id. */
-  private clientLatency(m: RtviMessage): void {
+  private clientLatency(m: RtviMessage, text: string): void {
     const value = readClientLatency((m.data as { d?: unknown }).d);
+    this.frame(text, "problem" in value ? value.problem : undefined);
     if ("problem" in value) {
       this.counts.refused++;
       if (m.id !== undefined) {
@@ -245,11 +266,12 @@ export class RtviSession {
     );
   }
 
-  private dispatch(m: RtviMessage): void {
+  private dispatch(m: RtviMessage, text: string): void {
     if (!this.take()) {
       // Over the rate: dropped, requests included (answering each would let a flood make the
       // worker send as much as it receives). The page hears of it at most once a second.
       this.counts.rateLimited++;
+      this.frame(text, `over ${this.limits.messagesPerSecond} messages a second`);
       const now = performance.now();
       if (now - this.warnedAt >= 1000) {
         this.warnedAt = now;
@@ -262,6 +284,7 @@ export class RtviSession {
     }
     if (m.id !== undefined && m.id.length > MAX_ID_CHARS) {
       this.counts.refused++;
+      this.frame(text, `id longer than ${MAX_ID_CHARS} characters`);
       this.emit("error", {
         error: `Message id longer than ${MAX_ID_CHARS} characters.`,
         fatal: false,
@@ -269,6 +292,7 @@ export class RtviSession {
       return;
     }
     if (m.type === "client-ready") {
+      this.frame(text);
       // The id of bot-ready is the client-ready id, as Pipecat does.
       this.emit("bot-ready", { version: RTVI_VERSION, about: ABOUT }, m.id);
       if (!this.ready) {
@@ -279,16 +303,18 @@ export class RtviSession {
       return;
     }
     if (m.type === "disconnect-bot") {
+      this.frame(text);
       this.run(() => this.handlers.onDisconnectBot?.()).catch(this.failed("disconnect-bot"));
       return;
     }
     if (m.type === "client-message" && (m.data as { t?: unknown } | null)?.t === CLIENT_LATENCY_T) {
-      return this.clientLatency(m);
+      return this.clientLatency(m, text);
     }
     if (PAGE_TYPES.has(m.type)) {
       // What the page sends is logged (jsonb) and forwarded to the brain (JSON in a frame): data
       // neither can carry is refused here rather than failing there.
       const problem = unstorable({ type: m.type, data: m.data });
+      this.frame(text, problem?.message);
       if (problem) {
         this.counts.refused++;
         if (m.id !== undefined) {
@@ -310,6 +336,7 @@ export class RtviSession {
       }
       return;
     }
+    this.frame(text, "unsupported type");
     if (m.id !== undefined) {
       const type = m.type.length > MAX_TYPE_CHARS ? `${m.type.slice(0, MAX_TYPE_CHARS)}…` : m.type;
       this.emit("error-response", { error: `Unsupported type ${type}` }, m.id);

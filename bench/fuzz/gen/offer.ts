@@ -536,7 +536,8 @@ export function offerInput(base: BaseOffer): fc.Arbitrary<OfferInput> {
   });
 }
 
-function offeredSdp(input: OfferInput): string | undefined {
+/** The SDP a POST input offers, when its body is JSON with a string `sdp`. */
+export function offeredSdp(input: OfferInput): string | undefined {
   if (input.method !== "POST" || typeof input.body !== "string") return undefined;
   try {
     const sdp = JSON.parse(input.body)?.sdp;

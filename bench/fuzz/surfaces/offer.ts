@@ -1,11 +1,20 @@
 // Surface 2: the worker's offer endpoint (POST offers, PATCH candidates) in a real worker process.
 // Properties per input: no 5xx, every refusal in the error envelope with X-Correlation-Id, an
-// accepted offer answers {sdp, type:"answer", pc_id} and an accepted PATCH {status:"success"};
+// accepted offer answers {sdp, type:"answer", pc_id} and has what a call needs (a fingerprint, ICE
+// credentials, Opus, the data channel: media/rtc/sdp.ts missingForACall), an accepted PATCH
+// {status:"success"};
 // over the run: the worker never exits, logs no "Uncaught" line and no "unexpected error" (a
 // 500), and its RSS is measured before, after, and once the calls the run left have ended.
 import type { Tenant } from "../../../tests/helpers/api_server.ts";
 import type { TestCaller } from "../../../caller/caller.ts";
-import { type BaseOffer, makeBaseOffer, type OfferInput, offerInput } from "../gen/offer.ts";
+import {
+  type BaseOffer,
+  makeBaseOffer,
+  offeredSdp,
+  type OfferInput,
+  offerInput,
+} from "../gen/offer.ts";
+import { missingForACall } from "../../../media/rtc/sdp.ts";
 import { type Session, type Stack, startStack } from "../stack.ts";
 import { installGuard, settle, takeEscapes } from "../guard.ts";
 import { Tally } from "../tally.ts";
@@ -22,7 +31,10 @@ export class OfferContext {
   private fresh: Session[] = [];
   private live?: { caller: TestCaller; session: Session };
   private liveStarting?: Promise<{ caller: TestCaller; session: Session }>;
-  /** Offers accepted (each starts a call that ends 20 s later without a connection). */
+  /**
+   * Offers accepted (each starts a call that ends 20 s later without a connection). Only those
+   * with everything a call needs are: the rest are refused before the token is spent.
+   */
   accepted = 0;
   livesStarted = 0;
 
@@ -173,6 +185,14 @@ export async function sendOffer(ctx: OfferContext, input: OfferInput): Promise<O
       const ok = parsed?.type === "answer" && typeof parsed?.sdp === "string" &&
         typeof parsed?.pc_id === "string";
       if (!ok) violations.push({ kind: "200 of the wrong shape", detail: what(status, text) });
+      // An offer no call can connect with must be a 400 that leaves the token unspent.
+      const missing = missingForACall(offeredSdp(input) ?? "");
+      if (missing) {
+        violations.push({
+          kind: "accepted an offer lacking what a call needs",
+          detail: `${missing}: ${what(status, text)}`,
+        });
+      }
       if (input.target === "fresh") ctx.accepted++;
       tag = input.target === "live" ? "200 renegotiated" : "200 accepted";
     } else {

@@ -1,16 +1,18 @@
 // Surface 3: RTVI messages on the call's data channel.
 //
 // For volume, media/rtvi/session.ts's RtviSession is fed directly, with handlers doing what the
-// call's do (media/call/call.ts: the page message is logged and forwarded to the brain as a
-// ClientMessage frame). Per input: receive() never throws, no unhandled rejection, every message
-// sent to the page is labelled JSON within the 64 KiB the channel takes, no message larger than
-// that even reaches the channel, one message in gets at most one answer (a flood gets at most
-// the rate's burst), and whatever reaches the handlers can be logged (jsonb) and forwarded.
+// call's do (media/call/call.ts: each frame is logged, a refused one by its size and an excerpt;
+// the page message is logged and forwarded to the brain as a ClientMessage frame). Per input:
+// receive() never throws, no unhandled rejection, every message sent to the page is labelled JSON
+// within the 64 KiB the channel takes, no message larger than that even reaches the channel, one
+// message in gets at most one answer (a flood gets at most the rate's burst), whatever reaches
+// the handlers can be logged (jsonb) and forwarded, and no chat log entry is over 64 KiB.
 //
 // A smaller sample goes over a real data channel into a worker process: after each input the
 // call must still answer a client-message (unless the input said disconnect-bot).
 import fc from "fast-check";
 import { RtviSession } from "../../../media/rtvi/session.ts";
+import { chatLogData } from "../../../media/call/chat_log.ts";
 import { MAX_RTVI_MESSAGE_BYTES, overBytes } from "../../../media/rtvi/protocol.ts";
 import { encodeServiceFrame } from "../../../proto/frames.ts";
 import { setQuiet } from "../../../common/log.ts";
@@ -27,7 +29,10 @@ export interface RtviVerdict {
   sent: number;
   /** Page messages whose data the handlers got and the session log could not store. */
   refusedByLog: number;
-  /** Raw chat frames the call logs verbatim (media/call/call.ts) that jsonb would refuse. */
+  /**
+   * Chat log entries (media/call/chat_log.ts) that jsonb would refuse: only a frame RTVI took
+   * that holds an unpaired surrogate, which a frame decoded from UTF-8 off the wire cannot.
+   */
   rawUnstorable: number;
   counts: RtviSession["counts"];
 }
@@ -69,10 +74,22 @@ export async function checkRtviInput(input: RtviInput): Promise<RtviVerdict> {
       await Promise.resolve();
     },
     onTrackStatus: () => {},
+    onFrame: (text, refusal) => {
+      const data = chatLogData(text, refusal);
+      raw.add("page", "chat", data);
+      const size = typeof data === "string"
+        ? data.length
+        : data.refused.length + data.excerpt.length;
+      if (size > MAX_RTVI_MESSAGE_BYTES) {
+        violations.push({
+          kind: "a chat log entry over 64 KiB",
+          detail: `${size} characters, ${refusal ?? "taken"}: ${text.slice(0, 100)}`,
+        });
+      }
+    },
   });
   const started = performance.now();
   for (const text of input.messages) {
-    if (!text.startsWith("ping")) raw.add("page", "chat", text);
     try {
       session.receive(text);
     } catch (err) {
@@ -137,7 +154,7 @@ export async function fuzzRtviDirect(runs: number, seed: number): Promise<Tally>
   tally.outcome("refused: over the rate", totals.rateLimited);
   tally.figure("answers not sent (over 64 KiB or unserializable)", totals.outboundDropped);
   tally.figure(
-    "chat frames media/call/call.ts would log verbatim that jsonb refuses (U+0000, bad surrogates)",
+    "chat log entries jsonb would refuse (a frame RTVI took with an unpaired surrogate)",
     rawUnstorable,
   );
   tally.memory.push({ process: "this process", beforeBytes: rssBefore, afterBytes: rss() });
