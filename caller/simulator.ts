@@ -359,8 +359,9 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       const notice = readCallEnded(m.data);
       if (notice) ended = notice;
       else emit({ type: "action", data: m.data });
+    } else if (m.type === "error" || m.type === "error-response") {
+      emit({ type: "error", message: m });
     }
-    else if (m.type === "error" || m.type === "error-response") emit({ type: "error", message: m });
   };
   const watch = new Watch(caller, o.signal, onMessage);
   caller.chat.stateChanged.subscribe((s) => {

@@ -25,7 +25,10 @@ interface Snapshot {
 function snapshot(page: Page): Promise<Snapshot> {
   return page.evaluate(() => {
     const p = (globalThis as unknown as {
-      callPage: { call?: { state: CallState }; conversation: { bot: BotUnit[]; actions: Action[] } };
+      callPage: {
+        call?: { state: CallState };
+        conversation: { bot: BotUnit[]; actions: Action[] };
+      };
     }).callPage;
     return JSON.parse(JSON.stringify({
       state: p.call?.state,
