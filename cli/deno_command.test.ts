@@ -49,3 +49,16 @@ Deno.test("shell words: safe ones bare, others single-quoted with quotes escaped
   assert.equal(shellWord("/usr/bin/deno"), "/usr/bin/deno");
   assert.equal(shellWord("it's here"), `'it'\\''s here'`);
 });
+
+Deno.test("a global deno that npx put on the process's PATH but the caller's PATH lacks is not deno", () => {
+  // npm exec's own folders come first and end with its node-gyp-bin; the caller's PATH follows.
+  const exe = "/usr/lib/node_modules/deno/deno";
+  const files = { [exe]: exe, "/usr/bin/deno": exe };
+  const env = {
+    PATH: "/work/clone/node_modules/.bin:/usr/bin:/tmp/node_modules/.bin:" +
+      "/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin:/home/u/bin:/bin",
+    npm_lifecycle_event: "npx",
+    npm_command: "exec",
+  };
+  assert.equal(denoCommand(launch(env, exe, files)), "npx -y deno@2.9.6");
+});

@@ -19,8 +19,18 @@ export interface Launch {
 
 /** PATH entries added by npx or `deno task`, not by the caller's shell. */
 function addedByLauncher(dir: string): boolean {
-  return /[\\/]_npx[\\/]/.test(dir) || /node_modules[\\/]\.bin[\\/]?$/.test(dir) ||
-    /node-gyp-bin[\\/]?$/.test(dir);
+  return /[\\/]_npx[\\/]/.test(dir) || /node_modules[\\/]\.bin[\\/]?$/.test(dir);
+}
+
+/**
+ * The caller's own PATH folders. npm's exec puts its folders first (the package's bin folder,
+ * which is the global one when the package is installed globally, then node_modules/.bin up
+ * the tree) and ends them with its node-gyp-bin folder; the caller's PATH follows.
+ */
+function callerPath(path: string): string[] {
+  const dirs = path.split(":").filter(Boolean);
+  const npmEnd = dirs.findLastIndex((d) => /node-gyp-bin[\\/]?$/.test(d));
+  return dirs.slice(npmEnd + 1).filter((d) => !addedByLauncher(d));
 }
 
 /** Single-quoted for a POSIX shell when it holds anything but safe characters. */
@@ -34,8 +44,7 @@ export function shellWord(word: string): string {
  */
 export function denoCommand(launch: Launch): string {
   const self = launch.resolve(launch.execPath) ?? launch.execPath;
-  const dirs = (launch.env.PATH ?? "").split(":").filter((d) => d && !addedByLauncher(d));
-  for (const dir of dirs) {
+  for (const dir of callerPath(launch.env.PATH ?? "")) {
     const found = launch.resolve(`${dir}/deno`);
     if (found) {
       if (found === self) return "deno";
