@@ -146,7 +146,12 @@ Deno.test("the caller simulator against the real service", async (t) => {
       );
       const one = await run(tenant, { turns: await turns("hello there") });
       assert.equal(one.result.exit_code, 0, one.text);
-      assert.match(one.text, /\nbot: Thanks, goodbye\.\n(.*\n)*bot hung up\n/);
+      // The worker's call-ended notice says why.
+      assert.match(
+        one.text,
+        /\nbot: Thanks, goodbye\.\n(.*\n)*bot hung up \(ended: brain_ended\)\n/,
+      );
+      assert(!/actions: .*call-ended/.test(one.text), "the notice is not a brain action");
 
       const two = await run(tenant, { turns: await turns("hello there", "are you still there") });
       assert.equal(two.result.exit_code, 1, two.text);

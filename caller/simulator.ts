@@ -14,7 +14,7 @@
 import { CallerHttpError, type RtviMessage, TestCaller } from "./caller.ts";
 import { speechEndMs, type SpokenTurn } from "./script.ts";
 import { type LatencySummary, summarise } from "./turn_latency.ts";
-import { CLIENT_LATENCY_T } from "../media/rtvi/protocol.ts";
+import { CLIENT_LATENCY_T, readCallEnded } from "../media/rtvi/protocol.ts";
 
 export type FailureKind =
   | "usage"
@@ -61,7 +61,8 @@ export type CallEvent =
     | { type: "action"; data: unknown }
     | { type: "latency"; step: "greeting" | number; latency: Latency }
     | { type: "error"; message: RtviMessage }
-    | { type: "hangup" }
+    /** The worker's call-ended notice, when it sent one, says why. */
+    | { type: "hangup"; status?: string; reason?: string }
     | { type: "failure"; failure: Failure }
     | { type: "summary"; summary: LatencySummary }
     | { type: "done"; exit_code: number; turns: number }
@@ -318,10 +319,11 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
   const pending = new Map<string, string>();
   let current: { heard: string[]; bot: string[] } | null = null;
   let hungUpByUs = false, hangupShown = false;
+  let ended: { status: string; reason: string } | undefined;
   const botHungUp = () => {
     if (hungUpByUs || hangupShown) return;
     hangupShown = true;
-    emit({ type: "hangup" });
+    emit({ type: "hangup", ...ended });
   };
   const printBot = (text: string, heard: string | null, cutOff: boolean) => {
     current?.bot.push(text);
@@ -353,8 +355,13 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       const remaining = d.spoken_progress?.remaining_text ?? "";
       const heard = d.spoken_progress?.accumulated_text ?? null;
       printBot(text, heard, d.spoken_status === "completed" && remaining.trim() !== "");
-    } else if (m.type === "server-message") emit({ type: "action", data: m.data });
-    else if (m.type === "error" || m.type === "error-response") emit({ type: "error", message: m });
+    } else if (m.type === "server-message") {
+      const notice = readCallEnded(m.data);
+      if (notice) ended = notice;
+      else emit({ type: "action", data: m.data });
+    } else if (m.type === "error" || m.type === "error-response") {
+      emit({ type: "error", message: m });
+    }
   };
   const watch = new Watch(caller, o.signal, onMessage);
   caller.chat.stateChanged.subscribe((s) => {
@@ -621,7 +628,7 @@ export function formatEvent(e: CallEvent): string {
       return `error${fatal ? " (fatal)" : ""}: ${errorText(e.message)}`;
     }
     case "hangup":
-      return "bot hung up";
+      return e.reason ? `bot hung up (${e.status}: ${e.reason})` : "bot hung up";
     case "summary": {
       const s = e.summary;
       const f = (v: number | null) => v === null ? "-" : `${Math.round(v)} ms`;

@@ -14,6 +14,7 @@ import { buildDemoPage, DEMO_PAGE, DIST } from "../web/build.ts";
 import { httpAdminCall } from "./api_client.ts";
 import { ensureDemo } from "./demo_setup.ts";
 import { serveFolder } from "./static_files.ts";
+import { thisDenoCommand } from "./deno_command.ts";
 
 async function waitReady(apiUrl: string, ms: number): Promise<void> {
   const until = Date.now() + ms;
@@ -57,7 +58,7 @@ Console:    ${apiUrl}/console   (sign in with the deployment's ADMIN_TOKEN)
 API:        ${apiUrl}/api/v1/
 Brain:      ${brainUrl}   (demo agent ${demo.agentId})
 Caller simulator:
-  deno task call --api ${apiUrl} --key ${demo.publishableKey} --origin ${pageOrigin} --agent ${demo.agentId} --say "hello there"
+  ${thisDenoCommand()} task call --api ${apiUrl} --key ${demo.publishableKey} --origin ${pageOrigin} --agent ${demo.agentId} --say "hello there"
 `;
   const app = new Hono();
   app.get("/demo-config.js", (c) => c.body(config, 200, { "content-type": "text/javascript" }));

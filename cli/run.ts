@@ -1,7 +1,9 @@
 // `deno task run`: the whole service on one laptop on its embedded defaults — the database
 // (PGlite in ./data unless DATABASE_URL is set), the control plane with the console, one media
 // worker as a child process (as it would run on its own node), the example brain, and the demo
-// page at `/` with a demo agent and publishable key made for it.
+// page at `/` with a demo agent and publishable key made for it. The admin token and the demo
+// key stay the same across restarts on one data directory, so printed commands and open demo
+// tabs keep working; every command printed starts with a Deno its shell can run.
 import { openDatabase } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
 import { loadSettings } from "../common/settings.ts";
@@ -12,7 +14,9 @@ import { startApiService } from "../api/service.ts";
 import { buildDemoPage } from "../web/build.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
 import { httpAdminCall } from "./api_client.ts";
-import { ensureDemo } from "./demo_setup.ts";
+import { ensureDemo, type KeptKey } from "./demo_setup.ts";
+import { readDemoKey, writeDemoKey } from "./demo_key_file.ts";
+import { thisDenoCommand } from "./deno_command.ts";
 import { ensureSystemParts } from "./system_parts.ts";
 import { serveFolder } from "./static_files.ts";
 
@@ -60,10 +64,15 @@ if (import.meta.main) {
     }).fetch,
   );
   const base = `http://127.0.0.1:${server.addr.port}`;
+  // The previous run's key, if it still verifies (the database keeps only its hash).
+  const stored = await readDemoKey(settings.dataDir);
+  const grant = stored ? await api.deps.keys.resolve(stored) : undefined;
+  const kept: KeptKey | undefined = stored && grant ? { sessionKey: stored, grant } : undefined;
   const demo = await ensureDemo(httpAdminCall(base, settings.adminToken), brain.url, [
     base,
     `http://localhost:${server.addr.port}`,
-  ]);
+  ], kept);
+  if (demo.publishableKey !== stored) await writeDemoKey(settings.dataDir, demo.publishableKey);
   pageConfig = `globalThis.CALL_CONFIG = ${
     // No apiUrl: the page calls the API on its own origin, whichever host name was opened.
     JSON.stringify({ publishableKey: demo.publishableKey, agentId: demo.agentId })};\n`;
@@ -96,7 +105,7 @@ if (import.meta.main) {
     API:           ${base}/api/v1/
     Example brain: ${brain.url}   (demo agent ${demo.agentId})
     Try a call without a microphone (the caller simulator, with the demo page's key):
-      deno task call --api ${base} --key ${demo.publishableKey} --origin ${base} --agent ${demo.agentId} --say "hello there"
+      ${thisDenoCommand()} task call --api ${base} --key ${demo.publishableKey} --origin ${base} --agent ${demo.agentId} --say "hello there"
 
   Press Ctrl-C to stop.
 `);

@@ -7,7 +7,7 @@ import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
 import type { PeerState, WorkerPeer } from "../rtc/peer.ts";
 import { RtviSession } from "../rtvi/session.ts";
-import { signalling } from "../rtvi/protocol.ts";
+import { callEnded, signalling } from "../rtvi/protocol.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
 import { Conversation, type ConversationOutcome } from "./conversation.ts";
 import { EchoSource } from "./echo.ts";
@@ -235,7 +235,11 @@ export class Call {
     for (const t of this.timers) clearTimeout(t);
     this.outbound.stop();
     this.decoder?.close();
-    if (this.peer.chatOpen) this.peer.sendChat(signalling("peerLeft"));
+    if (this.peer.chatOpen) {
+      // Why, for the page (it would otherwise only see the connection close), then goodbye.
+      this.rtvi.emit("server-message", callEnded(status, reason));
+      this.peer.sendChat(signalling("peerLeft"));
+    }
     for (const off of this.detach.splice(0)) off();
     await this.peer.drainChat();
     await this.peer.close();

@@ -90,6 +90,33 @@ export function signalling(type: "peerLeft" | "renegotiate"): string {
 export const ABOUT = { library: "voice-call-service", library_version: "0.1.0" };
 
 /**
+ * The worker's last word to the page before it closes a call it ends itself: a server-message
+ * `{type: "call-ended", data: {status, reason}}` (the session's end status and reason, as the
+ * console shows them). A server-message because the Pipecat client drops message types it does
+ * not know; brain actions share that channel as `{type, data}`, so brains should not name an
+ * action "call-ended". A page that hangs up itself, or loses the connection, gets none.
+ */
+export const CALL_ENDED = "call-ended";
+
+export interface CallEnded {
+  type: typeof CALL_ENDED;
+  data: { status: string; reason: string };
+}
+
+export function callEnded(status: string, reason: string): CallEnded {
+  return { type: CALL_ENDED, data: { status, reason } };
+}
+
+/** The notice's data when `message` (a server-message's data) is one, else undefined. */
+export function readCallEnded(message: unknown): CallEnded["data"] | undefined {
+  const m = message as Partial<CallEnded> | null;
+  if (typeof m !== "object" || m === null || m.type !== CALL_ENDED) return undefined;
+  const d = m.data as Partial<CallEnded["data"]> | null | undefined;
+  if (typeof d?.status !== "string" || typeof d.reason !== "string") return undefined;
+  return { status: d.status, reason: d.reason };
+}
+
+/**
  * The page's (or caller simulator's) own measurement of a turn: the end of the caller's speech
  * to the first bot audio it heard, from its microphone and the received track. It travels as a
  * `client-message` with this reserved `t` because that is what the Pipecat client can send

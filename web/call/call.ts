@@ -5,7 +5,7 @@
 import { type BotOutputData, PipecatClient, type TranscriptData } from "@pipecat-ai/client-js";
 import { SmallWebRTCTransport } from "@pipecat-ai/small-webrtc-transport";
 import { MicMediaManager } from "./media_manager.ts";
-import { CLIENT_LATENCY_T } from "../../media/rtvi/protocol.ts";
+import { CLIENT_LATENCY_T, readCallEnded } from "../../media/rtvi/protocol.ts";
 
 export interface CallConfig {
   /** Base URL of the API, e.g. "https://api.example.com" (no trailing slash needed). */
@@ -26,6 +26,16 @@ export type CallPhase =
   | "ended"
   | "failed";
 
+/**
+ * How the call ended: the worker's `call-ended` notice (its session status and reason), the
+ * page's own hang-up (`ended`/`hangup`), or `disconnected` when the connection closed with no
+ * notice (the network, or a worker that died).
+ */
+export interface CallEnd {
+  status: string;
+  reason: string;
+}
+
 /** Plain, serialisable state of the call; pages render it and tests read it. */
 export interface CallState {
   phase: CallPhase;
@@ -41,6 +51,8 @@ export interface CallState {
   botAudioStarted: boolean;
   micStarted: boolean;
   error?: string;
+  /** Set once the call is over (see CallEnd). */
+  end?: CallEnd;
   /** Short human-readable log of what happened, oldest first. */
   log: string[];
 }
@@ -152,8 +164,9 @@ export class VoiceCall {
   }
 
   async hangUp(): Promise<void> {
+    const end = this.state.end ?? { status: "ended", reason: "hangup" };
     await this.client?.disconnect();
-    this.update({ phase: "ended" }, "hung up");
+    this.update({ phase: "ended", end }, "hung up");
   }
 
   private makeClient(): PipecatClient {
@@ -165,7 +178,11 @@ export class VoiceCall {
         onConnected: () => this.update({ connected: true }, "transport connected"),
         onDisconnected: () => {
           const ended = this.state.phase === "ready" || this.state.phase === "connecting";
-          this.update({ connected: false, ...(ended ? { phase: "ended" } : {}) }, "disconnected");
+          const end = this.state.end ?? { status: "disconnected", reason: "" };
+          this.update(
+            { connected: false, ...(ended ? { phase: "ended", end } : {}) },
+            "disconnected",
+          );
         },
         onTrackStarted: (track, participant) => {
           if (track.kind !== "audio") return;
@@ -186,7 +203,13 @@ export class VoiceCall {
         onUserStoppedSpeaking: () => this.hooks.onSpeaking?.("user", false),
         onBotStartedSpeaking: () => this.hooks.onSpeaking?.("bot", true),
         onBotStoppedSpeaking: () => this.hooks.onSpeaking?.("bot", false),
-        onServerMessage: (d) => this.hooks.onServerMessage?.(d),
+        onServerMessage: (d) => {
+          // The worker's last word: why it ended the call (not a brain action).
+          const end = readCallEnded(d);
+          if (!end) return this.hooks.onServerMessage?.(d);
+          const phase = end.status === "failed" ? "failed" : "ended";
+          this.update({ phase, end }, `call ${end.status}: ${end.reason}`);
+        },
         onError: (msg) => this.update({ error: JSON.stringify(msg.data) }, "error from bot"),
       },
     });

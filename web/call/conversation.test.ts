@@ -106,3 +106,41 @@ Deno.test("speaking changes set the indicator and are kept in order", () => {
   assert.deepEqual(c.speaking, { user: false, bot: true });
   assert.equal(c.speakingChanges.length, 3);
 });
+
+const order = (c: Conversation) =>
+  c.timeline().map((e) => e.kind === "user" ? `user:${e.line.text}` : `bot:${e.unit.text}`);
+
+Deno.test("an interrupted reply's cut-off units are listed before the caller's interrupting line", () => {
+  // The worker's order on a barge-in: the caller's words over the playing unit, their final
+  // text (which decides the barge-in), then every unit of the reply reported cut off, the ones
+  // never started among them.
+  const c = new Conversation();
+  c.userTranscript(t("tell me a story", true));
+  c.botOutput(out("Once upon a time.", "new", ""));
+  c.botOutput(out("Once upon a time.", "in-progress", "Once upon "));
+  c.userTranscript(t("stop", false));
+  c.userTranscript(t("stop please", true));
+  c.botOutput(out("Once upon a time.", "completed", "Once upon "));
+  c.botOutput(out("There was a fox.", "completed", ""));
+  c.botOutput(out("The end.", "completed", ""));
+  c.botOutput(out("You said: stop please.", "new", ""));
+  assert.deepEqual(order(c), [
+    "user:tell me a story",
+    "bot:Once upon a time.",
+    "bot:There was a fox.",
+    "bot:The end.",
+    "user:stop please",
+    "bot:You said: stop please.",
+  ]);
+  assert.deepEqual(c.bot.map((u) => u.cutOff), [true, true, true, false]);
+});
+
+Deno.test("units cut by the call's end stay after the caller line they answer", () => {
+  // The reply had not started when the call ended: its units belong after the line they answer.
+  const c = new Conversation();
+  c.botOutput(out("Hi.", "new", ""));
+  c.botOutput(out("Hi.", "completed", "Hi."));
+  c.userTranscript(t("tell me a story", true));
+  c.botOutput(out("Once upon a time.", "completed", ""));
+  assert.deepEqual(order(c), ["bot:Hi.", "user:tell me a story", "bot:Once upon a time."]);
+});

@@ -44,12 +44,18 @@ export class Conversation {
   /** Every speaking change, oldest first (the indicator shows the latest state). */
   speakingChanges: SpeakingChange[] = [];
   private seq = 0;
+  /** Caller lines that began while a bot unit was playing: the ones that can cut a reply. */
+  private overBot = new WeakSet<TranscriptLine>();
 
   userTranscript(d: TranscriptData): void {
     const last = this.transcript.at(-1);
     // An interim is replaced by the next interim or by its final, in the same place.
     if (last && !last.final) Object.assign(last, { text: d.text, final: d.final });
-    else this.transcript.push({ seq: this.seq++, text: d.text, final: d.final });
+    else {
+      const line = { seq: this.seq++, text: d.text, final: d.final };
+      if (this.bot.some((u) => u.status !== "completed")) this.overBot.add(line);
+      this.transcript.push(line);
+    }
   }
 
   botOutput(d: BotOutputData): void {
@@ -69,7 +75,14 @@ export class Conversation {
     }
     let unit = status === "new" ? undefined : this.openUnit(d);
     if (!unit) {
-      unit = { seq: this.seq++, text: d.text, heard: "", remaining: d.text, status, cutOff: false };
+      unit = {
+        seq: this.unitSeq(status, progress?.accumulated_text ?? ""),
+        text: d.text,
+        heard: "",
+        remaining: d.text,
+        status,
+        cutOff: false,
+      };
       if (d.segment_id !== undefined) unit.segmentId = d.segment_id;
       this.bot.push(unit);
     }
@@ -84,14 +97,30 @@ export class Conversation {
     unit.cutOff = status === "completed" && unit.remaining.trim() !== "";
   }
 
-  /** Caller lines and bot units in the order they began. */
+  /**
+   * Where a unit first seen now goes. A unit that arrives already completed with nothing heard
+   * never started: it was queued behind the one playing when the caller cut in, and the service
+   * reports it only when it acts on the interruption, after the caller's interrupting line (the
+   * final text decides a barge-in). It belongs to the reply that line cut, so it is placed just
+   * before that line (same seq; bot units sort first on a tie). When the latest caller line did
+   * not begin over the bot (the call ended, or the cut came before any words), it goes last.
+   */
+  private unitSeq(status: BotUnit["status"], heard: string): number {
+    const line = this.transcript.at(-1);
+    const neverStarted = status === "completed" && heard === "";
+    if (neverStarted && line && this.overBot.has(line)) return line.seq;
+    return this.seq++;
+  }
+
+  /** Caller lines and bot units in the order they began (a unit before a line on a tie). */
   timeline(): ({ kind: "user"; line: TranscriptLine } | { kind: "bot"; unit: BotUnit })[] {
+    const key = (e: { kind: "user"; line: TranscriptLine } | { kind: "bot"; unit: BotUnit }) =>
+      e.kind === "user" ? e.line.seq + 0.5 : e.unit.seq;
+    // Array.prototype.sort is stable: units on one seq keep their arrival order.
     return [
       ...this.transcript.map((line) => ({ kind: "user" as const, line })),
       ...this.bot.map((unit) => ({ kind: "bot" as const, unit })),
-    ].sort((a, b) =>
-      (a.kind === "user" ? a.line.seq : a.unit.seq) - (b.kind === "user" ? b.line.seq : b.unit.seq)
-    );
+    ].sort((a, b) => key(a) - key(b));
   }
 
   speakingChanged(who: Speaker, speaking: boolean): void {

@@ -9,6 +9,7 @@
 import { type CallConfig, VoiceCall } from "./call.ts";
 import { Conversation } from "./conversation.ts";
 import { EnergyMeter } from "./meter.ts";
+import { describeEnd } from "./end_reason.ts";
 import { LatencyLog, LatencyProbe } from "./latency.ts";
 import {
   fillSelect,
@@ -144,6 +145,7 @@ const page: CallPage = {
     page.latencyProbe = undefined;
     render();
     $("session-id").textContent = "–";
+    $("end-reason").hidden = true;
     const choice = page.choice();
     const config: CallConfig = choice
       ? {
@@ -170,6 +172,9 @@ const page: CallPage = {
     page.call = new VoiceCall(config, $<HTMLAudioElement>("bot-audio"), {
       onChange: (state) => {
         $("phase").textContent = state.phase;
+        const ended = $("end-reason");
+        ended.textContent = describeEnd(state.end);
+        ended.hidden = !state.end;
         $("session-id").textContent = state.sessionId ?? "–";
         $("log").textContent = state.log.join("\n");
         const live = state.phase === "ready" || state.phase === "connecting";

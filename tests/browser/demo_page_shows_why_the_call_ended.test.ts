@@ -1,0 +1,135 @@
+// When the service ends a call, the demo page says why: Debian Chromium opens the built page,
+// calls a real worker, and asks the brain (by a client message) to end the call; the page must
+// show the end reason the session is recorded with, not just "ended", and list it nowhere among
+// the brain's actions.
+//
+// Sanitizers are off, as in demo_page_call.test.ts (playwright-core's handles).
+import { assert, assertEquals } from "../helpers/assert.ts";
+import { type CallService, startCallService } from "../helpers/call_harness.ts";
+import { createBrain } from "../../sdk/brain/mod.ts";
+import { buildDemoPage } from "../../web/build.ts";
+import type { CallState } from "../../web/call/call.ts";
+import type { Action, BotUnit } from "../../web/call/conversation.ts";
+import { ARTIFACTS, type Browser, launchChromium, saveArtifact } from "./helpers/chromium.ts";
+import { serveStatic, type StaticServer } from "./helpers/static_server.ts";
+import type { Page } from "playwright-core";
+
+const GREETING = "Hello. Send bye to end the call.";
+
+interface Snapshot {
+  state?: CallState;
+  bot: BotUnit[];
+  actions: Action[];
+}
+
+function snapshot(page: Page): Promise<Snapshot> {
+  return page.evaluate(() => {
+    const p = (globalThis as unknown as {
+      callPage: {
+        call?: { state: CallState };
+        conversation: { bot: BotUnit[]; actions: Action[] };
+      };
+    }).callPage;
+    return JSON.parse(JSON.stringify({
+      state: p.call?.state,
+      bot: p.conversation.bot,
+      actions: p.conversation.actions,
+    }));
+  });
+}
+
+async function waitForPage(page: Page, ok: (s: Snapshot) => boolean, ms: number) {
+  const until = Date.now() + ms;
+  let s = await snapshot(page);
+  while (!ok(s) && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 150));
+    s = await snapshot(page);
+  }
+  return s;
+}
+
+/** Ten seconds of silence for the fake microphone (Chromium's default device beeps). */
+async function silentWav(): Promise<string> {
+  const out = await Deno.makeTempFile({ prefix: "silent-mic-", suffix: ".wav" });
+  const sox = await new Deno.Command("sox", {
+    args: ["-n", "-r", "48000", "-c", "1", "-b", "16", out, "trim", "0", "10"],
+  }).output();
+  if (!sox.success) throw new Error(new TextDecoder().decode(sox.stderr));
+  return out;
+}
+
+Deno.test({
+  name: "Demo page: when the brain ends the call, the page shows why (brain_ended)",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await Deno.mkdir(ARTIFACTS + "demo", { recursive: true });
+    const dist = await buildDemoPage();
+    const wav = await silentWav();
+    const brain = createBrain({
+      onSessionStart: () => GREETING,
+      async *onTurn() {}, // the microphone is silent: no turn is expected
+      onRtvi: (message, session) => {
+        const t = (message.data as { t?: unknown } | undefined)?.t;
+        if (t === "bye") session.end();
+      },
+    });
+    let service: CallService | undefined, site: StaticServer | undefined;
+    let browser: Browser | undefined, page: Page | undefined;
+    try {
+      service = await startCallService(brain);
+      const files: Record<string, string> = {};
+      site = serveStatic(dist, { files, proxy: { prefix: "/api/", to: service.api.url } });
+      const key = await service.api.admin("/api/v1/keys.create", {
+        agent_id: service.tenant.agent_id,
+        kind: "publishable",
+        allowed_origins: [site.origin],
+      });
+      assertEquals(key.status, 200, JSON.stringify(key.body));
+      files["/demo-config.js"] = `globalThis.CALL_CONFIG = ${
+        JSON.stringify({ publishableKey: key.body.session_key, agentId: service.tenant.agent_id })
+      };`;
+
+      browser = await launchChromium({ fakeMicWav: wav });
+      page = await browser.open(`${site.origin}/`);
+      await page.evaluate(() =>
+        (globalThis as unknown as { callPage: { ready: Promise<void> } }).callPage.ready
+      );
+      assertEquals(await page.isHidden("#end-reason"), true);
+      await page.click("#call");
+      let s = await waitForPage(
+        page,
+        (s) => s.bot.some((u) => u.text === GREETING && u.status === "completed"),
+        30_000,
+      );
+      assertEquals(s.state?.phase, "ready", JSON.stringify(s.state));
+      const sessionId = s.state?.sessionId;
+      assert(sessionId, "no session id on the page");
+
+      await page.fill("#msg-type", "bye");
+      await page.fill("#msg-data", "");
+      await page.click("#msg-send");
+      s = await waitForPage(page, (s) => s.state?.end !== undefined, 20_000);
+      assertEquals(s.state?.end, { status: "ended", reason: "brain_ended" });
+      assertEquals(s.state?.phase, "ended");
+      const record = await service.record(sessionId, "ended");
+      assertEquals(record.end_reason, "brain_ended");
+
+      const shown = await page.textContent("#end-reason");
+      assertEquals(shown, "Call ended: the brain ended the call (brain_ended).");
+      assertEquals(await page.isVisible("#end-reason"), true);
+      assertEquals(await page.textContent("#phase"), "ended");
+      // The worker's notice is not one of the brain's actions.
+      assertEquals(s.actions, []);
+    } finally {
+      if (page) {
+        await saveArtifact("demo/end-reason.png", await page.screenshot({ fullPage: true }))
+          .catch(() => {});
+      }
+      await browser?.close();
+      await site?.close();
+      await service?.close();
+      await Deno.remove(wav).catch(() => {});
+    }
+  },
+});
