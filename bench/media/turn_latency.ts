@@ -11,7 +11,8 @@
 //      the bot's audio stops at the caller after the speech onset: from the onset in the audio
 //      (the VAD's detection included) and from the onset the worker detected (its
 //      speech_started log entry; both processes read this machine's wall clock).
-//   deno run -A bench/media/turn_latency.ts [modes=fixed,adaptive]   (a mode "adaptive+warm" runs
+//   deno run -A bench/media/turn_latency.ts [modes=fixed,adaptive]   ("adaptive+noseed": recognition
+//   starts from the model's prior, as before the seed prior; a mode "adaptive+warm" runs
 //   one short call on the same worker first, as a worker in service has served calls before)
 import {
   botSilentAt,
@@ -133,8 +134,15 @@ async function runMode(mode: string, pcm: Map<string, Int16Array>): Promise<Mode
   const { counts, servable } = countingBrain();
   // "adaptive+warm": the same worker has served one short call before (its recognition thread
   // has learnt a first-utterance prior), as a worker in service has; plain modes start fresh.
-  const [endOfTurn, warm] = mode.split("+");
-  const service = await startCallService(servable, { workerEnv: { END_OF_TURN: endOfTurn } });
+  // "adaptive+noseed": a fresh worker whose recognition threads start from the model's prior, as
+  // before the seed prior (media/stt/seed_prior.ts): its first utterance takes the second pass.
+  const [endOfTurn, ...flags] = mode.split("+");
+  const warm = flags.includes("warm");
+  const workerEnv: Record<string, string> = { END_OF_TURN: endOfTurn };
+  if (flags.includes("noseed")) {
+    workerEnv.SPEECH_ENGINES = JSON.stringify({ options: { pocketsphinx: { seedPrior: false } } });
+  }
+  const service = await startCallService(servable, { workerEnv });
   const out: ModeResult = {
     mode,
     turns: [],
@@ -153,7 +161,7 @@ async function runMode(mode: string, pcm: Map<string, Int16Array>): Promise<Mode
     seconds: 0,
   };
   try {
-    if (warm === "warm") {
+    if (warm) {
       const before = await service.call();
       await audioAfter(before.caller, 0);
       await quiet(before.caller, 700);

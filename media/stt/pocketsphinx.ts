@@ -27,6 +27,7 @@
 // recognising for the calls after.
 //
 // Figures: bench/media/stt.ts; accuracy: media/stt/README.md.
+import { SEED_PRIOR } from "./seed_prior.ts";
 import {
   type RecognitionEngine,
   RecognitionError,
@@ -99,6 +100,12 @@ export interface PocketsphinxOptions {
    * earlier calls instead of the model's; default true.
    */
   warmPrior?: boolean;
+  /**
+   * With warmPrior, a fresh thread starts from the seed prior (media/stt/seed_prior.ts) instead of
+   * the model's, so the node's first callers' first utterances need no second pass; default true
+   * for the en-us model (a decoderArgs `hmm` of another model has no seed).
+   */
+  seedPrior?: boolean;
   /** Interim hypotheses at most once per this much audio; default 300 ms. */
   interimMs?: number;
   /**
@@ -276,6 +283,9 @@ export class PocketsphinxEngine implements RecognitionEngine {
       vocabulary: options.vocabulary ?? DEFAULT_VOCABULARY,
       keepWords: options.keepWords ?? [],
       warmPrior: options.warmPrior ?? true,
+      seedPrior: (options.seedPrior ?? true) && args.hmm === enUsArgs().hmm
+        ? SEED_PRIOR
+        : undefined,
       interimMs: options.interimMs ?? 300,
       firstUtteranceBatchMaxMs: options.firstUtteranceBatchMaxMs ?? 10_000,
     };

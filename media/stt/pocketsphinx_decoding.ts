@@ -32,6 +32,11 @@ export interface PoolOptions {
   shareLm?: boolean;
   /** Learn a first-utterance CMN prior from the calls' adapted estimates (default true). */
   warmPrior?: boolean;
+  /**
+   * With warmPrior: the prior a thread starts from before any call taught it one (a CMN mean
+   * for the model's features, media/stt/seed_prior.ts), replaced whole by the first call's.
+   */
+  seedPrior?: readonly number[];
 }
 
 /**
@@ -61,6 +66,7 @@ export class DecoderPool {
     this.idleMs = options.idleMs ?? 60_000;
     this.shareLm = options.shareLm ?? false;
     this.warmPrior = options.warmPrior ?? true;
+    if (this.warmPrior && options.seedPrior) this.#warm = Float32Array.from(options.seedPrior);
     if (this.spares < 0 || this.maxIdle < this.spares) {
       throw new RangeError("need 0 <= spares <= maxIdle");
     }

@@ -1,0 +1,41 @@
+// The CMN prior a recognition thread starts from before any call has taught it one.
+//
+// Pocketsphinx normalises a call's first utterance by a prior (pocketsphinx_decoding.ts); the
+// model's own (feat.params' -cmninit) fits Opus-decoded speech so badly that a first utterance
+// starting from it gets a second, batch-CMN pass over its audio, which the caller waits for at the
+// end of their first turn (issue 23: first turn 691-1,156 ms against 438-536 ms later, on a fresh
+// node). The thread's learnt prior avoids that pass, but a fresh thread has learnt nothing.
+//
+// This seed is what a thread learns from SEED_SENTENCES spoken by festival's kal voice (a diphone
+// voice cut from a human speaker's recordings, the nearest to a caller that ships here), Opus
+// encoded at 48 kHz and decoded at 16 kHz as a call's audio is. It is the first calls' stand-in:
+// the first call's own estimate replaces it whole. Measured on 24 festival test sentences as
+// first utterances (scratch run, see docs/decisions.md): WER 7.9 % from this seed against 9.0 %
+// cold with the second pass, finish 51 against 281 ms; a seed learnt from espeak-ng's formant
+// voice instead read 20.3 %, so the worker cannot make its own from its synthesis engine.
+// seed_prior.test.ts derives it again (festival, in CI) and keeps this copy equal to it.
+
+/** What the seed is learnt from: sentences in no test script, each one call's first utterance. */
+export const SEED_SENTENCES = [
+  "Hello, I am calling about the letter you sent me last week.",
+  "Could you tell me when the office opens on Monday morning?",
+  "Yes, that works for me, thank you so much for your help.",
+  "I would like to change the address on my account, please.",
+] as const;
+
+/** The en-us model's 13 cepstral means after those calls (running mean of their estimates). */
+export const SEED_PRIOR: readonly number[] = [
+  50.67,
+  10.87,
+  -0.52,
+  12.04,
+  -8.79,
+  -2.47,
+  2.8,
+  -5.68,
+  -0.07,
+  -0.83,
+  3.43,
+  -1.05,
+  0.32,
+];
