@@ -42,7 +42,9 @@ export async function runWorker(
     if (threads !== undefined && config.recognition.includes("pocketsphinx")) {
       config.options.pocketsphinx = { threads, ...config.options.pocketsphinx };
     }
-    return startSpeechEngines(config, env);
+    return startSpeechEngines(config, env, {
+      coolDownMs: settings.speechEngineCoolDownSeconds * 1000,
+    });
   })
     .catch((err) => {
       console.error(`The speech engines could not start: ${(err as Error).message}`);
@@ -83,6 +85,8 @@ export async function runWorker(
     capacity,
     serves: engines.serves,
   });
+  // A provider engine went down or came back: the node advertises what it serves now.
+  engines.health?.onChange(() => void registration.setServes(engines.serves));
   // SIGTERM drains: no new calls, the calls in flight run until they end or the drain timeout
   // passes, then exit 0. SIGINT (Ctrl-C on a laptop), or a second signal, ends the calls at once.
   let stopping = false;
