@@ -131,15 +131,21 @@ export class EngineHealth implements EngineOutcomes {
     const from = e.state;
     const to = nextBreakerState(from, event, this.clock(), this.settings);
     e.state = to;
-    if (to.status === from.status) return;
-    e.transitions[to.status]++;
-    this.#say(e, from, to);
-    clearTimeout(e.timer);
-    e.timer = undefined;
-    if (to.status === "open") {
-      const wait = breakerDueIn(to, this.clock(), this.settings) ?? 0;
-      e.timer = setTimeout(() => this.#apply(engine, { type: "time" }), wait);
+    if (to.status !== from.status) {
+      e.transitions[to.status]++;
+      this.#say(e, from, to);
+      clearTimeout(e.timer);
+      e.timer = undefined;
     }
+    // Open: wake when the cool-down is over (again, if a timer fired a little early).
+    if (to.status === "open" && !e.timer) {
+      const wait = breakerDueIn(to, this.clock(), this.settings) ?? 0;
+      e.timer = setTimeout(() => {
+        e.timer = undefined;
+        this.#apply(engine, { type: "time" });
+      }, Math.max(1, wait));
+    }
+    if (to.status === from.status) return;
     if (to.status === "half-open") void this.#probe(e);
     if (breakerUp(from) !== breakerUp(to)) {
       for (const cb of this.#listeners) cb();
