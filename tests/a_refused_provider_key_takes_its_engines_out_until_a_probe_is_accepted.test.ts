@@ -112,7 +112,10 @@ Deno.test("a refused provider key takes its engines out of routing and capabilit
     tts.options.apiKey = "wrong-key";
     const until = Date.now() + COOL_DOWN_MS * 3 + 5000;
     while (!(await capabilities()).stt_languages.includes("LANGUAGE_HI")) {
-      assert(Date.now() < until, `Hindi recognition never came back\n${service.worker.child.output()}`);
+      assert(
+        Date.now() < until,
+        `Hindi recognition never came back\n${service.worker.child.output()}`,
+      );
       await new Promise((r) => setTimeout(r, 100));
     }
     assertEquals(await engineDown("sarvam-bulbul", "synthesis"), "0");

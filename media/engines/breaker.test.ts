@@ -1,8 +1,8 @@
 // The breaker's transitions, event by event, with the time passed in.
 import { assertEquals } from "../../tests/helpers/assert.ts";
 import {
-  type BreakerEvent,
   breakerDueIn,
+  type BreakerEvent,
   type BreakerSettings,
   type BreakerState,
   breakerUp,

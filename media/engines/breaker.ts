@@ -81,9 +81,7 @@ export function nextBreakerState(
       if (e.fault === "auth") return open(now, e.reason);
       if (e.fault === "connection") {
         const failures = s.failures + 1;
-        return failures >= settings.connectionFailures
-          ? open(now, e.reason)
-          : { ...s, failures };
+        return failures >= settings.connectionFailures ? open(now, e.reason) : { ...s, failures };
       }
       return s;
   }

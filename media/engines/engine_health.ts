@@ -13,8 +13,8 @@
 // logged every cool-down.
 import { logger } from "../../common/log.ts";
 import {
-  type BreakerEvent,
   breakerDueIn,
+  type BreakerEvent,
   type BreakerSettings,
   type BreakerState,
   type BreakerStatus,
@@ -190,7 +190,11 @@ export class EngineHealth implements EngineOutcomes {
       });
     }
     if (to.reason !== from.reason) {
-      log.warn("speech engine still down", { ...fields, reason: to.reason, probe_in_ms: probeInMs });
+      log.warn("speech engine still down", {
+        ...fields,
+        reason: to.reason,
+        probe_in_ms: probeInMs,
+      });
     }
   }
 }
