@@ -59,6 +59,12 @@ export interface Settings {
   recordingsDir: string;
   /** A draining worker lets its calls run this long before ending them (`worker_shutdown`). */
   drainTimeoutSeconds: number;
+  /**
+   * A provider speech engine that refused the key or could not be reached is left out of routing
+   * and capabilities this long, then probed, and again after each failed probe
+   * (SPEECH_ENGINE_COOL_DOWN_SECONDS, default 30; fractions allowed).
+   */
+  speechEngineCoolDownSeconds: number;
   /** `text` (default: `time level [component] message key=value`) or `json` (one object a line). */
   logFormat: "text" | "json";
   /**
@@ -147,6 +153,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     workerCallCostCores: positive(env, "WORKER_CALL_COST_CORES", 0.12),
     recordingsDir: env.RECORDINGS_DIR || `${env.DATA_DIR || "data"}/recordings`,
     drainTimeoutSeconds: int(env, "DRAIN_TIMEOUT_SECONDS", 600),
+    speechEngineCoolDownSeconds: positive(env, "SPEECH_ENGINE_COOL_DOWN_SECONDS", 30),
     logFormat: logFormat(env.LOG_FORMAT),
     metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0) : undefined,
     endOfTurn: endOfTurn(env.END_OF_TURN),

@@ -36,14 +36,20 @@ export async function registerNode(
   });
 }
 
+/**
+ * The node is alive; with `serves`, what its engines serve changed (a provider engine went down
+ * or came back) and sessions.connect reads the new matrix from here on.
+ */
 export async function heartbeat(
   sql: Sql,
   nodeId: string,
-  state: { draining?: boolean; capacity?: number } = {},
+  state: { draining?: boolean; capacity?: number; serves?: ServeMatrix } = {},
 ): Promise<void> {
+  const serves = state.serves ? sql.json(state.serves as never) : null;
   await sql`update worker_nodes set heartbeat_at = now(),
       draining = coalesce(${state.draining ?? null}::boolean, draining),
-      capacity = coalesce(${state.capacity ?? null}::integer, capacity)
+      capacity = coalesce(${state.capacity ?? null}::integer, capacity),
+      serves = coalesce(${serves}::jsonb, serves)
     where id = ${nodeId}`;
 }
 

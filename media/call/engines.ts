@@ -3,14 +3,20 @@
 import type { ServeMatrix } from "../../common/capabilities.ts";
 import type { VadSettings, VoiceActivity } from "../vad/voice_activity.ts";
 import type { RecognitionRouter, SynthesisRouter } from "../engines/routing.ts";
+import type { EngineHealth } from "../engines/engine_health.ts";
 
 export interface CallEngines {
   /** A VAD stream with its own recurrent state, on the process-wide model. */
   vad(settings?: VadSettings): Promise<VoiceActivity>;
   recognition: RecognitionRouter;
   synthesis: SynthesisRouter;
-  /** What these engines serve, in routing order: registered with the node. */
-  serves: ServeMatrix;
+  /**
+   * What these engines serve now, in routing order: registered with the node, and again whenever
+   * a provider engine goes down or comes back (`health`).
+   */
+  readonly serves: ServeMatrix;
+  /** The provider engines' breakers; absent, every engine is always up. */
+  health?: EngineHealth;
   /** Frees the engines' threads and connections. */
   close(): Promise<void>;
 }

@@ -9,6 +9,9 @@
 // Synthesis: a unit whose engine fails before its first audio is synthesized by the next engine,
 // and with none left by the last engine once more (a crashed thread is replaced); once audio has
 // gone out, a failure is the unit's (a different voice mid-unit is worse).
+// Breakers: an engine that is down (engine_health.ts: its key refused, or unreachable) is skipped
+// without being asked, as a fallback and as a fresh try alike, and each use's outcome is reported
+// to its breaker.
 import {
   type RecognitionEngine,
   RecognitionError,
@@ -24,6 +27,10 @@ import {
   UnservedError,
 } from "../tts/engine.ts";
 import { recognitionRoute, type Routes, synthesisRoute } from "./serve_matrix.ts";
+import type { EngineOutcomes } from "./engine_health.ts";
+
+/** With no breakers: every engine up, nothing to report. */
+const ALWAYS_UP: EngineOutcomes = { up: () => true, succeeded: () => {}, failed: () => {} };
 
 /** A result that says which engine produced it. */
 export interface RoutedResult extends RecognitionResult {
@@ -64,7 +71,11 @@ export class RecognitionRouter {
   /** Engine name → its activity, over every stream this router opened. */
   readonly activity: Map<string, EngineActivity>;
 
-  constructor(readonly engines: readonly RecognitionEngine[], readonly routes: Routes) {
+  constructor(
+    readonly engines: readonly RecognitionEngine[],
+    readonly routes: Routes,
+    readonly health: EngineOutcomes = ALWAYS_UP,
+  ) {
     this.activity = activityOf(engines);
   }
 
@@ -79,14 +90,20 @@ export class RecognitionRouter {
 
   /**
    * A stream on the first engine of the route that opens. Rejects with UnservedLanguageError
-   * when no engine serves the language, and with the last engine's error when none opens.
+   * when no engine serves the language, with RecognitionError when every one is down, and with
+   * the last engine's error when none opens.
    */
   async open(language: string, onFallback?: (f: Fallback) => void): Promise<RoutedStream> {
     const route = this.route(language);
     if (!route.length) {
       throw new UnservedLanguageError(language, "recognition", this.languages);
     }
-    const stream = new RoutedStream(route, language, onFallback, this.activity);
+    if (!route.some((e) => this.health.up(e.name))) {
+      throw new RecognitionError(
+        `no engine recognising ${language} is up (${route.map((e) => e.name).join(", ")} down)`,
+      );
+    }
+    const stream = new RoutedStream(route, language, onFallback, this.activity, this.health);
     await stream.start();
     return stream;
   }
@@ -110,6 +127,7 @@ export class RoutedStream implements RecognitionStream {
     readonly language: string,
     private onFallback?: (f: Fallback) => void,
     private activity?: Map<string, EngineActivity>,
+    private health: EngineOutcomes = ALWAYS_UP,
   ) {
     this.#route = route;
   }
@@ -126,8 +144,10 @@ export class RoutedStream implements RecognitionStream {
     let lastError: unknown;
     while (++this.#index < this.#route.length) {
       const engine = this.#route[this.#index];
+      if (!this.health.up(engine.name)) continue; // down: not asked
       try {
         const inner = await engine.open(this.language);
+        this.health.succeeded(engine.name);
         if (this.#closed) {
           inner.close();
           return false;
@@ -139,13 +159,13 @@ export class RoutedStream implements RecognitionStream {
         }
         return true;
       } catch (err) {
-        this.#failed(engine.name);
+        this.#failed(engine.name, err);
         lastError = err;
         from = engine.name;
         reason = `${engine.name} could not open: ${(err as Error).message}`;
       }
     }
-    if (!midCall) throw lastError;
+    if (!midCall) throw lastError ?? new RecognitionError(`no engine for ${this.language} is up`);
     return false;
   }
 
@@ -179,10 +199,12 @@ export class RoutedStream implements RecognitionStream {
       const engine = this.engine;
       const index = this.#index;
       try {
-        return { ...await this.#outstanding(engine, inner.finish()), engine };
+        const result = await this.#outstanding(engine, inner.finish());
+        this.health.succeeded(engine);
+        return { ...result, engine };
       } catch (err) {
         if (this.#closed) throw err;
-        this.#failed(engine);
+        this.#failed(engine, err);
         const reason = `${engine} failed: ${(err as Error).message}`;
         inner.close();
         this.#inner = undefined;
@@ -199,9 +221,10 @@ export class RoutedStream implements RecognitionStream {
   /** Opens the engine at `index` of the route again, as a fallback to itself. */
   async #reopen(index: number, reason: string): Promise<boolean> {
     const engine = this.#route[index];
-    if (!engine) return false;
+    if (!engine || !this.health.up(engine.name)) return false;
     try {
       const inner = await engine.open(this.language);
+      this.health.succeeded(engine.name);
       if (this.#closed) {
         inner.close();
         return false;
@@ -211,8 +234,8 @@ export class RoutedStream implements RecognitionStream {
       inner.onInterim((text) => this.#interim?.(text));
       this.onFallback?.({ leg: "recognition", from: engine.name, to: engine.name, reason });
       return true;
-    } catch {
-      this.#failed(engine.name);
+    } catch (err) {
+      this.#failed(engine.name, err);
       return false;
     }
   }
@@ -228,9 +251,10 @@ export class RoutedStream implements RecognitionStream {
     }
   }
 
-  #failed(engine: string): void {
+  #failed(engine: string, err: unknown): void {
     const activity = this.activity?.get(engine);
     if (activity) activity.errors++;
+    this.health.failed(engine, err);
   }
 
   close(): void {
@@ -244,7 +268,11 @@ export class SynthesisRouter {
   /** Engine name → its activity, over every unit this router synthesized. */
   readonly activity: Map<string, EngineActivity>;
 
-  constructor(readonly engines: readonly SynthesisEngine[], readonly routes: Routes) {
+  constructor(
+    readonly engines: readonly SynthesisEngine[],
+    readonly routes: Routes,
+    readonly health: EngineOutcomes = ALWAYS_UP,
+  ) {
     this.activity = activityOf(engines);
   }
 
@@ -276,26 +304,33 @@ export class SynthesisRouter {
         : new UnservedError("language", options.language, "synthesis", this.languages);
     }
     const activity = this.activity;
+    const health = this.health;
+    const up = (e: SynthesisEngine) => health.up(e.name);
     // The last engine gets a second try: a crashed thread has been replaced by then.
     const attempts = [...route, route[route.length - 1]];
     return (async function* () {
       let lastError: unknown;
       for (let i = 0; i < attempts.length; i++) {
         const engine = attempts[i];
+        if (!up(engine)) continue; // down (maybe since the last attempt): not asked
         const act = activity.get(engine.name);
         let started = false;
         if (act) act.outstanding++;
         try {
           for await (const chunk of engine.synthesize(text, options)) {
+            if (!started) health.succeeded(engine.name);
             started = true;
             yield { ...chunk, engine: engine.name };
           }
           return;
         } catch (err) {
-          if (act && !options.signal?.aborted) act.errors++;
+          if (!options.signal?.aborted) {
+            if (act) act.errors++;
+            health.failed(engine.name, err);
+          }
           if (started || options.signal?.aborted) throw err;
           lastError = err;
-          const next = attempts[i + 1];
+          const next = attempts.slice(i + 1).find(up);
           if (next) {
             options.onFallback?.({
               leg: "synthesis",
@@ -307,6 +342,10 @@ export class SynthesisRouter {
         } finally {
           if (act) act.outstanding--;
         }
+      }
+      if (lastError === undefined) {
+        const names = route.map((e) => e.name).join(", ");
+        throw new SynthesisError(`no engine speaking ${options.language} is up (${names} down)`);
       }
       throw lastError instanceof Error ? lastError : new SynthesisError(String(lastError));
     })();

@@ -11,6 +11,8 @@ import { LatenessHistogram } from "../audio/pacer.ts";
 import type { Call } from "../call/call.ts";
 import type { CallEngines } from "../call/engines.ts";
 import type { EngineActivity } from "../engines/routing.ts";
+import { EngineHealth } from "../engines/engine_health.ts";
+import { SynthesisError } from "../tts/engine.ts";
 import { createWorkerApp, type WorkerContext } from "../worker.ts";
 import { WorkerMetrics, type WorkerView } from "./metrics.ts";
 
@@ -159,6 +161,37 @@ Deno.test("engine queue depth and errors are read from the routers, by engine an
   assertEquals(errors("pocketsphinx", "recognition"), 0);
   assertEquals(errors("espeak-ng", "synthesis"), 2);
   assertEquals(errors("sarvam", "synthesis"), 4);
+});
+
+Deno.test("provider engines' breakers: down per engine and leg, transitions by the state entered", async () => {
+  setQuiet(true);
+  const health = new EngineHealth([
+    {
+      name: "sarvam-bulbul",
+      leg: "synthesis",
+      probe: () => Promise.reject(new SynthesisError("HTTP 403", { fault: "auth" })),
+    },
+    { name: "sarvam-saaras", leg: "recognition", probe: () => Promise.resolve() },
+    { name: "espeak-ng", leg: "synthesis" },
+  ]);
+  await health.start();
+  const metrics = new WorkerMetrics();
+  metrics.watch(node(new Map(), { engines: { health } as unknown as CallEngines }));
+  const text = await metrics.registry.metrics();
+  assert(described(text, "voice_speech_engine_down", "gauge"));
+  assert(described(text, "voice_speech_engine_breaker_transitions_total", "counter"));
+  const down = (engine: string, leg: string) =>
+    sample(text, "voice_speech_engine_down", { engine, leg });
+  const moves = (engine: string, leg: string, to: string) =>
+    sample(text, "voice_speech_engine_breaker_transitions_total", { engine, leg, to });
+  assertEquals(down("sarvam-bulbul", "synthesis"), 1);
+  assertEquals(down("sarvam-saaras", "recognition"), 0);
+  assertEquals(down("espeak-ng", "synthesis"), undefined); // local: no breaker
+  assertEquals(moves("sarvam-bulbul", "synthesis", "open"), 1);
+  assertEquals(moves("sarvam-saaras", "recognition", "closed"), 1);
+  assertEquals(moves("sarvam-saaras", "recognition", "half_open"), 0);
+  health.close();
+  setQuiet(false);
 });
 
 const ADMIN = "adm_worker_test_token_0123";

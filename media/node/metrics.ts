@@ -166,6 +166,34 @@ export class WorkerMetrics {
         }
       },
     });
+    const breakers = () => node()?.engines?.health?.breakers() ?? [];
+    new Gauge({
+      name: "voice_speech_engine_down",
+      help: "1 while a provider speech engine is out of routing and of the node's capabilities " +
+        "(its key refused, or unreachable; open or probing), else 0. Local engines have no series.",
+      labelNames: ["engine", "leg"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const b of breakers()) this.set({ engine: b.engine, leg: b.leg }, b.up ? 0 : 1);
+      },
+    });
+    new Counter({
+      name: "voice_speech_engine_breaker_transitions_total",
+      help: "Changes of a provider speech engine's breaker, by the state entered: open (down: " +
+        "its key refused, or unreachable N times running; or its probe failed), half_open (a " +
+        "probe sent after the cool-down), closed (up again).",
+      labelNames: ["engine", "leg", "to"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const b of breakers()) {
+          for (const [to, n] of Object.entries(b.transitions)) {
+            this.inc({ engine: b.engine, leg: b.leg, to: to.replace("-", "_") }, n);
+          }
+        }
+      },
+    });
     registerProcessMetrics(this.registry);
   }
 

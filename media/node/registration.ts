@@ -22,6 +22,11 @@ const SETTLE_ENDS_MS = 5000;
 export interface NodeRegistration {
   setDraining(draining: boolean): Promise<void>;
   /**
+   * What the node serves changed (a provider engine went down or came back): written now, and
+   * by each heartbeat until a write succeeds. Never rejects.
+   */
+  setServes(serves: ServeMatrix): Promise<void>;
+  /**
    * The node leaves: heartbeats stop, call ends still waiting for the database get a last
    * bounded try (5 s), and the row is left marked draining. Never rejects; bounded in time.
    */
@@ -36,16 +41,23 @@ export async function registerWorkerNode(
   await registerNode(sql, node);
   log.info("registered", { node_id: node.node_id, offer_base_url: node.offer_base_url });
   let draining = false;
+  /** A matrix not written yet; cleared once a write of it succeeds. */
+  let serves: ServeMatrix | undefined;
   let beating: Promise<void> | undefined;
-  const beat = (): Promise<void> =>
-    heartbeat(sql, node.node_id, { draining }).then(
-      () => warnings.succeeded("heartbeat", "heartbeat written again", { node_id: node.node_id }),
+  const beat = (): Promise<void> => {
+    const sent = serves;
+    return heartbeat(sql, node.node_id, { draining, serves: sent }).then(
+      () => {
+        if (serves === sent) serves = undefined;
+        warnings.succeeded("heartbeat", "heartbeat written again", { node_id: node.node_id });
+      },
       (err) =>
         warnings.failed("heartbeat", "heartbeat failed; retrying at each interval", {
           node_id: node.node_id,
           cause: (err as Error)?.message,
         }),
     );
+  };
   const timer = setInterval(() => {
     if (beating) return; // the last one has not settled yet
     beating = beat().finally(() => (beating = undefined));
@@ -55,6 +67,18 @@ export async function registerWorkerNode(
       // The next heartbeat carries it if this write cannot be made.
       draining = value;
       await heartbeat(sql, node.node_id, { draining });
+    },
+    async setServes(value) {
+      serves = value;
+      log.info("serves changed", {
+        node_id: node.node_id,
+        stt_languages: Object.keys(value).filter((l) => value[l].stt).length,
+        tts_languages: Object.keys(value).filter((l) => value[l].tts).length,
+      });
+      // One write at a time: after one in flight, this one carries the latest matrix.
+      if (beating) await beating.catch(() => {});
+      beating ??= beat().finally(() => (beating = undefined));
+      await beating;
     },
     async stop() {
       clearInterval(timer);

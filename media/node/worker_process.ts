@@ -44,7 +44,9 @@ export async function runWorker(
     if (threads !== undefined && config.recognition.includes("pocketsphinx")) {
       config.options.pocketsphinx = { threads, ...config.options.pocketsphinx };
     }
-    return startSpeechEngines(config, env);
+    return startSpeechEngines(config, env, {
+      coolDownMs: settings.speechEngineCoolDownSeconds * 1000,
+    });
   })
     .catch((err) => {
       console.error(`The speech engines could not start: ${(err as Error).message}`);
@@ -79,12 +81,19 @@ export async function runWorker(
     port: settings.metricsPort,
     registry: metrics.registry,
   });
+  const registered = engines.serves;
   const registration = await registerWorkerNode(db.sql, {
     node_id: nodeId,
     offer_base_url: settings.workerPublicUrl ?? `http://127.0.0.1:${port}`,
     capacity,
-    serves: engines.serves,
+    serves: registered,
   });
+  // A provider engine went down or came back: the node advertises what it serves now (and at
+  // once if that changed while the node was registering).
+  engines.health?.onChange(() => void registration.setServes(engines.serves));
+  if (JSON.stringify(engines.serves) !== JSON.stringify(registered)) {
+    void registration.setServes(engines.serves);
+  }
   // SIGTERM drains: no new calls, the calls in flight run until they end or the drain timeout
   // passes, then exit 0. SIGINT (Ctrl-C on a laptop), or a second signal, ends the calls at once.
   let stopping = false;

@@ -2,6 +2,7 @@
 // and final text out, one stream per call and language, reused for every utterance of the call.
 // Engines: pocketsphinx.ts (local, English, Deno FFI in worker threads), sarvam.ts (Sarvam's
 // Saaras streaming recognition over WebSocket). media/engines/ routes each language to them.
+import type { EngineFault } from "../engines/breaker.ts";
 
 /** Where an engine runs: on the worker itself, or at a provider reached over the network. */
 export type EngineKind = "local" | "provider";
@@ -42,6 +43,12 @@ export interface RecognitionEngine {
   open(language: string): Promise<RecognitionStream>;
   /** Stops all work and frees the engine's threads; open streams fail with RecognitionError. */
   close(): Promise<void>;
+  /**
+   * A provider's cheapest authenticated request, for its breaker: resolves when the provider
+   * accepts the key, rejects with RecognitionError (its `fault` set) when not. Local engines have
+   * none.
+   */
+  probe?(): Promise<void>;
 }
 
 /** A language the engine does not serve (the caller's config is wrong, not the engine). */
@@ -54,8 +61,11 @@ export class UnservedLanguageError extends Error {
 
 /** The engine failed (thread died, engine or stream closed, internal error). */
 export class RecognitionError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  /** Set when reaching the provider was the problem (media/engines/breaker.ts counts it). */
+  readonly fault?: EngineFault;
+  constructor(message: string, options?: ErrorOptions & { fault?: EngineFault }) {
     super(message, options);
     this.name = "RecognitionError";
+    if (options?.fault) this.fault = options.fault;
   }
 }

@@ -40,7 +40,8 @@ import {
   type RecognitionStream,
   UnservedLanguageError,
 } from "./engine.ts";
-import { providerSocket } from "../engines/provider_socket.ts";
+import { handshakeFault, providerSocket } from "../engines/provider_socket.ts";
+import type { EngineFault } from "../engines/breaker.ts";
 
 const log = logger("stt.sarvam");
 const RATE = 16000;
@@ -286,7 +287,7 @@ class SarvamStream implements RecognitionStream {
     }, (err: RecognitionError) => {
       this.#connecting = false;
       this.#queue = [];
-      this.#fail(new RecognitionError(`could not reconnect: ${err.message}`));
+      this.#fail(new RecognitionError(`could not reconnect: ${err.message}`, { fault: err.fault }));
     });
   }
 
@@ -306,16 +307,20 @@ class SarvamStream implements RecognitionStream {
     return new Promise((resolve, reject) => {
       let begun = false;
       let error = "";
-      const refuse = (why: string) => {
+      const refuse = (why: string, fault?: EngineFault) => {
         if (begun) return;
         begun = true;
         clearTimeout(timer);
         this.stats.connectFailures++;
         if (ws.readyState < WebSocket.CLOSING) ws.close(1000);
-        reject(new RecognitionError(scrub(why, this.s.apiKey)));
+        reject(new RecognitionError(scrub(why, this.s.apiKey), { fault }));
       };
       const timer = setTimeout(
-        () => refuse(`Sarvam did not begin a session within ${this.s.connectTimeoutMs} ms`),
+        () =>
+          refuse(
+            `Sarvam did not begin a session within ${this.s.connectTimeoutMs} ms`,
+            "connection",
+          ),
         this.s.connectTimeoutMs,
       );
       ws.onerror = (e) => (error = (e as ErrorEvent).message ?? "");
@@ -323,7 +328,9 @@ class SarvamStream implements RecognitionStream {
         closed();
         if (!begun) {
           const why = error || `code ${e.code}${e.reason ? `: ${e.reason}` : ""}`;
-          return refuse(`Sarvam refused the connection (${why})`);
+          // Refused at the upgrade (HTTP 403), or just after it with a policy close (1008).
+          const fault = error ? handshakeFault(error) : e.code === 1008 ? "auth" : "connection";
+          return refuse(`Sarvam refused the connection (${why})`, fault);
         }
         this.#lost(ws, e.code, e.reason);
       };
@@ -336,7 +343,12 @@ class SarvamStream implements RecognitionStream {
           this.stats.connects++;
           resolve(ws);
         } else if (m.event === "error" && m.is_fatal !== false) {
-          refuse(`Sarvam refused the session (${String(m.code)}: ${String(m.message)})`);
+          refuse(
+            `Sarvam refused the session (${String(m.code)}: ${String(m.message)})`,
+            /auth|key|forbidden|unauthori[sz]ed|permission/i.test(String(m.code))
+              ? "auth"
+              : undefined,
+          );
         }
       };
     });
@@ -490,6 +502,26 @@ export class SarvamRecognitionEngine implements RecognitionEngine {
 
   stats(): SarvamStats {
     return { ...this.#stats, streams: this.#streams.size };
+  }
+
+  /**
+   * The breaker's probe: a session begun (the key is checked at the upgrade, or by a close right
+   * after it) and ended at once, no audio sent. Its connects are not the calls' stats.
+   */
+  async probe(): Promise<void> {
+    if (this.#closed) throw new RecognitionError("recognition engine closed");
+    const stream = new SarvamStream(
+      this.#s,
+      { ...this.#stats },
+      sessionUrl(this.#s, SARVAM_LANGUAGE_CODES.LANGUAGE_EN),
+      () => {},
+    );
+    try {
+      await stream.start();
+    } finally {
+      stream.close();
+      await stream.closed();
+    }
   }
 
   /** Closes every stream and waits (up to a second) for their sockets to close. */

@@ -3,6 +3,7 @@
 // Engines: espeak_engine.ts (local, espeak-ng through emscripten), sarvam.ts (Sarvam's Bulbul),
 // indic_parler.ts (a self-hosted Indic Parler-TTS endpoint). media/engines/ routes to them.
 import type { EngineKind } from "../stt/engine.ts";
+import type { EngineFault } from "../engines/breaker.ts";
 
 export type { EngineKind };
 
@@ -76,6 +77,12 @@ export interface SynthesisEngine {
   synthesize(text: string, options: SynthesisOptions): AsyncIterable<SynthesisChunk>;
   /** Stops all work and frees the engine's threads; open streams fail with `SynthesisError`. */
   close(): Promise<void>;
+  /**
+   * A provider's cheapest authenticated request, for its breaker: resolves when the provider
+   * accepts the key, rejects with SynthesisError (its `fault` set) when not. Local engines have
+   * none.
+   */
+  probe?(): Promise<void>;
 }
 
 /** The personas and the languages of a catalog, each once. */
@@ -123,8 +130,11 @@ export class UnservedError extends Error {
 
 /** The engine failed (thread died, engine closed, internal error). */
 export class SynthesisError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
+  /** Set when reaching the provider was the problem (media/engines/breaker.ts counts it). */
+  readonly fault?: EngineFault;
+  constructor(message: string, options?: ErrorOptions & { fault?: EngineFault }) {
     super(message, options);
     this.name = "SynthesisError";
+    if (options?.fault) this.fault = options.fault;
   }
 }

@@ -57,6 +57,7 @@ import {
   textParts,
   withSpeakers,
 } from "./provider_audio.ts";
+import { statusFault } from "../engines/provider_socket.ts";
 
 /** The languages the model card lists as officially supported. */
 export const INDIC_PARLER_LANGUAGES: readonly string[] = [
@@ -235,7 +236,7 @@ export class IndicParlerEngine implements SynthesisEngine {
       }
       throw new SynthesisError(
         `Indic Parler's connection failed: ${this.#redact((err as Error).message)}`,
-        { cause: err },
+        { cause: err, fault: "connection" },
       );
     } finally {
       signal?.removeEventListener("abort", onAbort);
@@ -257,7 +258,12 @@ export class IndicParlerEngine implements SynthesisEngine {
     if (this.#key) headers.authorization = `Bearer ${this.#key}`;
     const waitMs = this.#connectMs + this.#readMs;
     const timer = setTimeout(
-      () => ac.abort(new SynthesisError(`Indic Parler did not answer in ${waitMs} ms`)),
+      () =>
+        ac.abort(
+          new SynthesisError(`Indic Parler did not answer in ${waitMs} ms`, {
+            fault: "connection",
+          }),
+        ),
       waitMs,
     );
     try {
@@ -267,7 +273,9 @@ export class IndicParlerEngine implements SynthesisEngine {
         body: JSON.stringify({ model: this.model, input, voice, response_format: "wav" }),
         signal: ac.signal,
       });
-      if (!res.ok || !res.body) throw new SynthesisError(await this.#failure(res));
+      if (!res.ok || !res.body) {
+        throw new SynthesisError(await this.#failure(res), { fault: statusFault(res.status) });
+      }
       return res.body;
     } finally {
       clearTimeout(timer);
@@ -284,6 +292,33 @@ export class IndicParlerEngine implements SynthesisEngine {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * The breaker's probe: a request with an empty input, which the server refuses before making
+   * any audio (400/422), after checking the key (401/403). Up: any answer but those and a 5xx.
+   */
+  async probe(): Promise<void> {
+    if (this.#closed) throw new SynthesisError("engine closed");
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.#key) headers.authorization = `Bearer ${this.#key}`;
+    let res: Response;
+    try {
+      res = await fetch(this.#url, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: this.model, input: "", voice: "", response_format: "wav" }),
+        signal: AbortSignal.timeout(this.#connectMs),
+      });
+    } catch (err) {
+      throw new SynthesisError(
+        `Indic Parler's connection failed: ${this.#redact((err as Error).message)}`,
+        { fault: "connection" },
+      );
+    }
+    const fault = statusFault(res.status);
+    if (fault) throw new SynthesisError(await this.#failure(res), { fault });
+    await res.body?.cancel();
   }
 
   /** What an error response says: its status, and the OpenAI-style code and message if any. */

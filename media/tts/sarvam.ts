@@ -57,7 +57,7 @@ import {
   textParts,
   withSpeakers,
 } from "./provider_audio.ts";
-import { providerSocket } from "../engines/provider_socket.ts";
+import { handshakeFault, handshakeStatus, providerSocket } from "../engines/provider_socket.ts";
 
 /** Proto language → Bulbul's code: the 10 Indic languages and Indian English it speaks. */
 export const BULBUL_LANGUAGES: Readonly<Record<string, string>> = {
@@ -267,7 +267,12 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
       );
     };
     const connectTimer = setTimeout(
-      () => box.fail(new SynthesisError(`could not connect to Sarvam in ${this.#connectMs} ms`)),
+      () =>
+        box.fail(
+          new SynthesisError(`could not connect to Sarvam in ${this.#connectMs} ms`, {
+            fault: "connection",
+          }),
+        ),
       this.#connectMs,
     );
     let opened = false;
@@ -298,10 +303,10 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
     };
     ws.onclose = (ev: CloseEvent) => {
       clearTimeout(readTimer);
-      const why = opened
-        ? `Sarvam closed the connection before the unit ended (code ${ev.code})`
-        : "could not connect to Sarvam";
-      box.put({ kind: "error", error: new SynthesisError(why) });
+      const error = opened
+        ? new SynthesisError(`Sarvam closed the connection before the unit ended (code ${ev.code})`)
+        : new SynthesisError("could not connect to Sarvam", { fault: "connection" });
+      box.put({ kind: "error", error });
     };
     const pcm = new PcmDecoder({ rate: this.sampleRate, wav: "auto" });
     try {
@@ -372,13 +377,47 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
     return null;
   }
 
+  /**
+   * The breaker's probe: the streaming socket opened (the key is checked at the upgrade) and
+   * closed at once, before any config or text: nothing is synthesized, no character billed.
+   */
+  probe(): Promise<void> {
+    if (this.#closed) return Promise.reject(new SynthesisError("engine closed"));
+    return new Promise((resolve, reject) => {
+      const ws = providerSocket(this.#url, { "api-subscription-key": this.#key });
+      const settle = (error?: SynthesisError) => {
+        clearTimeout(timer);
+        ws.onopen = ws.onerror = ws.onclose = null;
+        if (ws.readyState <= WebSocket.OPEN) ws.close(1000);
+        if (error) reject(error);
+        else resolve();
+      };
+      const timer = setTimeout(
+        () =>
+          settle(
+            new SynthesisError(`could not connect to Sarvam in ${this.#connectMs} ms`, {
+              fault: "connection",
+            }),
+          ),
+        this.#connectMs,
+      );
+      ws.onopen = () => settle();
+      ws.onerror = (ev) => settle(this.#refusal(ev));
+      ws.onclose = () =>
+        settle(new SynthesisError("could not connect to Sarvam", { fault: "connection" }));
+    });
+  }
+
   /** The failed handshake, with the HTTP status when the runtime says it. */
   #refusal(ev: Event): SynthesisError {
     const detail = ev instanceof ErrorEvent ? ev.message : "";
-    const status = /status code:?\s*(\d{3})/i.exec(detail)?.[1];
-    if (!status) return new SynthesisError(`could not connect to Sarvam: ${this.#redact(detail)}`);
-    const hint = status === "403" ? " (the API key was not accepted)" : "";
-    return new SynthesisError(`Sarvam refused the connection: HTTP ${status}${hint}`);
+    const fault = handshakeFault(detail);
+    const status = handshakeStatus(detail);
+    if (!status) {
+      return new SynthesisError(`could not connect to Sarvam: ${this.#redact(detail)}`, { fault });
+    }
+    const hint = status === 403 ? " (the API key was not accepted)" : "";
+    return new SynthesisError(`Sarvam refused the connection: HTTP ${status}${hint}`, { fault });
   }
 
   #redact(s: string): string {

@@ -70,8 +70,13 @@ export interface FakeSarvamStt {
   received: {
     /** Accepted connections, in order. */
     connections: FakeConnection[];
-    /** Upgrade requests refused for their key. */
-    refused: { path: string; query: Record<string, string>; headers: Record<string, string> }[];
+    /** Upgrade requests refused for their key (`at`: Date.now() when it came). */
+    refused: {
+      path: string;
+      query: Record<string, string>;
+      headers: Record<string, string>;
+      at: number;
+    }[];
   };
   /** Protocol deviations seen (unknown events, bad base64, audio outside an utterance...). */
   violations: string[];
@@ -79,6 +84,8 @@ export interface FakeSarvamStt {
   readonly utterances: number;
   /** The audio a connection sent, as 16-bit little-endian samples. */
   audioOf(conn: FakeConnection): Int16Array;
+  /** The key it accepts from now on (a key that was refused is accepted again). */
+  acceptKey(apiKey: string): void;
   /** Changes the script (and faults) for the utterances still to come. */
   script(next: { transcripts?: (string | string[])[]; faults?: FakeSarvamFault[] }): void;
   /** Closes every open connection now (1011), as a provider outage would. */
@@ -98,7 +105,7 @@ interface Utterance {
 }
 
 export function startFakeSarvamStt(options: FakeSarvamSttOptions = {}): FakeSarvamStt {
-  const apiKey = options.apiKey ?? "test-key";
+  let apiKey = options.apiKey ?? "test-key";
   const wordEveryMs = options.wordEveryMs ?? 200;
   const finalDelayMs = options.finalDelayMs ?? 0;
   let transcripts = options.transcripts ?? [];
@@ -135,12 +142,12 @@ export function startFakeSarvamStt(options: FakeSarvamSttOptions = {}): FakeSarv
     const key = headers["api-subscription-key"] ?? protocol?.slice("api-subscription-key.".length);
     const authorised = key === apiKey;
     if (!authorised && (options.refuseAuth ?? "http") === "http") {
-      received.refused.push({ path: url.pathname, query, headers });
+      received.refused.push({ path: url.pathname, query, headers, at: Date.now() });
       return new Response("invalid API subscription key", { status: 403 });
     }
     const { socket, response } = Deno.upgradeWebSocket(req, protocol ? { protocol } : {});
     if (!authorised) {
-      received.refused.push({ path: url.pathname, query, headers });
+      received.refused.push({ path: url.pathname, query, headers, at: Date.now() });
       open.set(socket, new Promise((resolve) => (socket.onclose = () => resolve())));
       socket.onopen = () => socket.close(1008, "invalid API subscription key");
       return response;
@@ -339,6 +346,9 @@ export function startFakeSarvamStt(options: FakeSarvamSttOptions = {}): FakeSarv
       }
       const view = new DataView(bytes.buffer);
       return Int16Array.from({ length: bytes.length >> 1 }, (_, i) => view.getInt16(i * 2, true));
+    },
+    acceptKey(key) {
+      apiKey = key;
     },
     script(next) {
       if (next.transcripts) {

@@ -33,6 +33,8 @@ export interface FakeSarvamTtsOptions {
 
 /** One connection, as the fake saw it. */
 export interface FakeSarvamConnection {
+  /** Date.now() when the request came. */
+  at: number;
   path: string;
   query: Record<string, string>;
   headers: Record<string, string>;
@@ -95,6 +97,7 @@ export function startFakeSarvamTts(options: FakeSarvamTtsOptions = {}): FakeSarv
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, (req) => {
     const u = new URL(req.url);
     const conn: FakeSarvamConnection = {
+      at: Date.now(),
       path: u.pathname,
       query: Object.fromEntries(u.searchParams),
       headers: Object.fromEntries(req.headers),

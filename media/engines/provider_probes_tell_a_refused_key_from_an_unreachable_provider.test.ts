@@ -1,0 +1,87 @@
+// Each provider engine's probe against its fake: accepted with the right key (and nothing
+// synthesized or recognised), refused with a wrong one as an `auth` fault, and a provider that
+// cannot be reached as a `connection` fault; a unit refused for its key says `auth` too. The
+// breakers (breaker.ts) act on these faults.
+import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { freePort } from "../../tests/helpers/process.ts";
+import { startFakeSarvamStt } from "../../tests/fakes/sarvam_stt.ts";
+import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
+import { startFakeIndicParler } from "../../tests/fakes/indic_parler.ts";
+import { SarvamRecognitionEngine } from "../stt/sarvam.ts";
+import { SarvamSynthesisEngine } from "../tts/sarvam.ts";
+import { IndicParlerEngine } from "../tts/indic_parler.ts";
+
+/** The fault a probe (or any work) failed with; "accepted" when it did not fail. */
+async function outcome(work: () => Promise<unknown>): Promise<string> {
+  try {
+    await work();
+    return "accepted";
+  } catch (err) {
+    return (err as { fault?: string }).fault ?? `no fault: ${(err as Error).message}`;
+  }
+}
+
+const nowhere = () => `ws://127.0.0.1:${freePort()}`;
+
+Deno.test("Saaras's probe: a session begun with the key, refused without it (at the upgrade or just after)", async () => {
+  for (const refuseAuth of ["http", "close"] as const) {
+    const fake = startFakeSarvamStt({ apiKey: "right", refuseAuth });
+    try {
+      const right = new SarvamRecognitionEngine({ apiKey: "right", url: fake.url });
+      const wrong = new SarvamRecognitionEngine({ apiKey: "wrong", url: fake.url });
+      assertEquals(await outcome(() => right.probe()), "accepted");
+      assertEquals(await outcome(() => wrong.probe()), "auth", refuseAuth);
+      assertEquals(fake.utterances, 0); // nothing recognised
+      assertEquals(fake.violations, []);
+      await right.close();
+      await wrong.close();
+    } finally {
+      await fake.close();
+    }
+  }
+  const away = new SarvamRecognitionEngine({ apiKey: "right", url: nowhere() });
+  assertEquals(await outcome(() => away.probe()), "connection");
+  await away.close();
+});
+
+Deno.test("Bulbul's probe: the socket opens with the key and closes before any text; 403 without it", async () => {
+  const fake = startFakeSarvamTts({ apiKey: "right" });
+  try {
+    const right = new SarvamSynthesisEngine({ apiKey: "right", url: fake.url });
+    const wrong = new SarvamSynthesisEngine({ apiKey: "wrong", url: fake.url });
+    assertEquals(await outcome(() => right.probe()), "accepted");
+    assertEquals(await outcome(() => wrong.probe()), "auth");
+    assertEquals(fake.received.length, 2);
+    assertEquals(fake.received.flatMap((c) => c.messages), []); // nothing synthesized
+    // A unit refused for its key says so too.
+    const unit = async () => {
+      for await (
+        const _ of wrong.synthesize("नमस्ते", { language: "LANGUAGE_HI", voice: "VOICE_ANANYA" })
+      ) {
+        // no audio comes
+      }
+    };
+    assertEquals(await outcome(unit), "auth");
+  } finally {
+    await fake.close();
+  }
+  const away = new SarvamSynthesisEngine({ apiKey: "right", url: nowhere() });
+  assertEquals(await outcome(() => away.probe()), "connection");
+});
+
+Deno.test("Indic Parler's probe: an empty input, refused before any audio; 401 is a refused key", async () => {
+  const fake = startFakeIndicParler({ apiKey: "right" });
+  try {
+    const right = new IndicParlerEngine({ apiKey: "right", url: fake.url });
+    const wrong = new IndicParlerEngine({ apiKey: "wrong", url: fake.url });
+    assertEquals(await outcome(() => right.probe()), "accepted");
+    assertEquals(await outcome(() => wrong.probe()), "auth");
+    assert(fake.received.every((r) => r.chunks === 0), "the probe made audio");
+    fake.options.errorStatus = 503;
+    assertEquals(await outcome(() => right.probe()), "connection");
+  } finally {
+    await fake.close();
+  }
+  const away = new IndicParlerEngine({ url: nowhere().replace("ws:", "http:") });
+  assertEquals(await outcome(() => away.probe()), "connection");
+});
