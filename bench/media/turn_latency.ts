@@ -316,7 +316,7 @@ for (const r of results) {
   console.log(`    per turn: ${r.turns.map((x) => f(x)).join(", ")}`);
   console.log(
     `    the worker's own end_to_first_audio p50 ${f(percentile(r.workerMs, 50))} ` +
-      `(from its end-of-turn decision: it leaves out the silence the caller waits through); ` +
+      `(from the caller's end of speech in the audio to the first audio sent: the network and playout are the rest); ` +
       `recorded heard_at_caller ` +
       `${r.recordedMs.length}/${r.turns.length} turns${
         r.recordedMs.length ? `, p50 ${f(percentile(r.recordedMs, 50))}` : ""
