@@ -4,7 +4,7 @@ import type { Settings } from "../common/settings.ts";
 import type { TokenSigner } from "../common/token.ts";
 import type { CapabilitySource } from "./live_capabilities.ts";
 import type { KeyStore } from "./auth/key_store.ts";
-import type { RateLimiter } from "./auth/rate_limit.ts";
+import type { AddressLimit, RateLimiter } from "./auth/rate_limit.ts";
 import type { ApiMetrics } from "./metrics.ts";
 
 export interface ApiDeps {
@@ -16,7 +16,10 @@ export interface ApiDeps {
   hashSecret: string;
   signer: TokenSigner;
   keys: KeyStore;
+  /** Per key: sessions.connect's token bucket. */
   limiter: RateLimiter;
+  /** Per client address, for publishable-key connects. */
+  addressLimit: AddressLimit;
   /** What the live worker nodes serve (cached briefly). */
   capabilities: CapabilitySource;
   /** This process's Prometheus registry and the middleware that feeds it. */

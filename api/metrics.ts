@@ -7,7 +7,7 @@ import { matchedRoutes } from "hono/route";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Pool } from "../db/client.ts";
 import { listNodes, type WorkerNode } from "../db/nodes.ts";
-import { registerPoolMetrics } from "../common/metrics/pool.ts";
+import { registerPoolMetrics } from "../db/pool_metrics.ts";
 import { registerProcessMetrics } from "../common/metrics/process.ts";
 import { logger } from "../common/log.ts";
 

@@ -11,7 +11,7 @@ import { signingJwk } from "../db/signing_key.ts";
 import { randomBase62 } from "../common/ids.ts";
 import { logger } from "../common/log.ts";
 import { KeyStore } from "./auth/key_store.ts";
-import { RateLimiter } from "./auth/rate_limit.ts";
+import { AddressLimit, RateLimiter } from "./auth/rate_limit.ts";
 import { LiveCapabilities } from "./live_capabilities.ts";
 import { ApiMetrics } from "./metrics.ts";
 import type { ApiDeps } from "./context.ts";
@@ -47,6 +47,7 @@ export async function startApiService(
     signer,
     keys,
     limiter: new RateLimiter(settings.rateLimitPerSecond, settings.rateLimitBurst),
+    addressLimit: new AddressLimit(settings),
     capabilities: new LiveCapabilities(db.sql, settings.nodeStaleSeconds),
     metrics: new ApiMetrics({
       sql: db.sql,

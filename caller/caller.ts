@@ -20,8 +20,7 @@ import { keepCandidates, listCandidates, stripCandidates } from "../media/rtc/sd
 import { FRAME_SAMPLES_48K, OpusDecoder, OpusEncoder } from "../wasm/opus.ts";
 import { FrameTimes } from "./turn_latency.ts";
 import { readWav, rms, to48k } from "./wav.ts";
-
-export const RTVI_VERSION = "2.1.0";
+import { RTVI_VERSION } from "../proto/rtvi.ts";
 
 export interface CallerOptions {
   /** webrtc_request_params.endpoint */

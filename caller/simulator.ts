@@ -14,7 +14,7 @@
 import { CallerHttpError, type RtviMessage, TestCaller } from "./caller.ts";
 import { speechEndMs, type SpokenTurn } from "./script.ts";
 import { type LatencySummary, summarise } from "./turn_latency.ts";
-import { CLIENT_LATENCY_T, readCallEnded } from "../media/rtvi/protocol.ts";
+import { CLIENT_LATENCY_T, readCallEnded } from "../proto/rtvi.ts";
 
 export type FailureKind =
   | "usage"

@@ -1,5 +1,5 @@
 // Operator configuration from the environment (names fixed in decisions.md).
-import { TrustedProxies } from "../api/auth/client_address.ts";
+import { TrustedProxies } from "./ipaddr.ts";
 
 export interface Settings {
   databaseUrl?: string;

@@ -3,8 +3,8 @@
 // whoever sends the requests, so memory is bounded: a bucket idle long enough to have refilled
 // is the same as no bucket and is dropped, and beyond `maxBuckets` the least recently used go.
 import type { Context } from "hono";
-import type { ApiDeps } from "../context.ts";
-import { requestAddress, TrustedProxies } from "./client_address.ts";
+import { TrustedProxies } from "../../common/ipaddr.ts";
+import { requestAddress } from "./client_address.ts";
 
 interface Bucket {
   tokens: number;
@@ -59,31 +59,27 @@ export class RateLimiter {
 }
 
 /** The per-address limiter of an API process, with the trusted proxies it reads addresses by. */
-export interface AddressLimit {
-  limiter: RateLimiter;
-  trusted: TrustedProxies;
-}
+export class AddressLimit {
+  readonly limiter: RateLimiter;
+  readonly trusted: TrustedProxies;
 
-const addressLimits = new WeakMap<ApiDeps, AddressLimit>();
-
-/** The per-address limit for `deps`' process, made on first use from its settings. */
-export function addressLimit(deps: ApiDeps): AddressLimit {
-  let limit = addressLimits.get(deps);
-  if (!limit) {
-    limit = {
-      limiter: new RateLimiter(
-        deps.settings.rateLimitPerAddressPerSecond,
-        deps.settings.rateLimitPerAddressBurst,
-      ),
-      trusted: TrustedProxies.parse(deps.settings.trustedProxies),
-    };
-    addressLimits.set(deps, limit);
+  /** From the settings' per-address rate and TRUSTED_PROXIES (throws naming a bad entry). */
+  constructor(
+    settings: {
+      rateLimitPerAddressPerSecond: number;
+      rateLimitPerAddressBurst: number;
+      trustedProxies: string[];
+    },
+  ) {
+    this.limiter = new RateLimiter(
+      settings.rateLimitPerAddressPerSecond,
+      settings.rateLimitPerAddressBurst,
+    );
+    this.trusted = TrustedProxies.parse(settings.trustedProxies);
   }
-  return limit;
-}
 
-/** 0 when the request's client address may connect now; otherwise seconds to wait. */
-export function takeForAddress(c: Context, deps: ApiDeps): number {
-  const { limiter, trusted } = addressLimit(deps);
-  return limiter.take(requestAddress(c, trusted));
+  /** 0 when the request's client address may connect now; otherwise seconds to wait. */
+  take(c: Context): number {
+    return this.limiter.take(requestAddress(c, this.trusted));
+  }
 }

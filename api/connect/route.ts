@@ -13,7 +13,6 @@ import type { KeyGrant } from "../../db/keys.ts";
 import { logger } from "../../common/log.ts";
 import { adminOrSecretKey, apiKey } from "../auth/credentials.ts";
 import { originAllowed } from "../auth/origin.ts";
-import { takeForAddress } from "../auth/rate_limit.ts";
 import { readJson } from "../body.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
@@ -68,7 +67,7 @@ function checkRate(deps: ApiDeps, keyId: string) {
  */
 function checkAddressRate(c: Context, deps: ApiDeps, grant: KeyGrant) {
   if (grant.kind !== "publishable") return;
-  const wait = takeForAddress(c, deps);
+  const wait = deps.addressLimit.take(c);
   if (wait > 0) {
     throw rateLimited(
       wait,

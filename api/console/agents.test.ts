@@ -2,7 +2,7 @@
 // origins; revoking from the console stops the key at once.
 import { assert, assertEquals, assertMatch } from "../../tests/helpers/assert.ts";
 import { PAGE_ORIGIN, startTestApi } from "../../tests/helpers/api_server.ts";
-import { signIn } from "./testing/console_client.ts";
+import { signIn } from "../../tests/helpers/console_client.ts";
 
 /** The text of the element holding a key shown once. */
 const shownKey = (html: string) => /<code id="new-key"[^>]*>([^<]+)<\/code>/.exec(html)?.[1];

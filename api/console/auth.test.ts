@@ -2,7 +2,7 @@
 import { assert, assertEquals, assertMatch } from "../../tests/helpers/assert.ts";
 import { startTestApi } from "../../tests/helpers/api_server.ts";
 import { safeNext, signSessionCookie, verifySessionCookie } from "./auth.ts";
-import { consoleClient, consoleCookie, signIn } from "./testing/console_client.ts";
+import { consoleClient, consoleCookie, signIn } from "../../tests/helpers/console_client.ts";
 
 const TOKEN = "adm_test_token_0123456789";
 

@@ -5,7 +5,7 @@ import { assert, assertEquals, assertMatch } from "../../tests/helpers/assert.ts
 import { startTestApi } from "../../tests/helpers/api_server.ts";
 import { heartbeat, registerNode } from "../../db/nodes.ts";
 import type { ServeMatrix } from "../../common/capabilities.ts";
-import { signIn } from "./testing/console_client.ts";
+import { signIn } from "../../tests/helpers/console_client.ts";
 
 const local = (engine: string) => ({ engine, kind: "local" as const });
 const provider = (engine: string) => ({ engine, kind: "provider" as const });

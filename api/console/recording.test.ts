@@ -3,8 +3,8 @@ import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
 import { encodeWav } from "../../caller/wav.ts";
 import { parseRange, resolveRecording } from "./recording.ts";
-import { signIn } from "./testing/console_client.ts";
-import { seedSession } from "./testing/sample_session.ts";
+import { signIn } from "../../tests/helpers/console_client.ts";
+import { seedSession } from "../../tests/helpers/sample_session.ts";
 import { recordingUrl as toFileUrl } from "../../media/call/recording.ts";
 
 Deno.test("byte ranges: one range read, others sent whole or refused", () => {

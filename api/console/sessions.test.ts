@@ -3,8 +3,8 @@
 import { assert, assertEquals, assertMatch } from "../../tests/helpers/assert.ts";
 import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
 import { newId } from "../../common/ids.ts";
-import { signIn } from "./testing/console_client.ts";
-import { SAMPLE_LATENCIES, seedSession } from "./testing/sample_session.ts";
+import { signIn } from "../../tests/helpers/console_client.ts";
+import { SAMPLE_LATENCIES, seedSession } from "../../tests/helpers/sample_session.ts";
 
 /** The session ids of the list's rows, in page order. */
 const rowIds = (html: string) =>

@@ -5,7 +5,7 @@
 // read at scrape time from the live calls and engines (plus the totals of calls that ended).
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { Pool } from "../../db/client.ts";
-import { registerPoolMetrics } from "../../common/metrics/pool.ts";
+import { registerPoolMetrics } from "../../db/pool_metrics.ts";
 import { registerProcessMetrics } from "../../common/metrics/process.ts";
 import { registerScrapedHistogram } from "../../common/metrics/scraped.ts";
 import { LatenessHistogram } from "../audio/pacer.ts";

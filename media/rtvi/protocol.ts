@@ -1,7 +1,21 @@
 // RTVI 2.1.0 on the client's "chat" data channel: one JSON text frame per message, labelled
-// "rtvi-ai" (browser-client-protocol.md §3).
-export const RTVI_LABEL = "rtvi-ai";
-export const RTVI_VERSION = "2.1.0";
+// "rtvi-ai" (browser-client-protocol.md §3). The worker's side; the names the page and the caller
+// simulator share with it live in proto/rtvi.ts (the page imports no media code) and are
+// re-exported here.
+import { RTVI_LABEL } from "../../proto/rtvi.ts";
+
+export {
+  CALL_ENDED,
+  type CallEnded,
+  callEnded,
+  CLIENT_LATENCY_T,
+  type ClientLatency,
+  MAX_CLIENT_LATENCY_MS,
+  readCallEnded,
+  readClientLatency,
+  RTVI_LABEL,
+  RTVI_VERSION,
+} from "../../proto/rtvi.ts";
 
 /**
  * The largest chat message either way, in UTF-8 bytes: the `a=max-message-size` the worker's
@@ -88,68 +102,3 @@ export function signalling(type: "peerLeft" | "renegotiate"): string {
 }
 
 export const ABOUT = { library: "voice-call-service", library_version: "0.1.0" };
-
-/**
- * The worker's last word to the page before it closes a call it ends itself: a server-message
- * `{type: "call-ended", data: {status, reason}}` (the session's end status and reason, as the
- * console shows them). A server-message because the Pipecat client drops message types it does
- * not know; brain actions share that channel as `{type, data}`, so brains should not name an
- * action "call-ended". A page that hangs up itself, or loses the connection, gets none.
- */
-export const CALL_ENDED = "call-ended";
-
-export interface CallEnded {
-  type: typeof CALL_ENDED;
-  data: { status: string; reason: string };
-}
-
-export function callEnded(status: string, reason: string): CallEnded {
-  return { type: CALL_ENDED, data: { status, reason } };
-}
-
-/** The notice's data when `message` (a server-message's data) is one, else undefined. */
-export function readCallEnded(message: unknown): CallEnded["data"] | undefined {
-  const m = message as Partial<CallEnded> | null;
-  if (typeof m !== "object" || m === null || m.type !== CALL_ENDED) return undefined;
-  const d = m.data as Partial<CallEnded["data"]> | null | undefined;
-  if (typeof d?.status !== "string" || typeof d.reason !== "string") return undefined;
-  return { status: d.status, reason: d.reason };
-}
-
-/**
- * The page's (or caller simulator's) own measurement of a turn: the end of the caller's speech
- * to the first bot audio it heard, from its microphone and the received track. It travels as a
- * `client-message` with this reserved `t` because that is what the Pipecat client can send
- * (`sendClientMessage`/`sendClientRequest`; it has no way to send a new message type), and an
- * unknown type would get an "Unsupported type" error-response from Pipecat-compatible servers.
- * The worker keeps it on the turn record and never forwards it to the brain.
- */
-export const CLIENT_LATENCY_T = "client-latency";
-/** The largest figure accepted (ms): anything longer is not a reply being waited for. */
-export const MAX_CLIENT_LATENCY_MS = 60_000;
-const MAX_TURN_ID_CHARS = 128;
-
-export interface ClientLatency {
-  /** The turn it belongs to; absent: the latest speech turn (pages do not see turn ids). */
-  turn_id?: string;
-  end_of_speech_to_audio_ms: number;
-}
-
-/** A client-latency message's `d`, checked: the value, or why it is refused. */
-export function readClientLatency(d: unknown): ClientLatency | { problem: string } {
-  if (typeof d !== "object" || d === null || Array.isArray(d)) {
-    return { problem: "client-latency needs an object d" };
-  }
-  const v = d as Record<string, unknown>;
-  const ms = v.end_of_speech_to_audio_ms;
-  if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0 || ms > MAX_CLIENT_LATENCY_MS) {
-    return {
-      problem: `end_of_speech_to_audio_ms must be a number from 0 to ${MAX_CLIENT_LATENCY_MS}`,
-    };
-  }
-  if (v.turn_id === undefined || v.turn_id === null) return { end_of_speech_to_audio_ms: ms };
-  if (typeof v.turn_id !== "string" || v.turn_id === "" || v.turn_id.length > MAX_TURN_ID_CHARS) {
-    return { problem: `turn_id must be a string of 1 to ${MAX_TURN_ID_CHARS} characters` };
-  }
-  return { turn_id: v.turn_id, end_of_speech_to_audio_ms: ms };
-}

@@ -17,13 +17,25 @@ import { getAgent } from "../../db/agents.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import { readJson } from "../../common/http/json_body.ts";
 import { bearerToken } from "../../common/http/bearer.ts";
-import { type SessionClaims, TokenError } from "../../common/token.ts";
+import { type SessionClaims, TokenError, type TokenVerifier } from "../../common/token.ts";
 import { logger } from "../../common/log.ts";
 import { OfferError, WorkerPeer } from "../rtc/peer.ts";
-import { Call } from "../call/call.ts";
-import type { WorkerContext } from "../worker.ts";
+import { Call, type CallOptions } from "../call/call.ts";
 
 const log = logger("signaling");
+
+/**
+ * What the offer routes read and change of the node (media/worker.ts's WorkerContext has all of
+ * it). Declared here, not imported from worker.ts, which imports these routes: no import circle.
+ */
+export interface OfferNode
+  extends Pick<CallOptions, "sql" | "engines" | "recordingsDir" | "endOfTurn"> {
+  nodeId: string;
+  verifier: TokenVerifier;
+  iceAddresses: string[];
+  /** Calls on this node by session id: a new call is added, an ended one removes itself. */
+  calls: Map<string, Call>;
+}
 
 /** A browser trickles a handful; each costs werift work on the event loop that paces every call. */
 export const MAX_CANDIDATES_PER_PATCH = 20;
@@ -39,7 +51,7 @@ function tokenOf(c: Context): string {
 /** Verifies the token for this node and the session in the URL. */
 async function claimsFor(
   c: Context,
-  w: WorkerContext,
+  w: OfferNode,
   options: { ignoreExpiry?: boolean } = {},
 ): Promise<SessionClaims> {
   let claims: SessionClaims;
@@ -98,7 +110,7 @@ function refusalFor(
 }
 
 /** The token may start the call: its session is waiting for it, on this node. */
-async function checkUnspent(w: WorkerContext, sessionId: string, claims: SessionClaims) {
+async function checkUnspent(w: OfferNode, sessionId: string, claims: SessionClaims) {
   const state = await sessionTokenState(w.sql, sessionId);
   const refusal = refusalFor(state, claims, w.nodeId);
   if (refusal) throw refusal;
@@ -156,7 +168,7 @@ function refuseBadOffer(err: unknown): never {
   throw err;
 }
 
-function answerOffer(w: WorkerContext, offer: OfferBody) {
+function answerOffer(w: OfferNode, offer: OfferBody) {
   return WorkerPeer.answer({ type: "offer", sdp: offer.sdp }, { iceAddresses: w.iceAddresses })
     .catch(refuseBadOffer);
 }
@@ -164,7 +176,7 @@ function answerOffer(w: WorkerContext, offer: OfferBody) {
 const reply = (c: Context, sdp: string, pcId: string) =>
   c.json({ sdp, type: "answer", pc_id: pcId });
 
-export async function postOffer(c: Context, w: WorkerContext): Promise<Response> {
+export async function postOffer(c: Context, w: OfferNode): Promise<Response> {
   const sessionId = c.req.param("session_id")!;
   const running = w.calls.get(sessionId);
   // A call already running on this token: renegotiation or restart, not a second start.
@@ -221,7 +233,7 @@ export async function postOffer(c: Context, w: WorkerContext): Promise<Response>
   return reply(c, answer.sdp, peer.id);
 }
 
-export async function patchCandidates(c: Context, w: WorkerContext): Promise<Response> {
+export async function patchCandidates(c: Context, w: OfferNode): Promise<Response> {
   const sessionId = c.req.param("session_id")!;
   const claims = await claimsFor(c, w, { ignoreExpiry: true });
   const call = w.calls.get(sessionId);

@@ -8,7 +8,7 @@
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { makeTenant, startTestApi } from "../helpers/api_server.ts";
 import { encodeWav } from "../../caller/wav.ts";
-import { seedSession } from "../../api/console/testing/sample_session.ts";
+import { seedSession } from "../helpers/sample_session.ts";
 import { recordingUrl as toFileUrl } from "../../media/call/recording.ts";
 import { ARTIFACTS, type Browser, launchChromium } from "./helpers/chromium.ts";
 import type { Page } from "playwright-core";

@@ -5,7 +5,7 @@
 import { type BotOutputData, PipecatClient, type TranscriptData } from "@pipecat-ai/client-js";
 import { SmallWebRTCTransport } from "@pipecat-ai/small-webrtc-transport";
 import { MicMediaManager } from "./media_manager.ts";
-import { CLIENT_LATENCY_T, readCallEnded } from "../../media/rtvi/protocol.ts";
+import { CLIENT_LATENCY_T, readCallEnded } from "../../proto/rtvi.ts";
 
 export interface CallConfig {
   /** Base URL of the API, e.g. "https://api.example.com" (no trailing slash needed). */

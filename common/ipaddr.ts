@@ -1,6 +1,9 @@
-// IP addresses and CIDR ranges, for finding a connect's client address (client_address.ts) and
-// for TRUSTED_PROXIES. Addresses are kept as a family and a bigint; an IPv4-mapped IPv6 address
-// (::ffff:a.b.c.d, as a dual-stack socket reports IPv4 peers) is the IPv4 address.
+// IP addresses and CIDR ranges, TRUSTED_PROXIES, and which address of a request's peer and
+// X-Forwarded-For is the client's (api/auth/client_address.ts reads them off a request). Kept
+// here, below settings and routes alike, because both need it: the settings check
+// TRUSTED_PROXIES when they load, the connect route counts client addresses. Addresses are kept
+// as a family and a bigint; an IPv4-mapped IPv6 address (::ffff:a.b.c.d, as a dual-stack socket
+// reports IPv4 peers) is the IPv4 address.
 
 export interface Ip {
   v: 4 | 6;
@@ -132,4 +135,62 @@ export function addressKey(ip: Ip): string {
   const net = ip.bits >> 64n;
   const groups = [48n, 32n, 16n, 0n].map((s) => ((net >> s) & 0xffffn).toString(16));
   return `${groups.join(":")}::/64`;
+}
+
+/** The key for requests whose peer is not known (an app called without Deno.serve's info). */
+export const UNKNOWN_ADDRESS = "unknown";
+
+/** The proxies whose X-Forwarded-For is believed (TRUSTED_PROXIES). */
+export class TrustedProxies {
+  private constructor(private ranges: Cidr[]) {}
+
+  /** From TRUSTED_PROXIES entries (IPs or CIDRs); throws naming the first that is neither. */
+  static parse(entries: string[]): TrustedProxies {
+    const ranges: Cidr[] = [];
+    for (const entry of entries) {
+      const cidr = parseCidr(entry);
+      if (!cidr) {
+        throw new Error(`TRUSTED_PROXIES: "${entry}" is not an IP address or a CIDR range`);
+      }
+      ranges.push(cidr);
+    }
+    return new TrustedProxies(ranges);
+  }
+
+  get empty(): boolean {
+    return this.ranges.length === 0;
+  }
+
+  trusts(ip: Ip): boolean {
+    return this.ranges.some((r) => inCidr(ip, r));
+  }
+}
+
+/**
+ * The client's address key (see addressKey: an IPv4 address, an IPv6 /64) from the peer and the
+ * X-Forwarded-For header; UNKNOWN_ADDRESS when the peer is not known. The peer is the client
+ * unless it is a trusted proxy: then the header is read from the right (each proxy appends the
+ * address it received the request from), skipping trusted proxies, and the first address that is
+ * not one is the client. What a client writes into the header itself stands to the left of that,
+ * so it is never taken unless every proxy on the way is trusted.
+ */
+export function clientAddress(
+  peer: string | undefined,
+  forwardedFor: string | undefined,
+  trusted: TrustedProxies,
+): string {
+  const peerIp = peer === undefined ? undefined : parseIp(peer);
+  if (!peerIp) return peer === undefined ? UNKNOWN_ADDRESS : peer;
+  if (trusted.empty || !trusted.trusts(peerIp) || !forwardedFor) return addressKey(peerIp);
+  const hops = forwardedFor.split(",").map((h) => h.trim()).filter((h) => h !== "");
+  let client = peerIp;
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const ip = parseIp(hops[i]);
+    // A hop that is not an address was written by the client or a broken proxy: the address
+    // that handed it to us (the last one seen) is the one to count.
+    if (!ip) break;
+    client = ip;
+    if (!trusted.trusts(ip)) break;
+  }
+  return addressKey(client);
 }

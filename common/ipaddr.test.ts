@@ -1,8 +1,15 @@
 // Addresses and ranges as sockets, proxies and operators write them, and which forwarded address
 // is the client's.
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { addressKey, inCidr, parseCidr, parseIp } from "./ip.ts";
-import { clientAddress, TrustedProxies, UNKNOWN_ADDRESS } from "./client_address.ts";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import {
+  addressKey,
+  clientAddress,
+  inCidr,
+  parseCidr,
+  parseIp,
+  TrustedProxies,
+  UNKNOWN_ADDRESS,
+} from "./ipaddr.ts";
 
 const key = (s: string) => {
   const ip = parseIp(s);

@@ -1,7 +1,7 @@
 // A realistic finished session written straight into the database, the way the worker leaves
 // it (turn records, wire-frame log, usage, recording): for the console's tests.
-import type { Sql } from "../../../db/client.ts";
-import { newId } from "../../../common/ids.ts";
+import type { Sql } from "../../db/client.ts";
+import { newId } from "../../common/ids.ts";
 
 export interface SampleSession {
   session_id: string;

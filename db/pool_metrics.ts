@@ -1,6 +1,7 @@
-// Database pool use on a registry, from what db/client.ts measures of its pools (poolUse).
+// Database pool use on a Prometheus registry, from what client.ts measures of its pools
+// (poolUse). With the database rather than in common/metrics/: shared helpers know no storage.
 import { Counter, Gauge, type Registry } from "prom-client";
-import { type Pool, poolUse } from "../../db/client.ts";
+import { type Pool, poolUse } from "./client.ts";
 
 /** `pools`: label value → pool. The same pool under two names is reported once. */
 export function registerPoolMetrics(registry: Registry, pools: Record<string, Pool>): void {

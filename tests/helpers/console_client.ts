@@ -1,6 +1,6 @@
 // Tests' browserless console user: GETs and form POSTs with the sign-in cookie and this origin,
 // never following redirects so tests see them.
-import type { TestApi } from "../../../tests/helpers/api_server.ts";
+import type { TestApi } from "./api_server.ts";
 
 export interface Page {
   status: number;
