@@ -13,80 +13,28 @@
 // The bot hanging up after its reply to the last turn has begun is a normal end, not a failure.
 import { CallerHttpError, type RtviMessage, TestCaller } from "./caller.ts";
 import { speechEndMs, type SpokenTurn } from "./script.ts";
-import { type LatencySummary, summarise } from "./turn_latency.ts";
+import { summarise } from "./turn_latency.ts";
 import { CLIENT_LATENCY_T, readCallEnded } from "../proto/rtvi.ts";
+import {
+  type CallEvent,
+  errorText,
+  type Failure,
+  type FailureKind,
+  type SimulationResult,
+  type TurnReport,
+} from "./call_events.ts";
+import { isBotEvent, isFinal, isRtvi, type Stop, Watch } from "./message_watch.ts";
 
-export type FailureKind =
-  | "usage"
-  | "unreachable"
-  | "connect refused"
-  | "offer refused"
-  | "no bot-ready"
-  | "no greeting"
-  | "timeout"
-  | "protocol error"
-  | "hung up early"
-  | "interrupted";
-
-export interface Failure {
-  kind: FailureKind;
-  message: string;
-  /** The service's error envelope code when it refused (connect refused, offer refused). */
-  code?: string;
-}
-
-/** Latencies in ms, measured at the caller; null when the thing never happened. */
-export interface Latency {
-  /** End of the caller's speech → the final user-transcription (turns only). */
-  transcript?: number | null;
-  /** End of the caller's speech (turns) or bot-ready (greeting) → the first bot-output. */
-  bot_output: number | null;
-  /**
-   * Same start → the first received bot audio frame louder than the audio level. For turns the
-   * start is the last voiced sample the caller sent (caller/turn_latency.ts): this is the wait
-   * the caller hears, reported to the worker as the turn's `heard_at_caller`.
-   */
-  bot_audio: number | null;
-}
-
-/** One line of the conversation; `t_ms` is ms since the simulation started. */
-export type CallEvent =
-  & { t_ms: number }
-  & (
-    | { type: "session"; session_id: string }
-    | { type: "ready"; after_ms: number }
-    | { type: "caller"; text: string }
-    | { type: "heard"; text: string }
-    | { type: "bot"; text: string; cut_off: boolean; heard: string | null }
-    | { type: "action"; data: unknown }
-    | { type: "latency"; step: "greeting" | number; latency: Latency }
-    | { type: "error"; message: RtviMessage }
-    /** The worker's call-ended notice, when it sent one, says why. */
-    | { type: "hangup"; status?: string; reason?: string }
-    | { type: "failure"; failure: Failure }
-    | { type: "summary"; summary: LatencySummary }
-    | { type: "done"; exit_code: number; turns: number }
-  );
-
-export interface TurnReport {
-  said: string;
-  /** Final transcripts the service sent during the turn. */
-  heard: string[];
-  /** Bot units as spoken (their full text). */
-  bot: string[];
-  latency: Latency;
-}
-
-export interface SimulationResult {
-  exit_code: 0 | 1 | 2 | 130;
-  session_id: string | null;
-  failure: Failure | null;
-  greeting: { bot: string[]; latency: Latency } | null;
-  turns: TurnReport[];
-  /** End of speech to first bot audio over the turns (p50/p99, first turn vs later ones). */
-  summary: LatencySummary;
-  events: CallEvent[];
-}
+// The report's vocabulary, for callers of simulateCall.
+export { formatEvent } from "./call_events.ts";
+export type {
+  CallEvent,
+  Failure,
+  FailureKind,
+  Latency,
+  SimulationResult,
+  TurnReport,
+} from "./call_events.ts";
 
 export interface SimulationOptions {
   /** API base URL, e.g. http://127.0.0.1:8787. */
@@ -120,98 +68,6 @@ export interface SimulationOptions {
   /** Aborting hangs up and ends with exit code 130. */
   signal?: AbortSignal;
 }
-
-/** What ended a wait other than the awaited message. */
-type Stop = { kind: "timeout" } | { kind: "error"; msg: RtviMessage } | { kind: "hangup" } | {
-  kind: "aborted";
-};
-type Hit = { kind: "match"; index: number; at: number; msg: RtviMessage };
-
-const CLOSED = "__closed", ABORTED = "__aborted";
-
-/** Received chat messages with their arrival times, and waits over them from an index. */
-class Watch {
-  readonly seen: { at: number; msg: RtviMessage }[] = [];
-  /** Resolves at the first error, hang-up or abort. */
-  readonly terminal: Promise<void>;
-  #wake = new Set<() => void>();
-  #endTerminal!: () => void;
-
-  constructor(
-    caller: TestCaller,
-    signal: AbortSignal | undefined,
-    onMessage: (m: RtviMessage) => void,
-  ) {
-    this.terminal = new Promise((r) => this.#endTerminal = r);
-    for (const m of caller.messages) this.#push(m);
-    caller.onMessage.on((m) => {
-      this.#push(m);
-      onMessage(m);
-    });
-    caller.chat.stateChanged.subscribe((s) => {
-      if (s === "closed") this.#push({ type: CLOSED });
-    });
-    if (signal?.aborted) this.#push({ type: ABORTED });
-    signal?.addEventListener("abort", () => this.#push({ type: ABORTED }), { once: true });
-  }
-
-  #push(msg: RtviMessage): void {
-    this.seen.push({ at: performance.now(), msg });
-    if (stopOf(msg)) this.#endTerminal();
-    for (const w of [...this.#wake]) w();
-  }
-
-  /** The first message at `from` or later that matches, unless a stop comes first. */
-  async next(
-    from: number,
-    match: (m: RtviMessage) => boolean,
-    deadline: number,
-  ): Promise<Hit | Stop> {
-    for (let i = from;; i++) {
-      while (i >= this.seen.length) {
-        const left = deadline - performance.now();
-        if (left <= 0 || !(await this.#arrival(left))) return { kind: "timeout" };
-      }
-      const { at, msg } = this.seen[i];
-      const stop = stopOf(msg);
-      if (stop) return stop;
-      if (match(msg)) return { kind: "match", index: i, at, msg };
-    }
-  }
-
-  #arrival(ms: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.#wake.delete(wake);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        this.#wake.delete(wake);
-        resolve(false);
-      }, ms);
-      this.#wake.add(wake);
-    });
-  }
-}
-
-function stopOf(msg: RtviMessage): Stop | null {
-  if (msg.type === ABORTED) return { kind: "aborted" };
-  if (msg.type === CLOSED) return { kind: "hangup" };
-  if (msg.type === "signalling" && (msg.message as { type?: string })?.type === "peerLeft") {
-    return { kind: "hangup" };
-  }
-  if (msg.label === "rtvi-ai" && (msg.type === "error" || msg.type === "error-response")) {
-    return { kind: "error", msg };
-  }
-  return null;
-}
-
-const isRtvi = (type: string) => (m: RtviMessage) => m.label === "rtvi-ai" && m.type === type;
-const isFinal = (m: RtviMessage) =>
-  isRtvi("user-transcription")(m) && (m.data as { final?: boolean })?.final === true;
-const BOT_EVENTS = new Set(["bot-output", "bot-started-speaking", "bot-stopped-speaking"]);
-const isBotEvent = (m: RtviMessage) => m.label === "rtvi-ai" && BOT_EVENTS.has(m.type);
 
 /** A step failed. */
 class StepFailed extends Error {
@@ -575,14 +431,6 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
   }
 }
 
-/** An RTVI error's text: `data.error` (RTVI 2), `data.message` (older), else the JSON. */
-function errorText(m: RtviMessage): string {
-  const d = m.data as { error?: unknown; message?: unknown } | undefined;
-  if (typeof d?.error === "string") return d.error;
-  if (typeof d?.message === "string") return d.message;
-  return JSON.stringify(m.data ?? null);
-}
-
 /** The service's error envelope `{error:{code,message}}` as a failure. */
 function refusal(kind: FailureKind, r: { status: number; body: unknown }): Failure {
   const env = (r.body as { error?: { code?: string; message?: string } } | null)?.error;
@@ -595,54 +443,4 @@ function refusal(kind: FailureKind, r: { status: number; body: unknown }): Failu
   }
   const text = typeof r.body === "string" ? r.body : JSON.stringify(r.body);
   return { kind, message: `HTTP ${r.status}: ${text.slice(0, 300)}` };
-}
-
-/** One readable line per event. */
-export function formatEvent(e: CallEvent): string {
-  switch (e.type) {
-    case "session":
-      return `session: ${e.session_id}`;
-    case "ready":
-      return `connected: bot-ready ${e.after_ms} ms after client-ready`;
-    case "caller":
-      return `caller: ${e.text}`;
-    case "heard":
-      return `heard as: ${e.text === "" ? "(nothing)" : e.text}`;
-    case "bot":
-      return e.cut_off ? `bot: ${e.text}  [cut off; heard: "${e.heard ?? ""}"]` : `bot: ${e.text}`;
-    case "action":
-      return `actions: ${JSON.stringify(e.data)}`;
-    case "latency": {
-      const l = e.latency;
-      const f = (v: number | null | undefined) => v === null || v === undefined ? "-" : `${v} ms`;
-      return e.step === "greeting"
-        ? `latency (greeting, from bot-ready): first bot-output ${
-          f(l.bot_output)
-        }, first bot audio ${f(l.bot_audio)}`
-        : `latency (turn ${e.step}, from end of speech): transcript ${
-          f(l.transcript)
-        }, first bot-output ${f(l.bot_output)}, first bot audio ${f(l.bot_audio)}`;
-    }
-    case "error": {
-      const fatal = (e.message.data as { fatal?: unknown } | undefined)?.fatal === true;
-      return `error${fatal ? " (fatal)" : ""}: ${errorText(e.message)}`;
-    }
-    case "hangup":
-      return e.reason ? `bot hung up (${e.status}: ${e.reason})` : "bot hung up";
-    case "summary": {
-      const s = e.summary;
-      const f = (v: number | null) => v === null ? "-" : `${Math.round(v)} ms`;
-      return `end of speech → first bot audio at the caller: p50 ${f(s.p50)}, p99 ${
-        f(s.p99)
-      } over ${s.n} turn${s.n === 1 ? "" : "s"}${
-        s.missing ? ` (${s.missing} unmeasured)` : ""
-      }; first turn ${f(s.first)}, later turns p50 ${f(s.later_p50)}`;
-    }
-    case "failure":
-      return `FAILED (${e.failure.kind}): ${e.failure.message}`;
-    case "done":
-      return e.exit_code === 0
-        ? `passed: greeting and ${e.turns} turn${e.turns === 1 ? "" : "s"}`
-        : `exit ${e.exit_code}`;
-  }
 }

@@ -8,8 +8,6 @@ import { registerNode } from "./nodes.ts";
 import {
   expireUnused,
   finishSession,
-  getSession,
-  listSessions,
   markActive,
   markConnecting,
   type NewSession,
@@ -17,6 +15,7 @@ import {
   releaseLapsedHolds,
   reserveSession,
 } from "./sessions.ts";
+import { getSession, listSessions } from "./session_records.ts";
 import { createKey } from "./keys.ts";
 import { appendEvents } from "./events.ts";
 import { newId } from "../common/ids.ts";

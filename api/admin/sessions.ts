@@ -1,12 +1,12 @@
 // sessions.get / sessions.list: the admin token sees every session, a secret key its agent's.
 import type { Context } from "hono";
+import type { SessionStatus } from "../../db/sessions.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
   getSession,
   listSessions,
-  type SessionStatus,
-} from "../../db/sessions.ts";
+} from "../../db/session_records.ts";
 import { adminOrSecretKey, type Caller } from "../auth/credentials.ts";
 import { optionalString, readObject, requiredString } from "../body.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";

@@ -8,7 +8,7 @@ import { newId } from "../../common/ids.ts";
 import { createSessionRecord, type NewSession, reserveSession } from "../../db/sessions.ts";
 import { callSpeech } from "../../common/capabilities.ts";
 import { getAgent } from "../../db/agents.ts";
-import { getSession } from "../../db/sessions.ts";
+import { getSession } from "../../db/session_records.ts";
 import type { KeyGrant } from "../../db/keys.ts";
 import { logger } from "../../common/log.ts";
 import { adminOrSecretKey, apiKey } from "../auth/credentials.ts";

@@ -1,6 +1,6 @@
 // Reading turn records defensively and laying out their steps.
 import { assertEquals } from "../../tests/helpers/assert.ts";
-import { decodeSessionCursor, encodeSessionCursor } from "../../db/sessions.ts";
+import { decodeSessionCursor, encodeSessionCursor } from "../../db/session_records.ts";
 import { formatSeconds, readTurns, readUnit, segments } from "./records.ts";
 
 Deno.test("a unit splits into the heard part and the rest", () => {

@@ -8,13 +8,13 @@ import { bodyLimit } from "hono/body-limit";
 import type { JSX } from "hono/jsx/jsx-runtime";
 import { getAgent, listAgents, updateAgent } from "../../db/agents.ts";
 import { createKey, getKey, listKeys, revokeKey } from "../../db/keys.ts";
+import type { SessionStatus } from "../../db/sessions.ts";
 import {
   decodeSessionCursor,
   encodeSessionCursor,
   getSession,
   listSessions,
-  type SessionStatus,
-} from "../../db/sessions.ts";
+} from "../../db/session_records.ts";
 import { listNodes } from "../../db/nodes.ts";
 import { MAX_BODY_BYTES } from "../../common/http/json_body.ts";
 import { ApiError } from "../../common/http/errors.ts";

@@ -1,7 +1,7 @@
 // One session: status and timings, turn timeline, transcript, log, recording, usage, labels.
 import type { FC } from "hono/jsx";
 import type { Agent } from "../../db/agents.ts";
-import type { SessionRecord } from "../../db/sessions.ts";
+import type { SessionRecord } from "../../db/session_records.ts";
 import { JsonDetails, Layout, Status, Time } from "./layout.tsx";
 import { formatSeconds, readTurns, secondsBetween } from "./records.ts";
 import { Timeline } from "./timeline.tsx";

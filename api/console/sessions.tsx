@@ -4,7 +4,8 @@
 // deno-lint-ignore-file jsx-key
 import type { FC } from "hono/jsx";
 import type { Agent } from "../../db/agents.ts";
-import type { SessionRecord, SessionStatus } from "../../db/sessions.ts";
+import type { SessionStatus } from "../../db/sessions.ts";
+import type { SessionRecord } from "../../db/session_records.ts";
 import { Layout, Status, Time } from "./layout.tsx";
 import { formatSeconds, readTurns, secondsBetween } from "./records.ts";
 

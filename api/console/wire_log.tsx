@@ -1,7 +1,7 @@
 // The session's log: wire frames to and from the brain, page messages and worker events, each
 // with its time since the session was created and its data behind a disclosure.
 import type { FC } from "hono/jsx";
-import type { SessionRecord } from "../../db/sessions.ts";
+import type { SessionRecord } from "../../db/session_records.ts";
 import { preview } from "./records.ts";
 
 type Entry = SessionRecord["log"][number];

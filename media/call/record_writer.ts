@@ -17,7 +17,8 @@
 // record keeps what it says, and the log gets a `worker`/`end_not_recorded` event with the
 // worker's own end (status, reason, usage) and what the record says instead.
 import type { Sql } from "../../db/client.ts";
-import { type CallOutcome, finishSession, getSession } from "../../db/sessions.ts";
+import { type CallOutcome, finishSession } from "../../db/sessions.ts";
+import { getSession } from "../../db/session_records.ts";
 import { logger } from "../../common/log.ts";
 import type { SessionLog } from "./session_log.ts";
 import {

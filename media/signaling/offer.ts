@@ -7,12 +7,8 @@
 // (markConnecting). A bad offer from the rightful holder is a 400 and leaves the token unspent;
 // a spent or foreign token is refused as such whatever the body holds.
 import type { Context } from "hono";
-import {
-  getSession,
-  markConnecting,
-  type SessionTokenState,
-  sessionTokenState,
-} from "../../db/sessions.ts";
+import { markConnecting, type SessionTokenState, sessionTokenState } from "../../db/sessions.ts";
+import { getSession } from "../../db/session_records.ts";
 import { getAgent } from "../../db/agents.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import { readJson } from "../../common/http/json_body.ts";
