@@ -13,24 +13,22 @@
 // (liveness.ts).
 
 import { logger } from "../../common/log.ts";
+import { dialBrain, type DialOptions } from "./dial.ts";
+import {
+  clientFrame,
+  closePayload,
+  concat,
+  type Conn,
+  READ_CHUNK,
+  type Reader,
+  writeAll,
+} from "./ws_wire.ts";
+
+export { BrainDialError, type DialFailure, type DialOptions } from "./dial.ts";
 
 const log = logger("brain-socket");
-const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-const READ_CHUNK = 64 * 1024;
 /** Longest run of frame handling before the reader lets timers and I/O run. */
 const YIELD_AFTER_MS = 4;
-/** Largest HTTP response head the handshake reads. */
-const MAX_HEAD_BYTES = 16 * 1024;
-
-export type DialFailure = "brain_unreachable" | "brain_connect_timeout";
-
-/** The brain could not be dialled: `reason` is the call's end reason. */
-export class BrainDialError extends Error {
-  constructor(readonly reason: DialFailure, message: string) {
-    super(message);
-    this.name = "BrainDialError";
-  }
-}
 
 /** The brain broke the WebSocket framing: a frame over the limit, or one RFC 6455 forbids. */
 export class FrameViolation extends Error {
@@ -51,179 +49,6 @@ export interface BrainSocketEvents {
   violation(err: FrameViolation): void;
   /** The socket closed without this side closing it: the brain's close code, or 1006 for none. */
   closed(code: number, reason: string): void;
-}
-
-export interface DialOptions {
-  /** TCP connect plus the WebSocket handshake must be done within this. */
-  timeoutMs: number;
-  /** Largest message accepted (a fragmented message counts whole). */
-  maxFrameBytes: number;
-  /** For wss://: CA certificates (PEM) trusted besides the process's store (DENO_CERT, system). */
-  caCerts?: string[];
-}
-
-type Conn = Deno.TcpConn | Deno.TlsConn;
-
-const encoder = new TextEncoder();
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
-  if (a.length === 0) return b.slice();
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
-async function writeAll(conn: Conn, bytes: Uint8Array): Promise<void> {
-  let off = 0;
-  while (off < bytes.length) off += await conn.write(bytes.subarray(off));
-}
-
-function base64(bytes: Uint8Array): string {
-  return btoa(String.fromCharCode(...bytes));
-}
-
-/** A client frame: FIN set, masked as RFC 6455 requires of clients. */
-export function clientFrame(opcode: number, payload: Uint8Array): Uint8Array {
-  const n = payload.length;
-  const ext = n < 126 ? 0 : n < 0x10000 ? 2 : 8;
-  const out = new Uint8Array(2 + ext + 4 + n);
-  out[0] = 0x80 | opcode;
-  if (ext === 0) out[1] = 0x80 | n;
-  else if (ext === 2) {
-    out[1] = 0x80 | 126;
-    new DataView(out.buffer).setUint16(2, n);
-  } else {
-    out[1] = 0x80 | 127;
-    new DataView(out.buffer).setBigUint64(2, BigInt(n));
-  }
-  const mask = crypto.getRandomValues(new Uint8Array(4));
-  out.set(mask, 2 + ext);
-  const body = 2 + ext + 4;
-  for (let i = 0; i < n; i++) out[body + i] = payload[i] ^ mask[i & 3];
-  return out;
-}
-
-function closePayload(code: number, reason: string): Uint8Array {
-  const text = encoder.encode(reason).subarray(0, 123);
-  const out = new Uint8Array(2 + text.length);
-  new DataView(out.buffer).setUint16(0, code);
-  out.set(text, 2);
-  return out;
-}
-
-/** Reads from a connection into a buffer on demand. */
-class Reader {
-  buf: Uint8Array<ArrayBuffer> = new Uint8Array(0);
-  /** When bytes last came (performance.now()): any byte shows the brain's side is alive. */
-  heardAt = performance.now();
-  private scratch = new Uint8Array(READ_CHUNK);
-  /** Called around each wait for the network (when other tasks may run). */
-  onWait = () => {};
-  onResume = () => {};
-  constructor(private conn: Conn) {}
-
-  /** Waits until `n` bytes are buffered; false at the end of the stream. */
-  async fill(n: number): Promise<boolean> {
-    while (this.buf.length < n) {
-      this.onWait();
-      const got = await this.conn.read(this.scratch);
-      this.onResume();
-      if (got === null) return false;
-      this.heardAt = performance.now();
-      this.buf = concat(this.buf, this.scratch.subarray(0, got));
-    }
-    return true;
-  }
-
-  take(n: number): Uint8Array {
-    const out = this.buf.slice(0, n);
-    this.buf = this.buf.subarray(n);
-    return out;
-  }
-}
-
-interface Target {
-  tls: boolean;
-  hostname: string;
-  port: number;
-  /** The Host header. */
-  host: string;
-  /** Path and query of the request line. */
-  path: string;
-}
-
-function targetOf(url: string): Target {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw new BrainDialError("brain_unreachable", `bad brain URL: ${url}`);
-  }
-  if (u.protocol !== "ws:" && u.protocol !== "wss:") {
-    throw new BrainDialError(
-      "brain_unreachable",
-      `a brain URL is ws:// or wss://, not ${u.protocol}`,
-    );
-  }
-  const tls = u.protocol === "wss:";
-  const hostname = u.hostname.replace(/^\[(.*)\]$/, "$1");
-  return {
-    tls,
-    hostname,
-    port: u.port ? Number(u.port) : tls ? 443 : 80,
-    host: u.host,
-    path: (u.pathname || "/") + u.search,
-  };
-}
-
-/** Sends the upgrade request and checks the 101 answer; returns bytes read past its head. */
-async function handshake(conn: Conn, reader: Reader, target: Target): Promise<void> {
-  const key = base64(crypto.getRandomValues(new Uint8Array(16)));
-  const request = `GET ${target.path} HTTP/1.1\r\nHost: ${target.host}\r\n` +
-    "Upgrade: websocket\r\nConnection: Upgrade\r\n" +
-    `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`;
-  await writeAll(conn, encoder.encode(request));
-  let end = -1;
-  while (end < 0) {
-    if (!await reader.fill(reader.buf.length + 1)) {
-      throw new Error("the brain closed the connection during the WebSocket handshake");
-    }
-    end = indexOfHeadEnd(reader.buf);
-    if (end < 0 && reader.buf.length > MAX_HEAD_BYTES) {
-      throw new Error("the brain's handshake answer is not HTTP");
-    }
-  }
-  const head = new TextDecoder().decode(reader.take(end + 4)).split("\r\n");
-  const status = /^HTTP\/1\.1 (\d{3})/.exec(head[0]);
-  if (!status) throw new Error(`the brain's handshake answer is not HTTP: ${head[0].slice(0, 80)}`);
-  if (status[1] !== "101") {
-    throw new Error(`the brain answered HTTP ${status[1]}, not a WebSocket upgrade`);
-  }
-  const headers = new Map<string, string>();
-  for (const line of head.slice(1)) {
-    const colon = line.indexOf(":");
-    if (colon > 0) {
-      headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-    }
-  }
-  const digest = await crypto.subtle.digest("SHA-1", encoder.encode(key + GUID));
-  if (headers.get("sec-websocket-accept") !== base64(new Uint8Array(digest))) {
-    throw new Error("the brain's handshake answer has a wrong Sec-WebSocket-Accept");
-  }
-  if (headers.get("upgrade")?.toLowerCase() !== "websocket") {
-    throw new Error("the brain's handshake answer does not upgrade to websocket");
-  }
-  if (headers.has("sec-websocket-extensions")) {
-    throw new Error("the brain accepted a WebSocket extension that was not offered");
-  }
-}
-
-function indexOfHeadEnd(b: Uint8Array): number {
-  for (let i = 0; i + 3 < b.length; i++) {
-    if (b[i] === 13 && b[i + 1] === 10 && b[i + 2] === 13 && b[i + 3] === 10) return i;
-  }
-  return -1;
 }
 
 export class BrainSocket {
@@ -253,60 +78,8 @@ export class BrainSocket {
 
   /** Dials `url`; rejects with BrainDialError naming why the brain cannot be used. */
   static async dial(url: string, opts: DialOptions): Promise<BrainSocket> {
-    const target = targetOf(url);
-    const abort = new AbortController();
-    let conn: Conn | undefined;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      abort.abort();
-      try {
-        conn?.close();
-      } catch { /* closed already */ }
-    }, opts.timeoutMs);
-    try {
-      const tcp = await Deno.connect({
-        hostname: target.hostname,
-        port: target.port,
-        signal: abort.signal,
-      });
-      conn = tcp;
-      if (timedOut) throw new Error("timed out");
-      if (target.tls) {
-        conn = undefined; // startTls takes the TCP connection over
-        const tls = Deno.startTls(tcp, { hostname: target.hostname, caCerts: opts.caCerts });
-        conn = await Promise.race([
-          tls,
-          new Promise<never>((_, reject) =>
-            abort.signal.addEventListener("abort", () => {
-              tls.then((c) => c.close(), () => {});
-              reject(new Error("timed out"));
-            }, { once: true })
-          ),
-        ]);
-      }
-      const reader = new Reader(conn);
-      await handshake(conn, reader, target);
-      if (timedOut) throw new Error("timed out");
-      return new BrainSocket(conn, reader, opts.maxFrameBytes);
-    } catch (err) {
-      try {
-        conn?.close();
-      } catch { /* closed already */ }
-      if (timedOut) {
-        throw new BrainDialError(
-          "brain_connect_timeout",
-          `the brain did not complete the WebSocket handshake within ${opts.timeoutMs} ms`,
-        );
-      }
-      if (err instanceof BrainDialError) throw err;
-      throw new BrainDialError(
-        "brain_unreachable",
-        `the brain could not be reached: ${(err as Error).message}`,
-      );
-    } finally {
-      clearTimeout(timer);
-    }
+    const { conn, reader } = await dialBrain(url, opts);
+    return new BrainSocket(conn, reader, opts.maxFrameBytes);
   }
 
   /**
