@@ -25,30 +25,37 @@ const STATIC = new RegExp(
   String.raw`^(import|export)\s+(type\s+)?(?:${CLAUSE}\s*from\s*)?["']([^"'\n]+)["']`,
   "gm",
 );
-const DYNAMIC = /\bimport\(\s*["']([^"'\n]+)["']\s*\)/g;
+/**
+ * One token at a time: a dynamic import, a string or template literal (kept whole, so what looks
+ * like code inside it is not read), or a comment (dropped, so a commented-out import is no edge).
+ */
+const TOKEN =
+  /\bimport\(\s*("[^"\n]*"|'[^'\n]*')\s*\)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
 
-/** Comments out, so a commented-out import is no edge; string and template literals are kept. */
-function withoutComments(text: string): string {
-  return text.replace(
-    /("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g,
-    (_, literal: string | undefined) => literal ?? "",
-  );
+export interface ImportSpec {
+  specifier: string;
+  typeOnly: boolean;
+  dynamic: boolean;
 }
 
-/** The specifiers a module's text imports, in order. */
-export function importsOf(text: string): { specifier: string; typeOnly: boolean; dynamic: boolean }[] {
-  const code = withoutComments(text);
-  const out: { specifier: string; typeOnly: boolean; dynamic: boolean }[] = [];
+/** The specifiers a module's text imports: static ones in order, then dynamic ones. */
+export function importsOf(text: string): ImportSpec[] {
+  const dynamic: ImportSpec[] = [];
+  const code = text.replace(
+    TOKEN,
+    (token, loaded: string | undefined, literal: string | undefined) => {
+      if (loaded !== undefined) {
+        dynamic.push({ specifier: loaded.slice(1, -1), typeOnly: false, dynamic: true });
+        return token;
+      }
+      return literal ?? "";
+    },
+  );
+  const out: ImportSpec[] = [];
   for (const m of code.matchAll(STATIC)) {
-    // `export const x = "…"` does not match: an export needs a clause and `from`, or it is no
-    // re-export; `import "x"` (a side effect) has neither.
-    if (m[1] === "export" && !/\bfrom\s*["']/.test(m[0])) continue;
     out.push({ specifier: m[3], typeOnly: m[2] !== undefined, dynamic: false });
   }
-  for (const m of code.matchAll(DYNAMIC)) {
-    out.push({ specifier: m[1], typeOnly: false, dynamic: true });
-  }
-  return out;
+  return [...out, ...dynamic];
 }
 
 function normalise(parts: string[]): string {
@@ -109,7 +116,9 @@ export function circles(files: SourceFile[], edge: (i: Import) => boolean): stri
   const known = new Set(files.map((f) => f.path));
   const next = new Map<string, string[]>();
   for (const f of files) {
-    next.set(f.path, [...new Set(f.imports.filter((i) => edge(i) && known.has(i.to)).map((i) => i.to))]);
+    next.set(f.path, [
+      ...new Set(f.imports.filter((i) => edge(i) && known.has(i.to)).map((i) => i.to)),
+    ]);
   }
   let counter = 0;
   const index = new Map<string, number>();
