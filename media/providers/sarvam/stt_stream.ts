@@ -1,103 +1,19 @@
-// Sarvam's streaming speech recognition (Saaras, `saaras:v3-realtime`) over its realtime
-// WebSocket: one socket per stream (per call), manual endpointing driven by the worker's own VAD,
-// so the provider's VAD never splits or merges our utterances.
-//
-// Protocol, from docs.sarvam.ai:
-//   https://docs.sarvam.ai/api-reference/speech-to-text/transcribe/realtime/ws.md (endpoint, the
-//     API-SUBSCRIPTION-KEY header, speech_start / speech_end "endpointing=manual only")
-//   https://docs.sarvam.ai/api/api-guides-tutorials/speech-to-text/realtime-streaming/llms.txt
-//     (the guide: audio_input shape, transcript.partial / transcript.final, structured errors)
-//
-//   GET {url}/speech-to-text-realtime/ws?language_code=hi-IN&model=saaras:v3-realtime
-//       &endpointing=manual&encoding=linear16&sample_rate=16000     header API-SUBSCRIPTION-KEY
-//   ← {"event":"session.begin",...}                     open() resolves on it
-//   → {"event":"speech_start"}, {"event":"audio_input","audio":"<base64 s16le>"}...,
-//     {"event":"speech_end"}
-//   ← {"event":"transcript.partial","text"}..., {"event":"transcript.final","text"} (one or more)
-//   ← {"event":"error","code","message","is_fatal"}     → {"event":"end"} on close()
-// The guide's page text could only be read in part here; the parameter names `encoding=linear16`
-// and `sample_rate` are those used by Pipecat's realtime adapter (pipecat-ai/pipecat,
-// src/pipecat/services/sarvam/stt_realtime.py) and other public clients.
-//
-// Decisions:
-// - finish() sends speech_end and resolves on the next transcript.final, joined after any finals
-//   the provider already sent for the utterance mid-speech.
-// - No final within finalTimeoutMs (5 s) rejects with RecognitionError rather than passing off a
-//   partial: media/engines/routing.ts then replays the utterance on the route's next engine. The
-//   socket is then dropped (a late final would land on the wrong utterance).
-// - An error frame (is_fatal not false) or a dropped connection rejects pending finish() calls and
-//   the utterance in progress; the next utterance opens a new socket (one attempt per utterance,
-//   no loop). Idle closes by the provider are handled the same way, lazily.
-// - Audio goes in 100 ms batches; if the socket holds more than maxBufferedMs (2 s) unsent, new
-//   batches are dropped and counted (audio already queued in the socket cannot be taken back).
-//   While (re)connecting, audio waits in a queue of the same bound, dropping its oldest.
-// - The key is only ever a header: never in a URL, log line or error message.
-import { logger } from "../../common/log.ts";
+// One Saaras recognition stream (one call's): its socket, sessions begun per utterance after a
+// loss, audio batched and bounded, finals matched to the utterance that asked for them. The
+// engine (stt.ts) opens these; the protocol and the decisions are described there.
+import { logger } from "../../../common/log.ts";
 import {
-  type RecognitionEngine,
   RecognitionError,
   type RecognitionResult,
   type RecognitionStream,
-  UnservedLanguageError,
-} from "./engine.ts";
-import { handshakeFault, providerSocket } from "../engines/provider_socket.ts";
-import type { EngineFault } from "../engines/breaker.ts";
+} from "../../stt/engine.ts";
+import type { ProviderBase } from "../base/provider.ts";
+import { type EngineFault, handshakeFault } from "../base/fault.ts";
+import { providerSocket } from "../base/socket.ts";
 
 const log = logger("stt.sarvam");
-const RATE = 16000;
-
-/**
- * Proto language → Sarvam code. Saaras v3/v4 "support the same 22 Indian languages" plus en-IN
- * (https://docs.sarvam.ai/api/api-guides-tutorials/speech-to-text/how-to/specify-language-codes):
- * every Indic language of our roster is served. Odia: that page says `od-IN`, but clients of the
- * realtime endpoint use `or-IN` there (Pipecat's realtime adapter maps Odia to or-IN and refuses
- * od-IN); the realtime pages we could read do not settle it. One line to change if it is wrong.
- */
-export const SARVAM_LANGUAGE_CODES: Readonly<Record<string, string>> = {
-  LANGUAGE_EN: "en-IN",
-  LANGUAGE_AS: "as-IN",
-  LANGUAGE_BN: "bn-IN",
-  LANGUAGE_BRX: "brx-IN",
-  LANGUAGE_DOI: "doi-IN",
-  LANGUAGE_GU: "gu-IN",
-  LANGUAGE_HI: "hi-IN",
-  LANGUAGE_KN: "kn-IN",
-  LANGUAGE_KS: "ks-IN",
-  LANGUAGE_KOK: "kok-IN",
-  LANGUAGE_MAI: "mai-IN",
-  LANGUAGE_ML: "ml-IN",
-  LANGUAGE_MNI: "mni-IN",
-  LANGUAGE_MR: "mr-IN",
-  LANGUAGE_NE: "ne-IN",
-  LANGUAGE_OR: "or-IN",
-  LANGUAGE_PA: "pa-IN",
-  LANGUAGE_SA: "sa-IN",
-  LANGUAGE_SAT: "sat-IN",
-  LANGUAGE_SD: "sd-IN",
-  LANGUAGE_TA: "ta-IN",
-  LANGUAGE_TE: "te-IN",
-  LANGUAGE_UR: "ur-IN",
-};
-
-/** Proto names of the languages served: all of SARVAM_LANGUAGE_CODES. */
-export const SARVAM_STT_LANGUAGES: readonly string[] = Object.keys(SARVAM_LANGUAGE_CODES);
-
-export interface SarvamOptions {
-  /** The API subscription key (the registry reads SARVAM_API_KEY). */
-  apiKey: string;
-  /** Base URL; default wss://api.sarvam.ai. */
-  url?: string;
-  /** Default saaras:v3-realtime. */
-  model?: string;
-  /** Until session.begin; default 5000 ms. */
-  connectTimeoutMs?: number;
-  /** From finish() to the final transcript; default 5000 ms. */
-  finalTimeoutMs?: number;
-  /** Audio per message; default 100 ms. */
-  batchMs?: number;
-  /** Unsent audio a socket may hold before new audio is dropped; default 2000 ms. */
-  maxBufferedMs?: number;
-}
+/** Saaras takes 16 kHz s16le. */
+export const RATE = 16000;
 
 export interface SarvamStats {
   /** Open streams. */
@@ -113,11 +29,11 @@ export interface SarvamStats {
   providerErrors: number;
 }
 
-interface Settings {
-  url: string;
+/** A Saaras engine's settings, shared by its streams. */
+export interface Settings {
+  /** The connection (URL, key, connect timeout), its errors and their redaction. */
+  base: ProviderBase<RecognitionError>;
   model: string;
-  apiKey: string;
-  connectTimeoutMs: number;
   finalTimeoutMs: number;
   batchSamples: number;
   maxBufferedBytes: number;
@@ -145,7 +61,7 @@ interface ServerEvent {
   is_fatal?: unknown;
 }
 
-class SarvamStream implements RecognitionStream {
+export class SarvamStream implements RecognitionStream {
   #ws: WebSocket | null = null;
   #connecting = false;
   #queue: Queued[] = [];
@@ -216,7 +132,8 @@ class SarvamStream implements RecognitionStream {
     if (broken) return Promise.reject(broken);
     this.#send(JSON.stringify({ event: "speech_end" }));
     // A reconnection in flight gets its own timeout on top.
-    const wait = this.s.finalTimeoutMs + (this.#connecting ? this.s.connectTimeoutMs : 0);
+    const wait = this.s.finalTimeoutMs +
+      (this.#connecting ? this.s.base.connection.connectTimeoutMs : 0);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => this.#timedOut(p), wait);
       const p: Pending = { resolve, reject, audioMs, finals, timer };
@@ -295,10 +212,10 @@ class SarvamStream implements RecognitionStream {
   #connect(): Promise<WebSocket> {
     let ws: WebSocket;
     try {
-      ws = providerSocket(this.url, { "API-SUBSCRIPTION-KEY": this.s.apiKey });
+      ws = providerSocket(this.url, { "API-SUBSCRIPTION-KEY": this.s.base.connection.apiKey! });
     } catch (err) {
       this.stats.connectFailures++;
-      return Promise.reject(new RecognitionError(`bad Sarvam URL: ${(err as Error).message}`));
+      return Promise.reject(this.s.base.error(`bad Sarvam URL: ${(err as Error).message}`));
     }
     let closed!: () => void;
     const done = new Promise<void>((resolve) => (closed = resolve));
@@ -313,15 +230,15 @@ class SarvamStream implements RecognitionStream {
         clearTimeout(timer);
         this.stats.connectFailures++;
         if (ws.readyState < WebSocket.CLOSING) ws.close(1000);
-        reject(new RecognitionError(scrub(why, this.s.apiKey), { fault }));
+        reject(this.s.base.error(why, { fault }));
       };
       const timer = setTimeout(
         () =>
           refuse(
-            `Sarvam did not begin a session within ${this.s.connectTimeoutMs} ms`,
+            `Sarvam did not begin a session within ${this.s.base.connection.connectTimeoutMs} ms`,
             "connection",
           ),
-        this.s.connectTimeoutMs,
+        this.s.base.connection.connectTimeoutMs,
       );
       ws.onerror = (e) => (error = (e as ErrorEvent).message ?? "");
       ws.onclose = (e) => {
@@ -383,12 +300,12 @@ class SarvamStream implements RecognitionStream {
         if (m.is_fatal === false) {
           log.warn("provider error", {
             code: String(m.code),
-            message: scrub(String(m.message), this.s.apiKey),
+            message: this.s.base.redact(String(m.message)),
           });
           return;
         }
         this.#drop();
-        this.#fail(new RecognitionError(scrub(what, this.s.apiKey)));
+        this.#fail(this.s.base.error(what));
         break;
       }
     }
@@ -407,7 +324,7 @@ class SarvamStream implements RecognitionStream {
     this.#ws = null;
     // Deno reports 0 for a connection lost without a close frame (1006 in the spec).
     const why = code && code !== 1006 ? `code ${code}${reason ? `: ${reason}` : ""}` : "abruptly";
-    this.#fail(new RecognitionError(scrub(`Sarvam connection closed (${why})`, this.s.apiKey)));
+    this.#fail(this.s.base.error(`Sarvam connection closed (${why})`));
   }
 
   #timedOut(p: Pending): void {
@@ -443,117 +360,6 @@ class SarvamStream implements RecognitionStream {
   }
 }
 
-export class SarvamRecognitionEngine implements RecognitionEngine {
-  /** The registry name (media/engines/speech_config.ts). */
-  readonly name = "sarvam-saaras";
-  readonly kind = "provider";
-  readonly languages = SARVAM_STT_LANGUAGES;
-  #s: Settings;
-  #stats: SarvamStats = {
-    streams: 0,
-    connects: 0,
-    reconnects: 0,
-    connectFailures: 0,
-    droppedAudioMs: 0,
-    finalTimeouts: 0,
-    providerErrors: 0,
-  };
-  #streams = new Set<SarvamStream>();
-  #closed = false;
-
-  constructor(options: SarvamOptions) {
-    if (!options.apiKey) throw new TypeError("SarvamRecognitionEngine needs an apiKey");
-    const batchMs = options.batchMs ?? 100;
-    this.#s = {
-      url: (options.url ?? "wss://api.sarvam.ai").replace(/\/+$/, ""),
-      model: options.model ?? "saaras:v3-realtime",
-      apiKey: options.apiKey,
-      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
-      finalTimeoutMs: options.finalTimeoutMs ?? 5000,
-      batchSamples: Math.max(1, Math.round((RATE * batchMs) / 1000)),
-      // base64 in JSON: 4/3 of the 32 bytes a ms of 16 kHz s16 takes.
-      maxBufferedBytes: ((options.maxBufferedMs ?? 2000) * 32 * 4) / 3,
-    };
-  }
-
-  async open(language: string): Promise<RecognitionStream> {
-    const code = SARVAM_LANGUAGE_CODES[language];
-    if (!code) throw new UnservedLanguageError(language, this.name, this.languages);
-    if (this.#closed) throw new RecognitionError("recognition engine closed");
-    const stream = new SarvamStream(
-      this.#s,
-      this.#stats,
-      sessionUrl(this.#s, code),
-      (s) => this.#streams.delete(s),
-    );
-    this.#streams.add(stream);
-    try {
-      await stream.start();
-    } catch (err) {
-      stream.close();
-      throw err;
-    }
-    if (this.#closed) {
-      stream.close();
-      throw new RecognitionError("recognition engine closed");
-    }
-    return stream;
-  }
-
-  stats(): SarvamStats {
-    return { ...this.#stats, streams: this.#streams.size };
-  }
-
-  /**
-   * The breaker's probe: a session begun (the key is checked at the upgrade, or by a close right
-   * after it) and ended at once, no audio sent. Its connects are not the calls' stats.
-   */
-  async probe(): Promise<void> {
-    if (this.#closed) throw new RecognitionError("recognition engine closed");
-    const stream = new SarvamStream(
-      this.#s,
-      { ...this.#stats },
-      sessionUrl(this.#s, SARVAM_LANGUAGE_CODES.LANGUAGE_EN),
-      () => {},
-    );
-    try {
-      await stream.start();
-    } finally {
-      stream.close();
-      await stream.closed();
-    }
-  }
-
-  /** Closes every stream and waits (up to a second) for their sockets to close. */
-  async close(): Promise<void> {
-    this.#closed = true;
-    const streams = [...this.#streams];
-    for (const s of streams) s.close();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      Promise.all(streams.map((s) => s.closed())),
-      new Promise((resolve) => (timer = setTimeout(resolve, 1000))),
-    ]);
-    clearTimeout(timer);
-  }
-
-  [Symbol.asyncDispose](): Promise<void> {
-    return this.close();
-  }
-}
-
-/** The session URL: the language and audio format ride in the query, the key does not. */
-export function sessionUrl(s: { url: string; model: string }, languageCode: string): string {
-  const query = new URLSearchParams({
-    language_code: languageCode,
-    model: s.model,
-    endpointing: "manual",
-    encoding: "linear16",
-    sample_rate: String(RATE),
-  });
-  return `${s.url}/speech-to-text-realtime/ws?${query}`;
-}
-
 function parse(data: unknown): ServerEvent {
   if (typeof data !== "string") return {};
   try {
@@ -582,9 +388,4 @@ function toBase64(bytes: Uint8Array): string {
     s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   }
   return btoa(s);
-}
-
-/** Provider text may echo what it was sent; the key never leaves in a message. */
-function scrub(text: string, key: string): string {
-  return key ? text.split(key).join("***") : text;
 }

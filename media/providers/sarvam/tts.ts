@@ -47,8 +47,8 @@ import {
   type SynthesisEngine,
   SynthesisError,
   type SynthesisOptions,
-} from "./engine.ts";
-import { estimateWordTimings } from "./estimated_timing.ts";
+} from "../../tts/engine.ts";
+import { estimateWordTimings } from "../../tts/estimated_timing.ts";
 import {
   AudioFormatError,
   decodeBase64,
@@ -56,23 +56,10 @@ import {
   type SpeakerOverrides,
   textParts,
   withSpeakers,
-} from "./provider_audio.ts";
-import { handshakeFault, handshakeStatus, providerSocket } from "../engines/provider_socket.ts";
-
-/** Proto language → Bulbul's code: the 10 Indic languages and Indian English it speaks. */
-export const BULBUL_LANGUAGES: Readonly<Record<string, string>> = {
-  LANGUAGE_EN: "en-IN",
-  LANGUAGE_BN: "bn-IN",
-  LANGUAGE_GU: "gu-IN",
-  LANGUAGE_HI: "hi-IN",
-  LANGUAGE_KN: "kn-IN",
-  LANGUAGE_ML: "ml-IN",
-  LANGUAGE_MR: "mr-IN",
-  LANGUAGE_OR: "od-IN",
-  LANGUAGE_PA: "pa-IN",
-  LANGUAGE_TA: "ta-IN",
-  LANGUAGE_TE: "te-IN",
-};
+} from "../../tts/provider_audio.ts";
+import { baseUrl, ProviderBase } from "../base/provider.ts";
+import { providerSocket } from "../base/socket.ts";
+import { BULBUL_LANGUAGES } from "./languages.ts";
 
 /**
  * Persona → speaker, per model. Bulbul's speakers are multilingual (any speaker, any of the 11
@@ -193,17 +180,15 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
   readonly sampleRate: number;
   readonly wordTimings = "estimated";
   readonly model: string;
-  #key: string;
+  #base: ProviderBase<SynthesisError>;
   #url: string;
   #pace: number | undefined;
-  #connectMs: number;
   #readMs: number;
   #units = new Set<(reason: unknown) => void>();
   #closed = false;
 
   constructor(options: SarvamSynthesisOptions) {
     if (!options.apiKey) throw new RangeError("Sarvam needs an API key");
-    this.#key = options.apiKey;
     this.model = options.model ?? DEFAULT_BULBUL_MODEL;
     this.sampleRate = options.sampleRate ?? 24000;
     if (!STREAMING_RATES.includes(this.sampleRate)) {
@@ -212,10 +197,14 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
     const base = new URL(options.url ?? "wss://api.sarvam.ai");
     if (base.protocol === "http:") base.protocol = "ws:";
     if (base.protocol === "https:") base.protocol = "wss:";
+    this.#base = new ProviderBase("Sarvam", SynthesisError, {
+      url: baseUrl(base.href, "wss://api.sarvam.ai"),
+      apiKey: options.apiKey,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    });
     const query = new URLSearchParams({ model: this.model, send_completion_event: "true" });
-    this.#url = `${base.href.replace(/\/$/, "")}/text-to-speech/ws?${query}`;
+    this.#url = `${this.#base.connection.url}/text-to-speech/ws?${query}`;
     this.#pace = options.pace;
-    this.#connectMs = options.connectTimeoutMs ?? 5000;
     this.#readMs = options.readTimeoutMs ?? 10_000;
     this.catalog = withSpeakers(
       bulbulCatalog(this.model),
@@ -256,7 +245,7 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
     const onAbort = () => box.fail(signal!.reason);
     this.#units.add(fail);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const ws = providerSocket(this.#url, { "api-subscription-key": this.#key });
+    const ws = providerSocket(this.#url, { "api-subscription-key": this.#base.connection.apiKey! });
     ws.binaryType = "arraybuffer";
     let readTimer: ReturnType<typeof setTimeout> | undefined;
     const armRead = () => {
@@ -267,13 +256,8 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
       );
     };
     const connectTimer = setTimeout(
-      () =>
-        box.fail(
-          new SynthesisError(`could not connect to Sarvam in ${this.#connectMs} ms`, {
-            fault: "connection",
-          }),
-        ),
-      this.#connectMs,
+      () => box.fail(this.#base.connectTimeoutError()),
+      this.#base.connection.connectTimeoutMs,
     );
     let opened = false;
     ws.onopen = () => {
@@ -299,13 +283,13 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
       else armRead();
     };
     ws.onerror = (ev: Event) => {
-      if (!opened) box.fail(this.#refusal(ev));
+      if (!opened) box.fail(this.#base.handshakeError(errorDetail(ev)));
     };
     ws.onclose = (ev: CloseEvent) => {
       clearTimeout(readTimer);
       const error = opened
-        ? new SynthesisError(`Sarvam closed the connection before the unit ended (code ${ev.code})`)
-        : new SynthesisError("could not connect to Sarvam", { fault: "connection" });
+        ? this.#base.error(`Sarvam closed the connection before the unit ended (code ${ev.code})`)
+        : this.#base.error("could not connect to Sarvam", { fault: "connection" });
       box.put({ kind: "error", error });
     };
     const pcm = new PcmDecoder({ rate: this.sampleRate, wav: "auto" });
@@ -372,7 +356,7 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
         ? ` ${frame.data.code}`
         : "";
       const message = typeof frame.data?.message === "string" ? frame.data.message : "no message";
-      return failure(`Sarvam error${code}: ${this.#redact(message)}`);
+      return failure(`Sarvam error${code}: ${this.#base.redact(message)}`);
     }
     return null;
   }
@@ -384,7 +368,9 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
   probe(): Promise<void> {
     if (this.#closed) return Promise.reject(new SynthesisError("engine closed"));
     return new Promise((resolve, reject) => {
-      const ws = providerSocket(this.#url, { "api-subscription-key": this.#key });
+      const ws = providerSocket(this.#url, {
+        "api-subscription-key": this.#base.connection.apiKey!,
+      });
       const settle = (error?: SynthesisError) => {
         clearTimeout(timer);
         ws.onopen = ws.onerror = ws.onclose = null;
@@ -393,34 +379,18 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
         else resolve();
       };
       const timer = setTimeout(
-        () =>
-          settle(
-            new SynthesisError(`could not connect to Sarvam in ${this.#connectMs} ms`, {
-              fault: "connection",
-            }),
-          ),
-        this.#connectMs,
+        () => settle(this.#base.connectTimeoutError()),
+        this.#base.connection.connectTimeoutMs,
       );
       ws.onopen = () => settle();
-      ws.onerror = (ev) => settle(this.#refusal(ev));
+      ws.onerror = (ev) => settle(this.#base.handshakeError(errorDetail(ev)));
       ws.onclose = () =>
-        settle(new SynthesisError("could not connect to Sarvam", { fault: "connection" }));
+        settle(this.#base.error("could not connect to Sarvam", { fault: "connection" }));
     });
   }
+}
 
-  /** The failed handshake, with the HTTP status when the runtime says it. */
-  #refusal(ev: Event): SynthesisError {
-    const detail = ev instanceof ErrorEvent ? ev.message : "";
-    const fault = handshakeFault(detail);
-    const status = handshakeStatus(detail);
-    if (!status) {
-      return new SynthesisError(`could not connect to Sarvam: ${this.#redact(detail)}`, { fault });
-    }
-    const hint = status === 403 ? " (the API key was not accepted)" : "";
-    return new SynthesisError(`Sarvam refused the connection: HTTP ${status}${hint}`, { fault });
-  }
-
-  #redact(s: string): string {
-    return s.replaceAll(this.#key, "<key>");
-  }
+/** What the runtime says of a failed handshake (Deno: "... Invalid status code: 403"). */
+function errorDetail(ev: Event): string {
+  return ev instanceof ErrorEvent ? ev.message : "";
 }
