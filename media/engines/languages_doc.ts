@@ -116,9 +116,10 @@ ${relatedList()}
 
 ## Engines
 
-A provider engine runs by default once the environment gives its required variables; the
-others are optional (a Secret's keys are secret, the rest go in the ConfigMap; the deploy files
-list them all).
+Each engine with the environment variables it reads (its entry's \`env\` in the registry). A
+provider engine runs by default once the environment gives its required ones. Secret ones belong in
+a Secret (deploy/k8s/secret.template.yaml), the others in the ConfigMap; deploy/compose.yaml passes
+them all to its workers, and a test keeps both deploy files listing every one.
 
 ${enginesTable()}
 
