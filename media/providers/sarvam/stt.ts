@@ -31,7 +31,9 @@
 // - Audio goes in 100 ms batches; if the socket holds more than maxBufferedMs (2 s) unsent, new
 //   batches are dropped and counted (audio already queued in the socket cannot be taken back).
 //   While (re)connecting, audio waits in a queue of the same bound, dropping its oldest.
-// - The key is only ever a header: never in a URL, log line or error message.
+// - The key is only ever a header: never in a URL, log line or error message (the provider base,
+//   ../base/provider.ts, makes every error and redacts it).
+// This file is the engine (options, streams opened, the probe); one stream is stt_stream.ts.
 import {
   type RecognitionEngine,
   RecognitionError,
