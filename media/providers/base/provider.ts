@@ -13,6 +13,24 @@ import { RecognitionError } from "../../stt/engine.ts";
 import { SynthesisError } from "../../tts/engine.ts";
 import { type EngineFault, handshakeFault, handshakeStatus, statusFault } from "./fault.ts";
 import { redactKey } from "./redact.ts";
+import { providerSocket } from "./socket.ts";
+
+/** How a provider accepts a socket, beyond the handshake; and what to say while it has not. */
+export interface SocketAcceptance {
+  /**
+   * A message before acceptance: true accepts the socket (a session begun), `refused` rejects it,
+   * undefined waits for more. Without it, the socket is accepted once open.
+   */
+  onMessage?(data: unknown): true | { refused: string; fault?: EngineFault } | undefined;
+  /** The fault of a close before acceptance, by its code (a policy close may refuse the key). */
+  closeFault?(code: number): EngineFault | undefined;
+  /** The timeout's message; default "could not connect to <provider> in <ms> ms". */
+  timeoutMessage?: string;
+  /** Sees the socket as soon as it exists (to follow its close, to set its binaryType). */
+  created?(ws: WebSocket): void;
+  /** Gives up the wait: the socket is closed, the rejection is the signal's reason. */
+  signal?: AbortSignal;
+}
 
 export interface ProviderConnection {
   /** Base URL, without a trailing slash. */
@@ -72,6 +90,68 @@ export class ProviderBase<E extends LegError> {
   statusError(status: number, said: string): E {
     return this.error(`${this.provider} answered HTTP ${status}${said}`, {
       fault: statusFault(status),
+    });
+  }
+
+  /**
+   * A WebSocket the provider accepted within the connect timeout: opened with `headers` and, with
+   * `accept.onMessage`, given the provider's go-ahead. Otherwise the socket is closed and this
+   * rejects with the leg's error: a handshake refused (its fault by the HTTP status), a close or
+   * a refusal before acceptance, or the timeout (a connection fault). Once accepted the socket is
+   * the caller's: its handlers are unset, and are the caller's to set before its next task.
+   */
+  openSocket(url: string, headers: Record<string, string>, accept: SocketAcceptance = {}) {
+    const signal = accept.signal, ms = this.connection.connectTimeoutMs;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let ws: WebSocket;
+    try {
+      ws = providerSocket(url, headers);
+    } catch (err) {
+      return Promise.reject(this.error(`bad ${this.provider} URL: ${(err as Error).message}`));
+    }
+    accept.created?.(ws);
+    return new Promise<WebSocket>((resolve, reject) => {
+      const settle = (error?: unknown) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        ws.onopen =
+          ws.onmessage =
+          ws.onerror =
+          ws.onclose =
+            null;
+        if (error === undefined) return resolve(ws);
+        if (ws.readyState < WebSocket.CLOSING) ws.close(1000);
+        reject(error);
+      };
+      const onAbort = () => settle(signal!.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const timer = setTimeout(
+        () =>
+          settle(
+            this.error(
+              accept.timeoutMessage ?? `could not connect to ${this.provider} in ${ms} ms`,
+              {
+                fault: "connection",
+              },
+            ),
+          ),
+        ms,
+      );
+      ws.onopen = () => {
+        if (!accept.onMessage) settle();
+      };
+      ws.onmessage = (e) => {
+        const said = accept.onMessage?.(e.data);
+        if (said === true) settle();
+        else if (said) settle(this.error(said.refused, { fault: said.fault }));
+      };
+      ws.onerror = (e) => settle(this.handshakeError(e instanceof ErrorEvent ? e.message : ""));
+      ws.onclose = (e) => {
+        const why = `code ${e.code}${e.reason ? `: ${e.reason}` : ""}`;
+        settle(this.error(`${this.provider} refused the connection (${why})`, {
+          fault: accept.closeFault?.(e.code) ?? "connection",
+        }));
+      };
     });
   }
 

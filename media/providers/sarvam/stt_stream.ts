@@ -8,8 +8,6 @@ import {
   type RecognitionStream,
 } from "../../stt/engine.ts";
 import type { ProviderBase } from "../base/provider.ts";
-import { type EngineFault, handshakeFault } from "../base/fault.ts";
-import { providerSocket } from "../base/socket.ts";
 
 const log = logger("stt.sarvam");
 /** Saaras takes 16 kHz s16le. */
@@ -209,66 +207,48 @@ export class SarvamStream implements RecognitionStream {
   }
 
   /** A socket with a session begun, its handlers bound to this stream. */
-  #connect(): Promise<WebSocket> {
+  async #connect(): Promise<WebSocket> {
     let ws: WebSocket;
     try {
-      ws = providerSocket(this.url, { "API-SUBSCRIPTION-KEY": this.s.base.connection.apiKey! });
+      ws = await this.s.base.openSocket(
+        this.url,
+        { "API-SUBSCRIPTION-KEY": this.s.base.connection.apiKey! },
+        {
+          onMessage: (data) => {
+            const m = parse(data);
+            if (m.event === "session.begin") return true;
+            if (m.event !== "error" || m.is_fatal === false) return undefined;
+            return {
+              refused: `Sarvam refused the session (${String(m.code)}: ${String(m.message)})`,
+              fault: /auth|key|forbidden|unauthori[sz]ed|permission/i.test(String(m.code))
+                ? "auth"
+                : undefined,
+            };
+          },
+          // Refused at the upgrade (HTTP 403), or just after it with a policy close (1008).
+          closeFault: (code) => code === 1008 ? "auth" : "connection",
+          timeoutMessage:
+            `Sarvam did not begin a session within ${this.s.base.connection.connectTimeoutMs} ms`,
+          created: (socket) => this.#follow(socket),
+        },
+      );
     } catch (err) {
       this.stats.connectFailures++;
-      return Promise.reject(this.s.base.error(`bad Sarvam URL: ${(err as Error).message}`));
+      throw err;
     }
-    let closed!: () => void;
-    const done = new Promise<void>((resolve) => (closed = resolve));
+    this.stats.connects++;
+    ws.onmessage = (e) => this.#receive(ws, parse(e.data));
+    ws.onclose = (e) => this.#lost(ws, e.code, e.reason);
+    return ws;
+  }
+
+  /** Keeps `ws` among the sockets closed() waits for, until it has closed. */
+  #follow(ws: WebSocket): void {
+    const done = new Promise<void>((resolve) =>
+      ws.addEventListener("close", () => resolve(), { once: true })
+    );
     this.#sockets.add(done);
     done.then(() => this.#sockets.delete(done));
-    return new Promise((resolve, reject) => {
-      let begun = false;
-      let error = "";
-      const refuse = (why: string, fault?: EngineFault) => {
-        if (begun) return;
-        begun = true;
-        clearTimeout(timer);
-        this.stats.connectFailures++;
-        if (ws.readyState < WebSocket.CLOSING) ws.close(1000);
-        reject(this.s.base.error(why, { fault }));
-      };
-      const timer = setTimeout(
-        () =>
-          refuse(
-            `Sarvam did not begin a session within ${this.s.base.connection.connectTimeoutMs} ms`,
-            "connection",
-          ),
-        this.s.base.connection.connectTimeoutMs,
-      );
-      ws.onerror = (e) => (error = (e as ErrorEvent).message ?? "");
-      ws.onclose = (e) => {
-        closed();
-        if (!begun) {
-          const why = error || `code ${e.code}${e.reason ? `: ${e.reason}` : ""}`;
-          // Refused at the upgrade (HTTP 403), or just after it with a policy close (1008).
-          const fault = error ? handshakeFault(error) : e.code === 1008 ? "auth" : "connection";
-          return refuse(`Sarvam refused the connection (${why})`, fault);
-        }
-        this.#lost(ws, e.code, e.reason);
-      };
-      ws.onmessage = (e) => {
-        const m = parse(e.data);
-        if (begun) return this.#receive(ws, m);
-        if (m.event === "session.begin") {
-          begun = true;
-          clearTimeout(timer);
-          this.stats.connects++;
-          resolve(ws);
-        } else if (m.event === "error" && m.is_fatal !== false) {
-          refuse(
-            `Sarvam refused the session (${String(m.code)}: ${String(m.message)})`,
-            /auth|key|forbidden|unauthori[sz]ed|permission/i.test(String(m.code))
-              ? "auth"
-              : undefined,
-          );
-        }
-      };
-    });
   }
 
   #receive(ws: WebSocket, m: ServerEvent): void {

@@ -58,7 +58,6 @@ import {
   withSpeakers,
 } from "../../tts/provider_audio.ts";
 import { baseUrl, ProviderBase } from "../base/provider.ts";
-import { providerSocket } from "../base/socket.ts";
 import { BULBUL_LANGUAGES } from "./languages.ts";
 
 /**
@@ -241,12 +240,16 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
       .filter((t) => /\S/.test(t));
     if (!parts.length) return; // nothing to say: no socket
     const box = new Mailbox();
-    const fail = (reason: unknown) => box.fail(reason);
-    const onAbort = () => box.fail(signal!.reason);
+    // Until the socket is accepted, an abort or the engine's close stops the wait for it.
+    const connecting = new AbortController();
+    const fail = (reason: unknown) => {
+      box.fail(reason);
+      connecting.abort(reason);
+    };
+    const onAbort = () => fail(signal!.reason);
     this.#units.add(fail);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const ws = providerSocket(this.#url, { "api-subscription-key": this.#base.connection.apiKey! });
-    ws.binaryType = "arraybuffer";
+    let ws: WebSocket | undefined;
     let readTimer: ReturnType<typeof setTimeout> | undefined;
     const armRead = () => {
       clearTimeout(readTimer);
@@ -255,14 +258,12 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
         this.#readMs,
       );
     };
-    const connectTimer = setTimeout(
-      () => box.fail(this.#base.connectTimeoutError()),
-      this.#base.connection.connectTimeoutMs,
-    );
-    let opened = false;
-    ws.onopen = () => {
-      opened = true;
-      clearTimeout(connectTimer);
+    const pcm = new PcmDecoder({ rate: this.sampleRate, wav: "auto" });
+    try {
+      ws = await this.#base.openSocket(this.#url, this.#headers(), {
+        signal: connecting.signal,
+        created: (socket) => (socket.binaryType = "arraybuffer"),
+      });
       const config: Record<string, unknown> = {
         target_language_code: code,
         speaker,
@@ -275,25 +276,19 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
       for (const part of parts) ws.send(JSON.stringify({ type: "text", data: { text: part } }));
       ws.send(JSON.stringify({ type: "flush" }));
       armRead();
-    };
-    ws.onmessage = (ev: MessageEvent) => {
-      const item = this.#parse(ev.data);
-      if (item) box.put(item);
-      if (box.ended) clearTimeout(readTimer);
-      else armRead();
-    };
-    ws.onerror = (ev: Event) => {
-      if (!opened) box.fail(this.#base.handshakeError(errorDetail(ev)));
-    };
-    ws.onclose = (ev: CloseEvent) => {
-      clearTimeout(readTimer);
-      const error = opened
-        ? this.#base.error(`Sarvam closed the connection before the unit ended (code ${ev.code})`)
-        : this.#base.error("could not connect to Sarvam", { fault: "connection" });
-      box.put({ kind: "error", error });
-    };
-    const pcm = new PcmDecoder({ rate: this.sampleRate, wav: "auto" });
-    try {
+      ws.onmessage = (ev: MessageEvent) => {
+        const item = this.#parse(ev.data);
+        if (item) box.put(item);
+        if (box.ended) clearTimeout(readTimer);
+        else armRead();
+      };
+      ws.onclose = (ev: CloseEvent) => {
+        clearTimeout(readTimer);
+        const error = this.#base.error(
+          `Sarvam closed the connection before the unit ended (code ${ev.code})`,
+        );
+        box.put({ kind: "error", error });
+      };
       while (true) {
         const item = await box.take();
         if (item.kind === "audio") {
@@ -315,18 +310,21 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
       throw err;
     } finally {
       box.fail(new SynthesisError("unit over")); // late frames and events are ignored
-      clearTimeout(connectTimer);
       clearTimeout(readTimer);
       signal?.removeEventListener("abort", onAbort);
       this.#units.delete(fail);
       pcm.close();
-      // Frames still in flight must not re-arm a timer.
-      ws.onmessage = null;
-      ws.onopen = ws.onerror = ws.onclose = null;
-      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) {
-        ws.close(1000);
+      if (ws) {
+        // Frames still in flight must not re-arm a timer.
+        ws.onmessage = ws.onclose = null;
+        if (ws.readyState === WebSocket.OPEN) ws.close(1000);
       }
     }
+  }
+
+  /** The key, as Sarvam's streaming socket takes it. */
+  #headers(): Record<string, string> {
+    return { "api-subscription-key": this.#base.connection.apiKey! };
   }
 
   /** A frame as an item (a malformed one as an error), or null to skip it. */
@@ -365,32 +363,9 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
    * The breaker's probe: the streaming socket opened (the key is checked at the upgrade) and
    * closed at once, before any config or text: nothing is synthesized, no character billed.
    */
-  probe(): Promise<void> {
-    if (this.#closed) return Promise.reject(new SynthesisError("engine closed"));
-    return new Promise((resolve, reject) => {
-      const ws = providerSocket(this.#url, {
-        "api-subscription-key": this.#base.connection.apiKey!,
-      });
-      const settle = (error?: SynthesisError) => {
-        clearTimeout(timer);
-        ws.onopen = ws.onerror = ws.onclose = null;
-        if (ws.readyState <= WebSocket.OPEN) ws.close(1000);
-        if (error) reject(error);
-        else resolve();
-      };
-      const timer = setTimeout(
-        () => settle(this.#base.connectTimeoutError()),
-        this.#base.connection.connectTimeoutMs,
-      );
-      ws.onopen = () => settle();
-      ws.onerror = (ev) => settle(this.#base.handshakeError(errorDetail(ev)));
-      ws.onclose = () =>
-        settle(this.#base.error("could not connect to Sarvam", { fault: "connection" }));
-    });
+  async probe(): Promise<void> {
+    if (this.#closed) throw new SynthesisError("engine closed");
+    const ws = await this.#base.openSocket(this.#url, this.#headers());
+    ws.close(1000);
   }
-}
-
-/** What the runtime says of a failed handshake (Deno: "... Invalid status code: 403"). */
-function errorDetail(ev: Event): string {
-  return ev instanceof ErrorEvent ? ev.message : "";
 }
