@@ -154,11 +154,6 @@ export class ProviderBase<E extends LegError> {
       };
     });
   }
-
-  /** A connect that did not finish within the connect timeout. */
-  connectTimeoutError(what = `could not connect to ${this.provider}`): E {
-    return this.error(`${what} in ${this.connection.connectTimeoutMs} ms`, { fault: "connection" });
-  }
 }
 
 function keyHint(status: number): string {
