@@ -1,7 +1,8 @@
 // The provider base: what every cloud speech provider's engine shares, so that a provider's own
 // module holds its protocol and nothing else (LiveKit agents-js draws the same line: its
 // `SpeechStream.mainTask` owns retries and error events, a plugin writes `run()`). It owns:
-// - the connection a provider is given: a base URL over its default, a key, a connect timeout;
+// - the connection a provider is given (a base URL over its default, a key, a connect timeout)
+//   and its opening: `openSocket` waits, within that timeout, for the provider to accept;
 // - error mapping: a failure becomes the leg's error (RecognitionError or SynthesisError) with a
 //   `fault` when reaching the provider was the problem (a refused key, an unreachable host, a
 //   5xx): the one thing the breakers (media/engines/breaker.ts) read;
@@ -9,8 +10,8 @@
 // Retries are the router's, not this base's: a failed utterance or unit is replayed on the route's
 // next engine (media/engines/routing.ts, which also gives a failed engine one fresh try when no
 // other is left); a retry here as well would only lengthen the wait before that fallback.
-import { RecognitionError } from "../../stt/engine.ts";
-import { SynthesisError } from "../../tts/engine.ts";
+import type { RecognitionError } from "../../stt/engine.ts";
+import type { SynthesisError } from "../../tts/engine.ts";
 import { type EngineFault, handshakeFault, handshakeStatus, statusFault } from "./fault.ts";
 import { redactKey } from "./redact.ts";
 import { providerSocket } from "./socket.ts";
