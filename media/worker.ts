@@ -8,7 +8,7 @@ import { handleErrors } from "../common/http/errors.ts";
 import { correlation } from "../common/http/correlation.ts";
 import type { TokenVerifier } from "../common/token.ts";
 import { logger } from "../common/log.ts";
-import type { CallEngines } from "./call/engines.ts";
+import type { CallEngines } from "./engines/call_engines.ts";
 import type { Call } from "./call/call.ts";
 import type { EndOfTurnMode } from "./turn/turn_taking.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";

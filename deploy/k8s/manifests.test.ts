@@ -305,7 +305,7 @@ function protoEnumValues(): Set<string> {
 
 /**
  * Every environment variable name the processes' source reads, with where. Names handed to a
- * reader indirectly (`needs: ["SARVAM_API_KEY"]`, `providerOptions(s, "SARVAM_API_KEY", ...)`)
+ * reader indirectly (`env: [{ name: "SARVAM_API_KEY", ... }]` in a provider's engines.ts)
  * are caught as NAME_LIKE_THIS string literals of a file that reads the environment.
  */
 function envNamesReadByCode(): Map<string, string> {

@@ -11,7 +11,7 @@ import { callEnded, signalling } from "../rtvi/protocol.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
 import { Conversation, type ConversationOutcome } from "./conversation.ts";
 import { EchoSource } from "./echo.ts";
-import type { CallEngines } from "./engines.ts";
+import type { CallEngines } from "../engines/call_engines.ts";
 import { chatLogData } from "./chat_log.ts";
 import { CallRecording } from "./recording.ts";
 import { OutboundAudio } from "./outbound.ts";

@@ -20,7 +20,7 @@ import {
   type ConfigPatch,
   unservedFields,
 } from "./call_config.ts";
-import type { CallEngines } from "./engines.ts";
+import type { CallEngines } from "../engines/call_engines.ts";
 import type { CallRecording } from "./recording.ts";
 import type { SessionLog } from "./session_log.ts";
 import { TurnLog, type TurnRecord } from "./turn_record.ts";

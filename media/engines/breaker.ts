@@ -14,8 +14,10 @@
 // Failures that are neither (an error frame, a malformed answer) say nothing about whether the
 // engine can be reached: they do not move a closed breaker.
 
-/** Why a provider request failed, when it is about reaching the provider at all. */
-export type EngineFault = "auth" | "connection";
+import type { EngineFault } from "../providers/base/fault.ts";
+
+/** Why a provider request failed, when it is about reaching the provider at all (said below). */
+export type { EngineFault };
 
 export type BreakerStatus = "closed" | "open" | "half-open";
 

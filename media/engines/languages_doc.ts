@@ -62,6 +62,24 @@ function counts(m: ServeMatrix): string {
     `related language's voice in one or both)`;
 }
 
+/** The required variables of every engine, each once, in registry order. */
+function requiredVariables(): string[] {
+  const names = Object.values(ENGINE_TYPES).flatMap((t) => t.env ?? [])
+    .filter((v) => v.required).map((v) => `\`${v.name}\``);
+  return [...new Set(names)];
+}
+
+/** Each engine: its leg, where it runs, and the environment variables it reads. */
+function enginesTable(): string {
+  const rows = Object.entries(ENGINE_TYPES).map(([name, t]) => {
+    const vars = (t.env ?? []).map((v) =>
+      `\`${v.name}\` (${v.required ? "required" : "optional"}${v.secret ? ", secret" : ""})`
+    ).join(", ") || "—";
+    return `| ${name} | ${t.leg} | ${t.kind} | ${vars} |`;
+  });
+  return ["| engine | leg | kind | environment |", "|---|---|---|---|", ...rows].join("\n");
+}
+
 /** The related-language routes of the local engine, from media/tts/related_voice.ts. */
 function relatedList(): string {
   return Object.entries(RELATED_VOICES).map(([l, r]) => {
@@ -96,13 +114,22 @@ the \`Heard\` text after a barge-in, are always on the text the brain sent.
 
 ${relatedList()}
 
+## Engines
+
+Each engine with the environment variables it reads (its entry's \`env\` in the registry). A
+provider engine runs by default once the environment gives its required ones. Secret ones belong in
+a Secret (deploy/k8s/secret.template.yaml), the others in the ConfigMap; deploy/compose.yaml passes
+them all to its workers, and a test keeps both deploy files listing every one.
+
+${enginesTable()}
+
 ## With nothing configured (the local engines)
 
 ${counts(local)}.
 
 ${table(local)}
 
-## With every engine configured (SARVAM_API_KEY and INDIC_PARLER_URL set)
+## With every engine configured (${requiredVariables().join(" and ")} set)
 
 ${counts(full)}.
 

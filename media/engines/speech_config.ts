@@ -1,7 +1,7 @@
 // Which engines a worker runs and how it routes languages to them: `SPEECH_ENGINES` (inline JSON,
-// or the path of a JSON file) or, without it, the local engines plus every provider whose key or
-// URL the environment gives. Keys are read from the environment only, never from the file, so a
-// speech config can be committed and shared between nodes.
+// or the path of a JSON file) or, without it, the local engines plus every provider whose required
+// variables (its registry declaration's `env`) the environment gives. Keys are read from the
+// environment only, never from the file, so a speech config can be committed and shared.
 //
 // {
 //   "recognition": ["sarvam-saaras", "pocketsphinx"],           // engines run, default order
@@ -10,7 +10,8 @@
 //               "synthesis": { "*": ["sarvam-bulbul", "indic-parler", "espeak-ng"] } },
 //   "options": { "sarvam-saaras": { "url": "wss://api.sarvam.ai" } }
 // }
-import { ENGINE_TYPES } from "./registry.ts";
+import { ENGINE_TYPES, type EngineType } from "./registry.ts";
+import { missingVariables } from "../providers/base/declaration.ts";
 import type { Routes } from "./serve_matrix.ts";
 
 export interface SpeechConfig {
@@ -30,20 +31,16 @@ export class SpeechConfigError extends Error {
 
 type Env = (name: string) => string | undefined;
 
-/** With nothing configured: providers whose credentials are set, first; the local engines last. */
+/**
+ * With nothing configured: every provider engine whose required variables the environment gives
+ * (registry order), first; the local engines, which need none, last.
+ */
 export function defaultSpeechConfig(env: Env): SpeechConfig {
-  const sarvam = Boolean(env("SARVAM_API_KEY"));
-  const parler = Boolean(env("INDIC_PARLER_URL"));
-  return {
-    recognition: [...(sarvam ? ["sarvam-saaras"] : []), "pocketsphinx"],
-    synthesis: [
-      ...(sarvam ? ["sarvam-bulbul"] : []),
-      ...(parler ? ["indic-parler"] : []),
-      "espeak-ng",
-    ],
-    routes: {},
-    options: {},
-  };
+  const runnable = Object.entries(ENGINE_TYPES)
+    .filter(([, type]) => missingVariables(type, env).length === 0)
+    .sort(([, a], [, b]) => Number(a.kind === "local") - Number(b.kind === "local"));
+  const leg = (l: EngineType["leg"]) => runnable.filter(([, t]) => t.leg === l).map(([n]) => n);
+  return { recognition: leg("recognition"), synthesis: leg("synthesis"), routes: {}, options: {} };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -117,8 +114,8 @@ export function parseSpeechConfig(json: unknown, env: Env): SpeechConfig {
   }
   const config = { recognition, synthesis, routes, options };
   for (const name of [...recognition, ...synthesis]) {
-    const missing = ENGINE_TYPES[name].needs?.filter((v) => !env(v));
-    if (missing?.length) {
+    const missing = missingVariables(ENGINE_TYPES[name], env, options[name]);
+    if (missing.length) {
       throw new SpeechConfigError(
         `engine "${name}" needs ${missing.join(", ")} in the environment`,
       );

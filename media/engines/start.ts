@@ -7,7 +7,7 @@ import { sileroModel } from "../vad/silero.ts";
 import { VoiceActivity } from "../vad/voice_activity.ts";
 import type { RecognitionEngine } from "../stt/engine.ts";
 import type { SynthesisEngine } from "../tts/engine.ts";
-import type { CallEngines } from "../call/engines.ts";
+import type { CallEngines } from "./call_engines.ts";
 import { ENGINE_TYPES, type RecognitionEngineType, type SynthesisEngineType } from "./registry.ts";
 import { RecognitionRouter, SynthesisRouter } from "./routing.ts";
 import { serveMatrix } from "./serve_matrix.ts";

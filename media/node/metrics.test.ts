@@ -9,7 +9,7 @@ import { startMetricsListener } from "../../common/metrics/listener.ts";
 import { described, sample } from "../../common/metrics/testing.ts";
 import { LatenessHistogram } from "../audio/pacer.ts";
 import type { Call } from "../call/call.ts";
-import type { CallEngines } from "../call/engines.ts";
+import type { CallEngines } from "../engines/call_engines.ts";
 import type { EngineActivity } from "../engines/routing.ts";
 import { EngineHealth } from "../engines/engine_health.ts";
 import { SynthesisError } from "../tts/engine.ts";

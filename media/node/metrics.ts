@@ -10,7 +10,7 @@ import { registerProcessMetrics } from "../../common/metrics/process.ts";
 import { registerScrapedHistogram } from "../../common/metrics/scraped.ts";
 import { LatenessHistogram } from "../audio/pacer.ts";
 import type { Call } from "../call/call.ts";
-import type { CallEngines } from "../call/engines.ts";
+import type { CallEngines } from "../engines/call_engines.ts";
 import type { LatencyStep, TurnObserver } from "../call/turn_record.ts";
 import type { EngineActivity } from "../engines/routing.ts";
 

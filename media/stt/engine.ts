@@ -2,7 +2,7 @@
 // and final text out, one stream per call and language, reused for every utterance of the call.
 // Engines: pocketsphinx.ts (local, English, Deno FFI in worker threads), sarvam.ts (Sarvam's
 // Saaras streaming recognition over WebSocket). media/engines/ routes each language to them.
-import type { EngineFault } from "../engines/breaker.ts";
+import type { EngineFault } from "../providers/base/fault.ts";
 
 /** Where an engine runs: on the worker itself, or at a provider reached over the network. */
 export type EngineKind = "local" | "provider";

@@ -23,11 +23,12 @@
 // Audio is copied into 100 ms batches and each batch is transferred to the thread; interim
 // hypotheses come back at most every `interimMs` of audio (default 300) and only when changed.
 // A thread that crashes fails its streams (the router opens a fresh stream and replays the
-// utterance) and is replaced by a new one, at most `MAX_RESTARTS` a minute, so the node keeps
-// recognising for the calls after.
+// utterance) and is replaced by a new one, at most `MAX_RESTARTS` a minute
+// (media/threads/restart_budget.ts), so the node keeps recognising for the calls after.
 //
 // Figures: bench/media/stt.ts; accuracy: media/stt/README.md.
 import { SEED_PRIOR } from "./seed_prior.ts";
+import { RestartBudget } from "../threads/restart_budget.ts";
 import {
   type RecognitionEngine,
   RecognitionError,
@@ -45,8 +46,6 @@ import type { FromThread, ThreadSettings, ThreadStats, ToThread } from "./pocket
 
 const RATE = 16000;
 const BATCH_SAMPLES = RATE / 10;
-/** Crashed threads replaced per minute at most; beyond, the engine runs on what is left. */
-const MAX_RESTARTS = 5;
 
 /**
  * Decoder options over the en-us model's defaults, each chosen by interleaved A/B against the WER
@@ -250,10 +249,12 @@ export class PocketsphinxEngine implements RecognitionEngine {
   #nextId = 1;
   #closed = false;
   #settings?: ThreadSettings;
-  #restarts: number[] = [];
+  #restarts = new RestartBudget();
   #hooks: CrashHooks = { crashes: 0 };
   /** Threads that crashed and were replaced since the engine started. */
-  restarted = 0;
+  get restarted(): number {
+    return this.#restarts.restarted;
+  }
 
   private constructor() {}
 
@@ -373,13 +374,9 @@ export class PocketsphinxEngine implements RecognitionEngine {
 
   /** A new thread for one that crashed, unless too many crashed in the last minute. */
   #replace(): void {
-    if (this.#closed || !this.#settings) return;
-    const now = performance.now();
-    this.#restarts = this.#restarts.filter((t) => now - t < 60_000);
-    if (this.#restarts.length >= MAX_RESTARTS) return;
-    this.#restarts.push(now);
-    this.restarted++;
-    this.#spawn(this.#settings).catch(() => {}); // a thread that cannot start kills itself
+    const settings = this.#settings;
+    if (this.#closed || !settings) return;
+    this.#restarts.replace(() => this.#spawn(settings));
   }
 
   #spawn(settings: ThreadSettings): Promise<void> {

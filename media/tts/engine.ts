@@ -3,7 +3,7 @@
 // Engines: espeak_engine.ts (local, espeak-ng through emscripten), sarvam.ts (Sarvam's Bulbul),
 // indic_parler.ts (a self-hosted Indic Parler-TTS endpoint). media/engines/ routes to them.
 import type { EngineKind } from "../stt/engine.ts";
-import type { EngineFault } from "../engines/breaker.ts";
+import type { EngineFault } from "../providers/base/fault.ts";
 
 export type { EngineKind };
 

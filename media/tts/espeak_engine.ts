@@ -10,8 +10,8 @@
 // second thread bought nothing but memory on this machine. `threads` is there for bigger ones.
 //
 // A thread that crashes fails the unit it was making (the router gives a unit that had no audio
-// yet a second try) and is replaced by a new one, at most `MAX_RESTARTS` a minute; units queued
-// meanwhile wait for it.
+// yet a second try) and is replaced by a new one, at most `MAX_RESTARTS` a minute
+// (media/threads/restart_budget.ts); units queued meanwhile wait for it.
 //
 // Voices are espeak variants on the language's own voice: Ananya "+f3" (female, median F0
 // ~200 Hz), Arjun "+m3" (male, ~100 Hz). The seven roster languages espeak-ng has no data for
@@ -27,11 +27,9 @@ import {
   UnservedError,
 } from "./engine.ts";
 import type { FromThread, ToThread } from "./espeak_protocol.ts";
+import { RestartBudget } from "../threads/restart_budget.ts";
 import { forRelatedVoice, RELATED_VOICES } from "./related_voice.ts";
 import { onOriginal, type Transliteration } from "./transliteration/transliteration.ts";
-
-/** Crashed threads replaced per minute at most; beyond, the engine runs on what is left. */
-const MAX_RESTARTS = 5;
 
 /** Persona → espeak variant suffix. */
 export const ESPEAK_VOICES: Readonly<Record<string, string>> = {
@@ -127,11 +125,13 @@ export class EspeakEngine implements SynthesisEngine {
   #closed = false;
   #failReady: ((err: Error) => void)[] = [];
   #quality: number;
-  #restarts: number[] = [];
+  #restarts = new RestartBudget();
   /** Test hook: the next job crashes its thread after this many chunks. */
   #crashAfter?: number;
   /** Threads that crashed and were replaced since the engine started. */
-  restarted = 0;
+  get restarted(): number {
+    return this.#restarts.restarted;
+  }
 
   constructor(options: EspeakEngineOptions = {}) {
     const count = options.threads ?? 1;
@@ -237,12 +237,7 @@ export class EspeakEngine implements SynthesisEngine {
   /** A new thread for one that crashed, unless too many crashed in the last minute. */
   #replace(): void {
     if (this.#closed) return;
-    const now = performance.now();
-    this.#restarts = this.#restarts.filter((t) => now - t < 60_000);
-    if (this.#restarts.length >= MAX_RESTARTS) return;
-    this.#restarts.push(now);
-    this.restarted++;
-    this.#spawn(this.#quality).catch(() => {}); // a thread that cannot start kills itself
+    this.#restarts.replace(() => this.#spawn(this.#quality));
   }
 
   #spawn(quality: number): Promise<void> {

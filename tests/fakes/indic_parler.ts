@@ -1,5 +1,5 @@
 // A FAKE Indic Parler-TTS server for tests: not the model, a local stand-in on 127.0.0.1 that
-// answers the OpenAI-compatible speech endpoint media/tts/indic_parler.ts speaks, so the adapter
+// answers the OpenAI-compatible speech endpoint media/providers/indic_parler/tts.ts speaks, so the adapter
 // can be tested (and a whole call run) without a GPU.
 //
 // It follows OpenAI's "create speech" reference

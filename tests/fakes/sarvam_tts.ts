@@ -1,5 +1,5 @@
 // A FAKE Sarvam text-to-speech WebSocket for tests: not Sarvam, a local stand-in that speaks the
-// documented streaming protocol on 127.0.0.1 so media/tts/sarvam.ts can be tested (and a whole
+// documented streaming protocol on 127.0.0.1 so media/providers/sarvam/tts.ts can be tested (and a whole
 // call run) without the network or a key.
 //
 // It follows https://docs.sarvam.ai/api-reference-docs/text-to-speech/stream and the streaming

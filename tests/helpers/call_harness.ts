@@ -12,8 +12,8 @@ import { callerSpeechWav } from "./audio.ts";
 import { assert } from "./assert.ts";
 import { TokenVerifier } from "../../common/token.ts";
 import { signingJwk } from "../../db/signing_key.ts";
-import { localEngines } from "../../media/call/local_engines.ts";
-import type { CallEngines } from "../../media/call/engines.ts";
+import { localEngines } from "../../media/engines/local_engines.ts";
+import type { CallEngines } from "../../media/engines/call_engines.ts";
 import { registerWorkerNode } from "../../media/node/registration.ts";
 import { createWorkerApp, type WorkerContext } from "../../media/worker.ts";
 

@@ -13,7 +13,7 @@
 // WebSocket server), a test caller places each call, and the brain sends its frames.
 import { Conversation, type ConversationOptions } from "../../../media/call/conversation.ts";
 import { defaultConfig } from "../../../media/call/call_config.ts";
-import type { CallEngines } from "../../../media/call/engines.ts";
+import type { CallEngines } from "../../../media/engines/call_engines.ts";
 import type { SessionLog } from "../../../media/call/session_log.ts";
 import type { BrainConnection } from "../../../media/brain/connection.ts";
 import { RecognitionRouter, SynthesisRouter } from "../../../media/engines/routing.ts";

@@ -1,10 +1,14 @@
 // Contract tests of the Sarvam recognition adapter against the fake of Sarvam's realtime
 // WebSocket (tests/fakes/sarvam_stt.ts), each step naming the documentation page it checks.
-import { setQuiet } from "../../common/log.ts";
-import { type FakeSarvamSttOptions, startFakeSarvamStt } from "../../tests/fakes/sarvam_stt.ts";
-import { assert, assertEquals, assertMatch } from "../../tests/helpers/assert.ts";
-import { RecognitionError, type RecognitionStream, UnservedLanguageError } from "./engine.ts";
-import { SARVAM_STT_LANGUAGES, type SarvamOptions, SarvamRecognitionEngine } from "./sarvam.ts";
+import { setQuiet } from "../../../common/log.ts";
+import { type FakeSarvamSttOptions, startFakeSarvamStt } from "../../../tests/fakes/sarvam_stt.ts";
+import { assert, assertEquals, assertMatch } from "../../../tests/helpers/assert.ts";
+import {
+  RecognitionError,
+  type RecognitionStream,
+  UnservedLanguageError,
+} from "../../stt/engine.ts";
+import { SARVAM_STT_LANGUAGES, type SarvamOptions, SarvamRecognitionEngine } from "./stt.ts";
 
 const REFERENCE = "docs.sarvam.ai/api-reference/speech-to-text/transcribe/realtime/ws.md";
 const GUIDE = "docs.sarvam.ai/api/api-guides-tutorials/speech-to-text/realtime-streaming";
@@ -331,7 +335,7 @@ Deno.test("provider faults fail the utterance, not the stream", async (t) => {
 Deno.test(`languages: the roster's 22 Indic languages and English (${LANGUAGES})`, async (t) => {
   await t.step("every language of the proto roster is served", async () => {
     const proto = await Deno.readTextFile(
-      new URL("../../proto/voice/v1/config.proto", import.meta.url),
+      new URL("../../../proto/voice/v1/config.proto", import.meta.url),
     );
     const roster = [...proto.matchAll(/\b(LANGUAGE_[A-Z]+) = [1-9]/g)].map((m) => m[1]);
     assertEquals(roster.length, 23);

@@ -3,10 +3,10 @@
 // https://docs.sarvam.ai/api/errors-troubleshooting): every failure is a SynthesisError that says
 // what happened and never shows the key; an abort or an early exit closes the socket at once.
 import assert from "node:assert/strict";
-import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
-import { type SynthesisChunk, SynthesisError } from "./engine.ts";
-import { SarvamSynthesisEngine } from "./sarvam.ts";
-import { drain, waitFor } from "../../tests/helpers/streams.ts";
+import { startFakeSarvamTts } from "../../../tests/fakes/sarvam_tts.ts";
+import { type SynthesisChunk, SynthesisError } from "../../tts/engine.ts";
+import { SarvamSynthesisEngine } from "./tts.ts";
+import { drain, waitFor } from "../../../tests/helpers/streams.ts";
 
 const TEXT = "नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।";
 const HI = { voice: "VOICE_ANANYA", language: "LANGUAGE_HI" };

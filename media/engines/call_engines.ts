@@ -2,8 +2,8 @@
 // calls (each call opens its own streams on them), routed per language (media/engines/).
 import type { ServeMatrix } from "../../common/capabilities.ts";
 import type { VadSettings, VoiceActivity } from "../vad/voice_activity.ts";
-import type { RecognitionRouter, SynthesisRouter } from "../engines/routing.ts";
-import type { EngineHealth } from "../engines/engine_health.ts";
+import type { RecognitionRouter, SynthesisRouter } from "./routing.ts";
+import type { EngineHealth } from "./engine_health.ts";
 
 export interface CallEngines {
   /** A VAD stream with its own recurrent state, on the process-wide model. */

@@ -2,14 +2,14 @@
 // (https://docs.sarvam.ai/api-reference-docs/text-to-speech/stream): what goes on the wire, and
 // what comes back to the worker (48 kHz audio, estimated word timings on the original text).
 import assert from "node:assert/strict";
-import { resample } from "../../wasm/resampler.ts";
-import { fakeSpeech, startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
-import { UnservedError } from "./engine.ts";
-import { estimateWordTimings } from "./estimated_timing.ts";
-import { SarvamSynthesisEngine } from "./sarvam.ts";
-import { wordSpans } from "./word_timing.ts";
-import { collect, waitFor } from "../../tests/helpers/streams.ts";
-import { rms } from "../../caller/wav.ts";
+import { resample } from "../../../wasm/resampler.ts";
+import { fakeSpeech, startFakeSarvamTts } from "../../../tests/fakes/sarvam_tts.ts";
+import { UnservedError } from "../../tts/engine.ts";
+import { estimateWordTimings } from "../../tts/estimated_timing.ts";
+import { SarvamSynthesisEngine } from "./tts.ts";
+import { wordSpans } from "../../tts/word_timing.ts";
+import { collect, waitFor } from "../../../tests/helpers/streams.ts";
+import { rms } from "../../../caller/wav.ts";
 
 const HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।";
 

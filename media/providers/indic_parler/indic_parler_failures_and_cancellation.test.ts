@@ -3,10 +3,10 @@
 // every failure is a SynthesisError that says what happened and never shows the key; an abort or
 // an early exit cancels the request at once.
 import assert from "node:assert/strict";
-import { startFakeIndicParler } from "../../tests/fakes/indic_parler.ts";
-import { SynthesisError } from "./engine.ts";
-import { IndicParlerEngine } from "./indic_parler.ts";
-import { drain, waitFor } from "../../tests/helpers/streams.ts";
+import { startFakeIndicParler } from "../../../tests/fakes/indic_parler.ts";
+import { SynthesisError } from "../../tts/engine.ts";
+import { IndicParlerEngine } from "./tts.ts";
+import { drain, waitFor } from "../../../tests/helpers/streams.ts";
 
 const TEXT = "नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।";
 const HI = { voice: "VOICE_ANANYA", language: "LANGUAGE_HI" };

@@ -47,8 +47,8 @@ import {
   type SynthesisEngine,
   SynthesisError,
   type SynthesisOptions,
-} from "./engine.ts";
-import { estimateWordTimings } from "./estimated_timing.ts";
+} from "../../tts/engine.ts";
+import { estimateWordTimings } from "../../tts/estimated_timing.ts";
 import {
   AudioFormatError,
   decodeBase64,
@@ -56,23 +56,9 @@ import {
   type SpeakerOverrides,
   textParts,
   withSpeakers,
-} from "./provider_audio.ts";
-import { handshakeFault, handshakeStatus, providerSocket } from "../engines/provider_socket.ts";
-
-/** Proto language → Bulbul's code: the 10 Indic languages and Indian English it speaks. */
-export const BULBUL_LANGUAGES: Readonly<Record<string, string>> = {
-  LANGUAGE_EN: "en-IN",
-  LANGUAGE_BN: "bn-IN",
-  LANGUAGE_GU: "gu-IN",
-  LANGUAGE_HI: "hi-IN",
-  LANGUAGE_KN: "kn-IN",
-  LANGUAGE_ML: "ml-IN",
-  LANGUAGE_MR: "mr-IN",
-  LANGUAGE_OR: "od-IN",
-  LANGUAGE_PA: "pa-IN",
-  LANGUAGE_TA: "ta-IN",
-  LANGUAGE_TE: "te-IN",
-};
+} from "../../tts/provider_audio.ts";
+import { baseUrl, ProviderBase } from "../base/provider.ts";
+import { BULBUL_LANGUAGES } from "./languages.ts";
 
 /**
  * Persona → speaker, per model. Bulbul's speakers are multilingual (any speaker, any of the 11
@@ -193,17 +179,15 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
   readonly sampleRate: number;
   readonly wordTimings = "estimated";
   readonly model: string;
-  #key: string;
+  #base: ProviderBase<SynthesisError>;
   #url: string;
   #pace: number | undefined;
-  #connectMs: number;
   #readMs: number;
   #units = new Set<(reason: unknown) => void>();
   #closed = false;
 
   constructor(options: SarvamSynthesisOptions) {
     if (!options.apiKey) throw new RangeError("Sarvam needs an API key");
-    this.#key = options.apiKey;
     this.model = options.model ?? DEFAULT_BULBUL_MODEL;
     this.sampleRate = options.sampleRate ?? 24000;
     if (!STREAMING_RATES.includes(this.sampleRate)) {
@@ -212,10 +196,14 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
     const base = new URL(options.url ?? "wss://api.sarvam.ai");
     if (base.protocol === "http:") base.protocol = "ws:";
     if (base.protocol === "https:") base.protocol = "wss:";
+    this.#base = new ProviderBase("Sarvam", SynthesisError, {
+      url: baseUrl(base.href, "wss://api.sarvam.ai"),
+      apiKey: options.apiKey,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    });
     const query = new URLSearchParams({ model: this.model, send_completion_event: "true" });
-    this.#url = `${base.href.replace(/\/$/, "")}/text-to-speech/ws?${query}`;
+    this.#url = `${this.#base.connection.url}/text-to-speech/ws?${query}`;
     this.#pace = options.pace;
-    this.#connectMs = options.connectTimeoutMs ?? 5000;
     this.#readMs = options.readTimeoutMs ?? 10_000;
     this.catalog = withSpeakers(
       bulbulCatalog(this.model),
@@ -252,12 +240,16 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
       .filter((t) => /\S/.test(t));
     if (!parts.length) return; // nothing to say: no socket
     const box = new Mailbox();
-    const fail = (reason: unknown) => box.fail(reason);
-    const onAbort = () => box.fail(signal!.reason);
+    // Until the socket is accepted, an abort or the engine's close stops the wait for it.
+    const connecting = new AbortController();
+    const fail = (reason: unknown) => {
+      box.fail(reason);
+      connecting.abort(reason);
+    };
+    const onAbort = () => fail(signal!.reason);
     this.#units.add(fail);
     signal?.addEventListener("abort", onAbort, { once: true });
-    const ws = providerSocket(this.#url, { "api-subscription-key": this.#key });
-    ws.binaryType = "arraybuffer";
+    let ws: WebSocket | undefined;
     let readTimer: ReturnType<typeof setTimeout> | undefined;
     const armRead = () => {
       clearTimeout(readTimer);
@@ -266,19 +258,12 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
         this.#readMs,
       );
     };
-    const connectTimer = setTimeout(
-      () =>
-        box.fail(
-          new SynthesisError(`could not connect to Sarvam in ${this.#connectMs} ms`, {
-            fault: "connection",
-          }),
-        ),
-      this.#connectMs,
-    );
-    let opened = false;
-    ws.onopen = () => {
-      opened = true;
-      clearTimeout(connectTimer);
+    const pcm = new PcmDecoder({ rate: this.sampleRate, wav: "auto" });
+    try {
+      ws = await this.#base.openSocket(this.#url, this.#headers(), {
+        signal: connecting.signal,
+        created: (socket) => (socket.binaryType = "arraybuffer"),
+      });
       const config: Record<string, unknown> = {
         target_language_code: code,
         speaker,
@@ -291,25 +276,19 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
       for (const part of parts) ws.send(JSON.stringify({ type: "text", data: { text: part } }));
       ws.send(JSON.stringify({ type: "flush" }));
       armRead();
-    };
-    ws.onmessage = (ev: MessageEvent) => {
-      const item = this.#parse(ev.data);
-      if (item) box.put(item);
-      if (box.ended) clearTimeout(readTimer);
-      else armRead();
-    };
-    ws.onerror = (ev: Event) => {
-      if (!opened) box.fail(this.#refusal(ev));
-    };
-    ws.onclose = (ev: CloseEvent) => {
-      clearTimeout(readTimer);
-      const error = opened
-        ? new SynthesisError(`Sarvam closed the connection before the unit ended (code ${ev.code})`)
-        : new SynthesisError("could not connect to Sarvam", { fault: "connection" });
-      box.put({ kind: "error", error });
-    };
-    const pcm = new PcmDecoder({ rate: this.sampleRate, wav: "auto" });
-    try {
+      ws.onmessage = (ev: MessageEvent) => {
+        const item = this.#parse(ev.data);
+        if (item) box.put(item);
+        if (box.ended) clearTimeout(readTimer);
+        else armRead();
+      };
+      ws.onclose = (ev: CloseEvent) => {
+        clearTimeout(readTimer);
+        const error = this.#base.error(
+          `Sarvam closed the connection before the unit ended (code ${ev.code})`,
+        );
+        box.put({ kind: "error", error });
+      };
       while (true) {
         const item = await box.take();
         if (item.kind === "audio") {
@@ -331,18 +310,21 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
       throw err;
     } finally {
       box.fail(new SynthesisError("unit over")); // late frames and events are ignored
-      clearTimeout(connectTimer);
       clearTimeout(readTimer);
       signal?.removeEventListener("abort", onAbort);
       this.#units.delete(fail);
       pcm.close();
-      // Frames still in flight must not re-arm a timer.
-      ws.onmessage = null;
-      ws.onopen = ws.onerror = ws.onclose = null;
-      if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) {
-        ws.close(1000);
+      if (ws) {
+        // Frames still in flight must not re-arm a timer.
+        ws.onmessage = ws.onclose = null;
+        if (ws.readyState === WebSocket.OPEN) ws.close(1000);
       }
     }
+  }
+
+  /** The key, as Sarvam's streaming socket takes it. */
+  #headers(): Record<string, string> {
+    return { "api-subscription-key": this.#base.connection.apiKey! };
   }
 
   /** A frame as an item (a malformed one as an error), or null to skip it. */
@@ -372,7 +354,7 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
         ? ` ${frame.data.code}`
         : "";
       const message = typeof frame.data?.message === "string" ? frame.data.message : "no message";
-      return failure(`Sarvam error${code}: ${this.#redact(message)}`);
+      return failure(`Sarvam error${code}: ${this.#base.redact(message)}`);
     }
     return null;
   }
@@ -381,46 +363,9 @@ export class SarvamSynthesisEngine implements SynthesisEngine {
    * The breaker's probe: the streaming socket opened (the key is checked at the upgrade) and
    * closed at once, before any config or text: nothing is synthesized, no character billed.
    */
-  probe(): Promise<void> {
-    if (this.#closed) return Promise.reject(new SynthesisError("engine closed"));
-    return new Promise((resolve, reject) => {
-      const ws = providerSocket(this.#url, { "api-subscription-key": this.#key });
-      const settle = (error?: SynthesisError) => {
-        clearTimeout(timer);
-        ws.onopen = ws.onerror = ws.onclose = null;
-        if (ws.readyState <= WebSocket.OPEN) ws.close(1000);
-        if (error) reject(error);
-        else resolve();
-      };
-      const timer = setTimeout(
-        () =>
-          settle(
-            new SynthesisError(`could not connect to Sarvam in ${this.#connectMs} ms`, {
-              fault: "connection",
-            }),
-          ),
-        this.#connectMs,
-      );
-      ws.onopen = () => settle();
-      ws.onerror = (ev) => settle(this.#refusal(ev));
-      ws.onclose = () =>
-        settle(new SynthesisError("could not connect to Sarvam", { fault: "connection" }));
-    });
-  }
-
-  /** The failed handshake, with the HTTP status when the runtime says it. */
-  #refusal(ev: Event): SynthesisError {
-    const detail = ev instanceof ErrorEvent ? ev.message : "";
-    const fault = handshakeFault(detail);
-    const status = handshakeStatus(detail);
-    if (!status) {
-      return new SynthesisError(`could not connect to Sarvam: ${this.#redact(detail)}`, { fault });
-    }
-    const hint = status === 403 ? " (the API key was not accepted)" : "";
-    return new SynthesisError(`Sarvam refused the connection: HTTP ${status}${hint}`, { fault });
-  }
-
-  #redact(s: string): string {
-    return s.replaceAll(this.#key, "<key>");
+  async probe(): Promise<void> {
+    if (this.#closed) throw new SynthesisError("engine closed");
+    const ws = await this.#base.openSocket(this.#url, this.#headers());
+    ws.close(1000);
   }
 }

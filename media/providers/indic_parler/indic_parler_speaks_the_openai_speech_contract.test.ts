@@ -4,14 +4,14 @@
 // (https://huggingface.co/ai4bharat/indic-parler-tts), and the 48 kHz audio and estimated word
 // timings it hands the worker.
 import assert from "node:assert/strict";
-import { resample } from "../../wasm/resampler.ts";
-import { startFakeIndicParler } from "../../tests/fakes/indic_parler.ts";
-import { fakeSpeech } from "../../tests/fakes/sarvam_tts.ts";
-import { UnservedError } from "./engine.ts";
-import { estimateWordTimings } from "./estimated_timing.ts";
-import { DEFAULT_PARLER_DESCRIPTION, IndicParlerEngine } from "./indic_parler.ts";
-import { wordSpans } from "./word_timing.ts";
-import { collect } from "../../tests/helpers/streams.ts";
+import { resample } from "../../../wasm/resampler.ts";
+import { startFakeIndicParler } from "../../../tests/fakes/indic_parler.ts";
+import { fakeSpeech } from "../../../tests/fakes/sarvam_tts.ts";
+import { UnservedError } from "../../tts/engine.ts";
+import { estimateWordTimings } from "../../tts/estimated_timing.ts";
+import { DEFAULT_PARLER_DESCRIPTION, IndicParlerEngine } from "./tts.ts";
+import { wordSpans } from "../../tts/word_timing.ts";
+import { collect } from "../../../tests/helpers/streams.ts";
 
 const HINDI = "नमस्ते, आज मौसम बहुत अच्छा है।";
 

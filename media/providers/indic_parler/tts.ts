@@ -47,8 +47,8 @@ import {
   SynthesisError,
   type SynthesisOptions,
   type WordTiming,
-} from "./engine.ts";
-import { estimateWordTimings } from "./estimated_timing.ts";
+} from "../../tts/engine.ts";
+import { estimateWordTimings } from "../../tts/estimated_timing.ts";
 import {
   AudioFormatError,
   PcmDecoder,
@@ -56,57 +56,12 @@ import {
   type TextPart,
   textParts,
   withSpeakers,
-} from "./provider_audio.ts";
-import { statusFault } from "../engines/provider_socket.ts";
+} from "../../tts/provider_audio.ts";
+import { ProviderBase } from "../base/provider.ts";
+import { statusFault } from "../base/fault.ts";
+import { INDIC_PARLER_CATALOG, INDIC_PARLER_LANGUAGES } from "./languages.ts";
 
-/** The languages the model card lists as officially supported. */
-export const INDIC_PARLER_LANGUAGES: readonly string[] = [
-  "LANGUAGE_AS",
-  "LANGUAGE_BN",
-  "LANGUAGE_BRX",
-  "LANGUAGE_DOI",
-  "LANGUAGE_EN",
-  "LANGUAGE_GU",
-  "LANGUAGE_HI",
-  "LANGUAGE_KN",
-  "LANGUAGE_KOK",
-  "LANGUAGE_MAI",
-  "LANGUAGE_ML",
-  "LANGUAGE_MNI",
-  "LANGUAGE_MR",
-  "LANGUAGE_NE",
-  "LANGUAGE_OR",
-  "LANGUAGE_SA",
-  "LANGUAGE_SAT",
-  "LANGUAGE_SD",
-  "LANGUAGE_TA",
-  "LANGUAGE_TE",
-  "LANGUAGE_UR",
-];
-
-/**
- * Language → persona → speaker, from the model card's speaker table ("Recommended" column;
- * Tamil's second female voice and the English roster's others are left out). The card also
- * names Punjabi speakers (Divjot, Gurpreet) though Punjabi is not officially supported.
- */
-export const INDIC_PARLER_CATALOG: SynthesisCatalog = {
-  LANGUAGE_AS: { VOICE_ANANYA: "Sita", VOICE_ARJUN: "Amit" },
-  LANGUAGE_BN: { VOICE_ANANYA: "Aditi", VOICE_ARJUN: "Arjun" },
-  LANGUAGE_BRX: { VOICE_ANANYA: "Maya", VOICE_ARJUN: "Bikram" },
-  LANGUAGE_DOI: { VOICE_ARJUN: "Karan" },
-  LANGUAGE_EN: { VOICE_ANANYA: "Mary", VOICE_ARJUN: "Thoma" },
-  LANGUAGE_GU: { VOICE_ANANYA: "Neha", VOICE_ARJUN: "Yash" },
-  LANGUAGE_HI: { VOICE_ANANYA: "Divya", VOICE_ARJUN: "Rohit" },
-  LANGUAGE_KN: { VOICE_ANANYA: "Anu", VOICE_ARJUN: "Suresh" },
-  LANGUAGE_ML: { VOICE_ANANYA: "Anjali", VOICE_ARJUN: "Harish" },
-  LANGUAGE_MNI: { VOICE_ARJUN: "Ranjit" },
-  LANGUAGE_MR: { VOICE_ANANYA: "Sunita", VOICE_ARJUN: "Sanjay" },
-  LANGUAGE_NE: { VOICE_ANANYA: "Amrita" },
-  LANGUAGE_OR: { VOICE_ANANYA: "Debjani", VOICE_ARJUN: "Manas" },
-  LANGUAGE_SA: { VOICE_ARJUN: "Aryan" },
-  LANGUAGE_TA: { VOICE_ANANYA: "Jaya" },
-  LANGUAGE_TE: { VOICE_ANANYA: "Lalitha", VOICE_ARJUN: "Prakash" },
-};
+export { INDIC_PARLER_CATALOG, INDIC_PARLER_LANGUAGES };
 
 /** The caption for a speaker, in the card's style; `{speaker}` is replaced by the name. */
 export const DEFAULT_PARLER_DESCRIPTION = "{speaker} speaks with a clear voice at a moderate " +
@@ -149,23 +104,25 @@ export class IndicParlerEngine implements SynthesisEngine {
   readonly sampleRate = 44_100;
   readonly wordTimings = "estimated";
   readonly model: string;
+  #base: ProviderBase<SynthesisError>;
   #url: string;
-  #key: string | undefined;
   #description: string;
   #maxChars: number;
-  #connectMs: number;
   #readMs: number;
   #units = new Set<AbortController>();
   #closed = false;
 
   constructor(options: IndicParlerOptions) {
     if (!options.url) throw new RangeError("Indic Parler needs the URL of its server");
-    this.#url = `${new URL(options.url).href.replace(/\/$/, "")}/v1/audio/speech`;
-    this.#key = options.apiKey || undefined;
+    this.#base = new ProviderBase("Indic Parler", SynthesisError, {
+      url: new URL(options.url).href.replace(/\/$/, ""),
+      apiKey: options.apiKey || undefined,
+      connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+    });
+    this.#url = `${this.#base.connection.url}/v1/audio/speech`;
     this.model = options.model ?? "ai4bharat/indic-parler-tts";
     this.#description = options.description ?? DEFAULT_PARLER_DESCRIPTION;
     this.#maxChars = options.maxCharsPerRequest ?? 250;
-    this.#connectMs = options.connectTimeoutMs ?? 5000;
     this.#readMs = options.readTimeoutMs ?? 20_000;
     this.catalog = withSpeakers(
       INDIC_PARLER_CATALOG,
@@ -234,10 +191,10 @@ export class IndicParlerEngine implements SynthesisEngine {
       if (err instanceof AudioFormatError) {
         throw new SynthesisError(`Indic Parler sent malformed audio: ${err.message}`);
       }
-      throw new SynthesisError(
-        `Indic Parler's connection failed: ${this.#redact((err as Error).message)}`,
-        { cause: err, fault: "connection" },
-      );
+      throw this.#base.error(`Indic Parler's connection failed: ${(err as Error).message}`, {
+        cause: err,
+        fault: "connection",
+      });
     } finally {
       signal?.removeEventListener("abort", onAbort);
       this.#units.delete(ac);
@@ -255,14 +212,13 @@ export class IndicParlerEngine implements SynthesisEngine {
       "content-type": "application/json",
       accept: "audio/wav",
     };
-    if (this.#key) headers.authorization = `Bearer ${this.#key}`;
-    const waitMs = this.#connectMs + this.#readMs;
+    const key = this.#base.connection.apiKey;
+    if (key) headers.authorization = `Bearer ${key}`;
+    const waitMs = this.#base.connection.connectTimeoutMs + this.#readMs;
     const timer = setTimeout(
       () =>
         ac.abort(
-          new SynthesisError(`Indic Parler did not answer in ${waitMs} ms`, {
-            fault: "connection",
-          }),
+          this.#base.error(`Indic Parler did not answer in ${waitMs} ms`, { fault: "connection" }),
         ),
       waitMs,
     );
@@ -274,7 +230,7 @@ export class IndicParlerEngine implements SynthesisEngine {
         signal: ac.signal,
       });
       if (!res.ok || !res.body) {
-        throw new SynthesisError(await this.#failure(res), { fault: statusFault(res.status) });
+        throw await this.#failure(res);
       }
       return res.body;
     } finally {
@@ -301,28 +257,27 @@ export class IndicParlerEngine implements SynthesisEngine {
   async probe(): Promise<void> {
     if (this.#closed) throw new SynthesisError("engine closed");
     const headers: Record<string, string> = { "content-type": "application/json" };
-    if (this.#key) headers.authorization = `Bearer ${this.#key}`;
+    const key = this.#base.connection.apiKey;
+    if (key) headers.authorization = `Bearer ${key}`;
     let res: Response;
     try {
       res = await fetch(this.#url, {
         method: "POST",
         headers,
         body: JSON.stringify({ model: this.model, input: "", voice: "", response_format: "wav" }),
-        signal: AbortSignal.timeout(this.#connectMs),
+        signal: AbortSignal.timeout(this.#base.connection.connectTimeoutMs),
       });
     } catch (err) {
-      throw new SynthesisError(
-        `Indic Parler's connection failed: ${this.#redact((err as Error).message)}`,
-        { fault: "connection" },
-      );
+      throw this.#base.error(`Indic Parler's connection failed: ${(err as Error).message}`, {
+        fault: "connection",
+      });
     }
-    const fault = statusFault(res.status);
-    if (fault) throw new SynthesisError(await this.#failure(res), { fault });
+    if (statusFault(res.status)) throw await this.#failure(res);
     await res.body?.cancel();
   }
 
   /** What an error response says: its status, and the OpenAI-style code and message if any. */
-  async #failure(res: Response): Promise<string> {
+  async #failure(res: Response): Promise<SynthesisError> {
     let text = "";
     try {
       text = (await res.text()).slice(0, 2000);
@@ -338,12 +293,8 @@ export class IndicParlerEngine implements SynthesisEngine {
         message = typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail);
       }
     } catch { /* not JSON: the text itself */ }
-    const said = message ? `: ${this.#redact(message).slice(0, 300)}` : "";
-    return `Indic Parler answered HTTP ${res.status}${code}${said}`;
-  }
-
-  #redact(s: string): string {
-    return this.#key ? s.replaceAll(this.#key, "<key>") : s;
+    const said = message ? `: ${this.#base.redact(message).slice(0, 300)}` : "";
+    return this.#base.statusError(res.status, `${code}${said}`);
   }
 }
 

@@ -1,15 +1,13 @@
-// Each provider engine's probe against its fake: accepted with the right key (and nothing
-// synthesized or recognised), refused with a wrong one as an `auth` fault, and a provider that
-// cannot be reached as a `connection` fault; a unit refused for its key says `auth` too. The
-// breakers (breaker.ts) act on these faults.
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { freePort } from "../../tests/helpers/process.ts";
-import { startFakeSarvamStt } from "../../tests/fakes/sarvam_stt.ts";
-import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
-import { startFakeIndicParler } from "../../tests/fakes/indic_parler.ts";
-import { SarvamRecognitionEngine } from "../stt/sarvam.ts";
-import { SarvamSynthesisEngine } from "../tts/sarvam.ts";
-import { IndicParlerEngine } from "../tts/indic_parler.ts";
+// Sarvam's probes against its fakes: accepted with the right key (and nothing synthesized or
+// recognised), refused with a wrong one as an `auth` fault, and a provider that cannot be reached
+// as a `connection` fault; a unit refused for its key says `auth` too. The breakers
+// (media/engines/breaker.ts) act on these faults.
+import { assertEquals } from "../../../tests/helpers/assert.ts";
+import { freePort } from "../../../tests/helpers/process.ts";
+import { startFakeSarvamStt } from "../../../tests/fakes/sarvam_stt.ts";
+import { startFakeSarvamTts } from "../../../tests/fakes/sarvam_tts.ts";
+import { SarvamRecognitionEngine } from "./stt.ts";
+import { SarvamSynthesisEngine } from "./tts.ts";
 
 /** The fault a probe (or any work) failed with; "accepted" when it did not fail. */
 async function outcome(work: () => Promise<unknown>): Promise<string> {
@@ -66,22 +64,5 @@ Deno.test("Bulbul's probe: the socket opens with the key and closes before any t
     await fake.close();
   }
   const away = new SarvamSynthesisEngine({ apiKey: "right", url: nowhere() });
-  assertEquals(await outcome(() => away.probe()), "connection");
-});
-
-Deno.test("Indic Parler's probe: an empty input, refused before any audio; 401 is a refused key", async () => {
-  const fake = startFakeIndicParler({ apiKey: "right" });
-  try {
-    const right = new IndicParlerEngine({ apiKey: "right", url: fake.url });
-    const wrong = new IndicParlerEngine({ apiKey: "wrong", url: fake.url });
-    assertEquals(await outcome(() => right.probe()), "accepted");
-    assertEquals(await outcome(() => wrong.probe()), "auth");
-    assert(fake.received.every((r) => r.chunks === 0), "the probe made audio");
-    fake.options.errorStatus = 503;
-    assertEquals(await outcome(() => right.probe()), "connection");
-  } finally {
-    await fake.close();
-  }
-  const away = new IndicParlerEngine({ url: nowhere().replace("ws:", "http:") });
   assertEquals(await outcome(() => away.probe()), "connection");
 });
