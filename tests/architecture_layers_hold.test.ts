@@ -18,14 +18,6 @@ const ISSUE_24 = "being fixed on branch caller-audio/engine-seam (issue 24)";
  */
 const KNOWN: Record<string, string> = {
   "over 500 lines: media/call/conversation.ts": ISSUE_24,
-  "over 500 lines: media/stt/sarvam.ts": ISSUE_24,
-  "media/engines/start.ts → media/call/engines.ts": ISSUE_24,
-  "media/stt/engine.ts → media/engines/breaker.ts": ISSUE_24,
-  "media/stt/sarvam.ts → media/engines/breaker.ts": ISSUE_24,
-  "media/stt/sarvam.ts → media/engines/provider_socket.ts": ISSUE_24,
-  "media/tts/engine.ts → media/engines/breaker.ts": ISSUE_24,
-  "media/tts/indic_parler.ts → media/engines/provider_socket.ts": ISSUE_24,
-  "media/tts/sarvam.ts → media/engines/provider_socket.ts": ISSUE_24,
 };
 
 const under = (...dirs: string[]) => (path: string) => dirs.some((d) => path.startsWith(`${d}/`));

@@ -75,7 +75,8 @@ export function resolve(from: string, spec: string): string | undefined {
   return normalise([...dir, ...spec.split("/")]);
 }
 
-const SKIP_DIRS = new Set(["node_modules", "data", "dist", ".git", "test-artifacts"]);
+// The folders .gitignore keeps out of the repository (local data, build output, scratch work).
+const SKIP_DIRS = new Set(["node_modules", "data", "dist", ".git", "test-artifacts", "scratch"]);
 
 /** Every .ts/.tsx file under `root` (skipping node_modules, data, build output), sorted. */
 export async function readSources(root: string): Promise<SourceFile[]> {
