@@ -129,10 +129,8 @@ export class Conversation {
       if (stt.status === "fulfilled") stt.value.close();
     }
     if (this.finished) return await this.brain?.close();
-    const failed = [vad, stt, brain].find((r): r is PromiseRejectedResult =>
-      r.status === "rejected"
-    );
-    if (failed) {
+    const failed = [vad, stt, brain].find((r) => r.status === "rejected");
+    if (failed?.status === "rejected") {
       const err = failed.reason as Error;
       const reason = brain.status === "rejected" ? dialFailure(err) : "engine_unavailable";
       return this.fail(reason, err.message);

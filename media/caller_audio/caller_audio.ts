@@ -149,14 +149,17 @@ export class CallerAudio {
     return this.#turns.state === "listening" && !this.#vad.inSpeech;
   }
 
-  /** One frame of the caller's audio, 16 kHz mono (copied before this returns). */
-  push(pcm: Int16Array): void {
-    if (this.#closed) return;
+  /**
+   * One frame of the caller's audio, 16 kHz mono (copied before this returns). Resolves once the
+   * VAD's events for it have been acted on (a caller may pace its pushes on it; a call does not).
+   */
+  push(pcm: Int16Array): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     this.#preRoll.push(pcm);
     if (this.#recognising) this.#stt.push(pcm);
     const vad = this.#vad;
     // The VAD resolves pushes in order, so events are handled in order without a chain of ours.
-    vad.push(pcm).then((events) => {
+    return vad.push(pcm).then((events) => {
       events.forEach((e) => this.#onVad(e));
       // The machine's only clock is the audio's: while a pause or an overlap is open it hears
       // how far the audio has been decided.
