@@ -2,9 +2,22 @@
 // speaks, nothing plays, no reply awaited), a timer runs for the idle timeout; activity restarts
 // it, and the call ceasing to be quiet stops it. No poll: the call says when something happened
 // (activity) or when the floor may have changed hands (check).
+/** The timer the stage runs on (tests give a clock of their own). */
+export interface IdleClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+}
+
+const REAL_CLOCK: IdleClock = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
+};
+
 export class IdleStage {
   #timeoutMs = 0;
-  #timer?: ReturnType<typeof setTimeout>;
+  #timer?: unknown;
   /** When the quiet being timed began. */
   #since = 0;
   #stopped = false;
@@ -13,7 +26,7 @@ export class IdleStage {
     private quiet: () => boolean,
     /** idleMs: how long the call has been quiet. */
     private onIdle: (idleMs: number) => void,
-    private now: () => number = () => performance.now(),
+    private clock: IdleClock = REAL_CLOCK,
   ) {}
 
   /** The idle timeout, ms (0 or less: never). A change keeps the quiet already timed. */
@@ -29,7 +42,7 @@ export class IdleStage {
 
   /** How long the call has been quiet (as of the quiet being timed). */
   get quietMs(): number {
-    return Math.round(this.now() - this.#since);
+    return Math.round(this.clock.now() - this.#since);
   }
 
   /** Something happened (speech, a unit, the bot falling silent): the quiet starts over. */
@@ -43,7 +56,7 @@ export class IdleStage {
     if (this.#stopped) return;
     if (this.#timeoutMs <= 0 || !this.quiet()) return this.#clear();
     if (this.#timer !== undefined) return;
-    this.#since = this.now();
+    this.#since = this.clock.now();
     this.#arm();
   }
 
@@ -53,10 +66,10 @@ export class IdleStage {
   }
 
   #arm(): void {
-    clearTimeout(this.#timer);
+    this.clock.clearTimeout(this.#timer);
     if (this.#timeoutMs <= 0) return this.#clear();
-    const left = Math.max(0, this.#since + this.#timeoutMs - this.now());
-    this.#timer = setTimeout(() => this.#fire(), left);
+    const left = Math.max(0, this.#since + this.#timeoutMs - this.clock.now());
+    this.#timer = this.clock.setTimeout(() => this.#fire(), left);
   }
 
   #fire(): void {
@@ -66,7 +79,7 @@ export class IdleStage {
   }
 
   #clear(): void {
-    clearTimeout(this.#timer);
+    this.clock.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 }
