@@ -5,7 +5,7 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { concat, silence } from "../../tests/helpers/test_signals.ts";
 import { speech16k } from "../../tests/helpers/test_speech.ts";
-import { RecognitionRouter, type RoutedStream } from "../engines/routing.ts";
+import { RecognitionRouter } from "../engines/routing.ts";
 import { PocketsphinxEngine } from "../stt/pocketsphinx.ts";
 import type { RecognitionEngine, RecognitionStream } from "../stt/engine.ts";
 import { VoiceActivity } from "../vad/voice_activity.ts";
