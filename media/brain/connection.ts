@@ -8,10 +8,15 @@ import {
   type Frame,
   type ServiceFrameKind,
 } from "../../proto/frames.ts";
-import { BrainSocket, type FrameViolation } from "./socket.ts";
+import { BrainDialError, BrainSocket, type FrameViolation } from "./socket.ts";
 import { BrainLiveness } from "./liveness.ts";
 
 export { BrainDialError } from "./socket.ts";
+
+/** Why a dial failed, as the call's end reason. */
+export function dialFailure(err: unknown): string {
+  return err instanceof BrainDialError ? err.reason : "brain_unreachable";
+}
 
 export type BrainFrame = Frame<BrainFrameKind>;
 

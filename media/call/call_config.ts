@@ -62,3 +62,20 @@ export function unservedFields(config: CallConfig, serves: ServeMatrix): string[
   if (!serves[config.stt.language]?.stt?.length) refused.push("stt.language");
   return refused;
 }
+
+/**
+ * A brain's Config patch on the config in effect: applied when the engines serve the result,
+ * refused (naming the fields they do not) otherwise. `kind` and `detail` are the session log's.
+ */
+export function reconfigure(
+  config: CallConfig,
+  patch: ConfigPatch,
+  serves: ServeMatrix,
+):
+  | { kind: "config_refused"; detail: { fields: string[]; config: ConfigPatch } }
+  | { kind: "config_applied"; detail: { changed: string[]; config: CallConfig } } {
+  const next = applyConfig(config, patch);
+  const refused = unservedFields(next, serves);
+  if (refused.length) return { kind: "config_refused", detail: { fields: refused, config: patch } };
+  return { kind: "config_applied", detail: { changed: changedFields(config, next), config: next } };
+}

@@ -64,6 +64,52 @@ function activityOf(engines: readonly { name: string }[]): Map<string, EngineAct
   return new Map(engines.map((e) => [e.name, { outstanding: 0, errors: 0 }]));
 }
 
+/** A call's usage record: what its engines did, in all and per engine. */
+export interface UsageRecord {
+  recognisedSeconds: number;
+  synthesizedCharacters: number;
+  /** Engine name → what it did on this call (the usage record's by_engine). */
+  byEngine: Record<string, { recognised_seconds?: number; synthesized_characters?: number }>;
+}
+
+/**
+ * What the routers served one call (or stream), kept as they serve it: a recognised utterance's
+ * audio counts for the engine that recognised it, a unit's characters once handed to synthesis
+ * and, per engine, for the engine whose audio it was (counted at its first audio).
+ */
+export class CallUsage {
+  #recognisedMs = 0;
+  #synthesizedCharacters = 0;
+  readonly #recognisedMsBy = new Map<string, number>();
+  readonly #charactersBy = new Map<string, number>();
+
+  recognised(engine: string, audioMs: number): void {
+    this.#recognisedMs += audioMs;
+    this.#recognisedMsBy.set(engine, (this.#recognisedMsBy.get(engine) ?? 0) + audioMs);
+  }
+
+  /** `characters` handed to synthesis; `engine` once its first audio of them came. */
+  synthesized(characters: number, engine?: string): void {
+    if (engine === undefined) this.#synthesizedCharacters += characters;
+    else this.#charactersBy.set(engine, (this.#charactersBy.get(engine) ?? 0) + characters);
+  }
+
+  record(): UsageRecord {
+    const byEngine: UsageRecord["byEngine"] = {};
+    for (const [engine, ms] of this.#recognisedMsBy) {
+      (byEngine[engine] ??= {}).recognised_seconds = ms / 1000;
+    }
+    for (const [engine, n] of this.#charactersBy) {
+      (byEngine[engine] ??= {}).synthesized_characters = n;
+    }
+    return {
+      recognisedSeconds: this.#recognisedMs / 1000,
+      synthesizedCharacters: this.#synthesizedCharacters,
+      byEngine,
+    };
+  }
+}
+
 /** Recognition audio kept for a replay: 30 s at 16 kHz. Longer utterances replay their start. */
 const REPLAY_MAX_SAMPLES = 30 * 16_000;
 
@@ -93,7 +139,11 @@ export class RecognitionRouter {
    * when no engine serves the language, with RecognitionError when every one is down, and with
    * the last engine's error when none opens.
    */
-  async open(language: string, onFallback?: (f: Fallback) => void): Promise<RoutedStream> {
+  async open(
+    language: string,
+    onFallback?: (f: Fallback) => void,
+    usage?: CallUsage,
+  ): Promise<RoutedStream> {
     const route = this.route(language);
     if (!route.length) {
       throw new UnservedLanguageError(language, "recognition", this.languages);
@@ -103,7 +153,7 @@ export class RecognitionRouter {
         `no engine recognising ${language} is up (${route.map((e) => e.name).join(", ")} down)`,
       );
     }
-    const stream = new RoutedStream(route, language, onFallback, this.activity, this.health);
+    const stream = new RoutedStream(route, language, onFallback, this.activity, this.health, usage);
     await stream.start();
     return stream;
   }
@@ -128,6 +178,7 @@ export class RoutedStream implements RecognitionStream {
     private onFallback?: (f: Fallback) => void,
     private activity?: Map<string, EngineActivity>,
     private health: EngineOutcomes = ALWAYS_UP,
+    private usage?: CallUsage,
   ) {
     this.#route = route;
   }
@@ -201,6 +252,7 @@ export class RoutedStream implements RecognitionStream {
       try {
         const result = await this.#outstanding(engine, inner.finish());
         this.health.succeeded(engine);
+        this.usage?.recognised(engine, result.audioMs);
         return { ...result, engine };
       } catch (err) {
         if (this.#closed) throw err;
@@ -294,8 +346,9 @@ export class SynthesisRouter {
    */
   synthesize(
     text: string,
-    options: SynthesisOptions & { onFallback?: (f: Fallback) => void },
+    options: SynthesisOptions & { onFallback?: (f: Fallback) => void; usage?: CallUsage },
   ): AsyncIterable<RoutedChunk> {
+    options.usage?.synthesized(text.length);
     const route = this.route(options.language, options.voice);
     if (!route.length) {
       const servesLanguage = this.languages.includes(options.language);
@@ -318,7 +371,10 @@ export class SynthesisRouter {
         if (act) act.outstanding++;
         try {
           for await (const chunk of engine.synthesize(text, options)) {
-            if (!started) health.succeeded(engine.name);
+            if (!started) {
+              health.succeeded(engine.name);
+              if (!options.signal?.aborted) options.usage?.synthesized(text.length, engine.name);
+            }
             started = true;
             yield { ...chunk, engine: engine.name };
           }

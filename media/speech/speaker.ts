@@ -129,10 +129,6 @@ export class Speaker implements FrameSource {
   private audioStartedTurns = new Set<string>();
   /** Frames that carried the bot's voice. */
   voicedFrames = 0;
-  /** Characters handed to synthesis. */
-  synthesizedCharacters = 0;
-  /** Characters per engine, counted when the engine's first audio of a unit arrives. */
-  readonly charactersByEngine = new Map<string, number>();
   /** When the current pause began (the caller's clock), or undefined when not paused. */
   private pausedAt: number | undefined;
 
@@ -229,7 +225,6 @@ export class Speaker implements FrameSource {
       const p = this.queue[i];
       if (p.synthStarted) continue;
       p.synthStarted = true;
-      this.synthesizedCharacters += p.unit.text.length;
       this.run(p);
     }
   }
@@ -238,11 +233,8 @@ export class Speaker implements FrameSource {
     try {
       for await (const chunk of this.synthesize(p.unit.text, p.abort.signal)) {
         if (p.abort.signal.aborted) return;
-        if (chunk.engine && !p.engine) {
-          p.engine = chunk.engine;
-          const n = this.charactersByEngine.get(chunk.engine) ?? 0;
-          this.charactersByEngine.set(chunk.engine, n + p.unit.text.length);
-        }
+        // The router counts the unit's characters for its engine (the call's usage).
+        if (chunk.engine && !p.engine) p.engine = chunk.engine;
         p.words.push(...chunk.words);
         if (chunk.pcm.length) p.gotAudio = true;
         p.add(chunk.pcm);

@@ -10,7 +10,7 @@
 // to the thread with the fewest streams.
 //
 // Decoders: one per utterance in progress, not per call. A call needs a decoder only while its
-// caller speaks (conversation.ts pushes audio only from speech start to end of turn); it takes
+// caller speaks (media/caller_audio/ pushes audio only from speech start to end of turn); it takes
 // one from its thread's pool at the utterance's first audio and gives it back at finish(),
 // keeping what its decoder learnt about the caller's channel (the live CMN state) to put into
 // the next one. A decoder is ~47 MB: the decoders of a thread share one language model and use

@@ -105,7 +105,6 @@ function fakeEngines(): CallEngines {
     configure: () => {},
     endSpeech: () => {},
     processedMs: 0,
-    audioSince: () => new Int16Array(0),
     settings: { startMs: 200 },
     inSpeech: false,
   } as unknown as VoiceActivity;

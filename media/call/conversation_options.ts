@@ -1,0 +1,37 @@
+// What a conversation is given and what it gives back (media/call/conversation.ts).
+import type { UsageRecord } from "../engines/routing.ts";
+import type { EndOfTurnMode } from "../turn/turn_taking.ts";
+import type { RtviSession } from "../rtvi/session.ts";
+import type { CallConfig } from "./call_config.ts";
+import type { CallEngines } from "../engines/call_engines.ts";
+import type { CallRecording } from "./recording.ts";
+import type { SessionLog } from "./session_log.ts";
+import type { TurnRecord } from "./turn_record.ts";
+
+export interface ConversationOptions {
+  sessionId: string;
+  agentId: string;
+  brainUrl: string;
+  /** The session's init object (from the token), sent to the brain as is. */
+  init: unknown;
+  /** The effective config before the brain speaks: defaults, then the connect config. */
+  config: CallConfig;
+  engines: CallEngines;
+  log: SessionLog;
+  rtvi: RtviSession;
+  recording?: CallRecording;
+  /** Ends the call (the conversation's finish() is then called by the call). */
+  endCall(status: "ended" | "failed", reason: string): void;
+  /** VAD start window while the bot speaks (barge-in), in ms (default: caller_audio.ts). */
+  bargeInMs?: number;
+  /** END_OF_TURN: `adaptive` (default) or `fixed`; see media/turn/turn_taking.ts. */
+  endOfTurn?: EndOfTurnMode;
+  /** How long the brain has to answer SessionStart with a greeting (default: brainLimits). */
+  greetingTimeoutMs?: number;
+  /** How long the brain has to start a reply to a turn (default: brainLimits). */
+  replyTimeoutMs?: number;
+}
+
+export interface ConversationOutcome extends UsageRecord {
+  turns: TurnRecord[];
+}

@@ -1,0 +1,209 @@
+// The caller's audio as one stage: frames in, the caller's events out through its hooks. The VAD
+// is the real Silero one and the caller speaks with festival's voice; recognition is pocketsphinx
+// where the words matter, and a recorder (a stand-in engine keeping every sample it is pushed)
+// where the exact audio the recogniser hears is the point.
+import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { concat, silence } from "../../tests/helpers/test_signals.ts";
+import { speech16k } from "../../tests/helpers/test_speech.ts";
+import { RecognitionRouter } from "../engines/routing.ts";
+import { PocketsphinxEngine } from "../stt/pocketsphinx.ts";
+import type { RecognitionEngine, RecognitionStream } from "../stt/engine.ts";
+import { VoiceActivity } from "../vad/voice_activity.ts";
+import { TurnLog } from "../call/turn_record.ts";
+import {
+  BARGE_IN_START_MS,
+  CallerAudio,
+  type CallerHooks,
+  LISTENING_START_MS,
+  ONSET_PRE_ROLL_MS,
+} from "./caller_audio.ts";
+
+const EN = "LANGUAGE_EN";
+
+/** Every hook call, in order, as "name arg…". */
+class Heard implements CallerHooks {
+  calls: string[] = [];
+  #add = (...parts: unknown[]) => this.calls.push(parts.join(" "));
+  onSpeechStarted = () => this.#add("speech_started");
+  onSpeechStopped = () => this.#add("speech_stopped");
+  onInterimText = (_text: string) => {};
+  onFinalText = (text: string) => this.#add("final_text", text);
+  onActivity = () => {};
+  onFloorChanged = () => {};
+  onUserTurn = (turnId: string, text: string) => this.#add("user_turn", turnId, text);
+  onUserIdle = (turnId: string) => this.#add("user_idle", turnId);
+  pauseBot = (turnId: string, windowMs: number) => this.#add("pause_bot", turnId, windowMs);
+  resumeBot = (turnId: string, text: string) => this.#add("resume_bot", turnId, text);
+  interruptBot = (turnId: string, windowMs: number) => this.#add("interrupt", turnId, windowMs);
+  cancelTurn = (turnId: string) => this.#add("cancel", turnId);
+  onRecognitionFailed = (err: Error) => this.#add("recognition_failed", err.message);
+  named(prefix: string) {
+    return this.calls.filter((c) => c.startsWith(prefix));
+  }
+}
+
+/** A stand-in recogniser keeping every sample each utterance is pushed; its text is scripted. */
+class Recorder implements RecognitionEngine {
+  kind = "local" as const;
+  streams: { utterances: Int16Array[][]; closed: boolean }[] = [];
+  constructor(readonly name: string, readonly languages: string[], public text = "hello") {}
+  open(_language: string): Promise<RecognitionStream> {
+    const s = { utterances: [[]] as Int16Array[][], closed: false };
+    this.streams.push(s);
+    return Promise.resolve({
+      push: (pcm: Int16Array) => s.utterances.at(-1)!.push(pcm.slice()),
+      onInterim: () => {},
+      finish: () => {
+        s.utterances.push([]);
+        return Promise.resolve({ text: this.text, audioMs: 0 });
+      },
+      close: () => s.closed = true,
+    });
+  }
+  close() {
+    return Promise.resolve();
+  }
+}
+
+interface Setup {
+  caller: CallerAudio;
+  heard: Heard;
+  vad: VoiceActivity;
+  record: TurnLog;
+  log: { kind: string; data: unknown }[];
+}
+
+async function setup(recognition: RecognitionRouter, mode?: "adaptive" | "fixed"): Promise<Setup> {
+  const heard = new Heard();
+  const vad = await VoiceActivity.create();
+  const record = new TurnLog();
+  const log: { kind: string; data: unknown }[] = [];
+  const caller = new CallerAudio({
+    vad,
+    recognition: await recognition.open(EN),
+    openRecognition: (language) => recognition.open(language),
+    language: EN,
+    mode,
+    hooks: heard,
+    record,
+    log: { add: (_source, kind, data) => log.push({ kind, data }) },
+  });
+  return { caller, heard, vad, record, log };
+}
+
+/** Pushes `pcm` in 20 ms frames, each once the VAD has acted on the one before (as in time). */
+async function speak(caller: CallerAudio, pcm: Int16Array): Promise<void> {
+  for (let i = 0; i < pcm.length; i += 320) await caller.push(pcm.subarray(i, i + 320));
+}
+
+/** Waits until `done()` holds (recognition runs on its own thread), at most `ms`. */
+async function until(done: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!done() && Date.now() < end) await new Promise((r) => setTimeout(r, 10));
+}
+
+Deno.test("a caller's utterance comes out as speech started, its words, speech stopped and one user turn", async () => {
+  const engine = await PocketsphinxEngine.create();
+  const { caller, heard, record, log } = await setup(new RecognitionRouter([engine], {}));
+  try {
+    await speak(caller, concat(await speech16k("I would like to book a table"), silence(2500)));
+    await until(() => heard.named("user_turn").length > 0);
+    const calls = heard.calls;
+    assertEquals(calls[0], "speech_started");
+    const turn = heard.named("user_turn");
+    assertEquals(turn.length, 1, calls.join(" | "));
+    assert(turn[0].startsWith("user_turn t1 ") && turn[0].includes("table"), turn[0]);
+    // The page hears the end of speech before the brain gets the turn.
+    assert(calls.indexOf("speech_stopped") < calls.indexOf(turn[0]), calls.join(" | "));
+    const [t1] = record.records();
+    assertEquals(t1.turn_id, "t1");
+    assert(log.some((e) => e.kind === "final_text"), "the final text is logged");
+  } finally {
+    caller.close();
+    await engine.close();
+  }
+});
+
+Deno.test("the recogniser hears the utterance from the pre-roll before the VAD's onset, and only the unit feeds it", async () => {
+  const recorder = new Recorder("recorder", [EN]);
+  const { caller, heard, log } = await setup(new RecognitionRouter([recorder], {}));
+  try {
+    const pcm = concat(silence(600), await speech16k("Cancel my order please"), silence(2500));
+    await speak(caller, pcm);
+    await until(() => heard.named("user_turn").length > 0);
+    const started = log.find((e) => e.kind === "speech_started")!.data as { onset_ms: number };
+    // The first utterance: from its onset to the caller's first pause.
+    const heardAudio = concat(...recorder.streams[0].utterances[0]);
+    // Contiguous from ONSET_PRE_ROLL_MS before the onset, sample for sample what was pushed.
+    const from = (started.onset_ms - ONSET_PRE_ROLL_MS) * 16;
+    assert(from > 0, `onset ${started.onset_ms} ms leaves room for the pre-roll`);
+    assertEquals(heardAudio, pcm.subarray(from, from + heardAudio.length));
+    // And it reaches past the speech: the recogniser had the utterance to its pause.
+    assert(heardAudio.length > (started.onset_ms + 500) * 16 - from, "the utterance was fed");
+  } finally {
+    caller.close();
+  }
+});
+
+Deno.test("speech over the bot pauses it with the barge-in window, and words that are no backchannel interrupt it", async () => {
+  const engine = await PocketsphinxEngine.create();
+  const { caller, heard } = await setup(new RecognitionRouter([engine], {}));
+  try {
+    caller.floor({ type: "greeting_expected" });
+    assertEquals(caller.accept("greeting"), "accepted");
+    caller.floor({ type: "playback_started", turnId: "greeting" });
+    caller.botSpeaking(true);
+    await speak(caller, concat(await speech16k("Cancel my order please"), silence(2500)));
+    await until(() => heard.named("user_turn").length > 0);
+    assertEquals(heard.named("pause_bot"), [`pause_bot greeting ${BARGE_IN_START_MS}`]);
+    assertEquals(heard.named("interrupt"), [`interrupt greeting ${BARGE_IN_START_MS}`]);
+    assertEquals(heard.named("user_turn").length, 1);
+    // With the bot quiet the VAD is back to its listening window.
+    caller.botSpeaking(false);
+    heard.calls = [];
+    caller.floor({ type: "playback_started", turnId: "t1" }); // t1's reply plays (no window change)
+    await speak(caller, concat(await speech16k("Cancel my order please"), silence(2500)));
+    await until(() => heard.named("interrupt").length > 0);
+    assertEquals(heard.named("pause_bot"), [`pause_bot t1 ${LISTENING_START_MS}`]);
+  } finally {
+    caller.close();
+    await engine.close();
+  }
+});
+
+Deno.test("a language change moves recognition to a stream in the new language and closes the old one", async () => {
+  const en = new Recorder("en-recorder", [EN], "hello");
+  const hi = new Recorder("hi-recorder", ["LANGUAGE_HI"], "namaste");
+  const { caller, heard } = await setup(new RecognitionRouter([en, hi], {}));
+  try {
+    caller.language = "LANGUAGE_HI";
+    await caller.swapRecognition("LANGUAGE_HI");
+    assertEquals(en.streams[0].closed, true);
+    assertEquals(hi.streams.length, 1);
+    await speak(caller, concat(await speech16k("Cancel my order please"), silence(2500)));
+    await until(() => heard.named("user_turn").length > 0);
+    assertEquals(heard.named("user_turn"), ["user_turn t1 namaste"]);
+    assertEquals(en.streams[0].utterances.flat().length, 0, "the old stream heard nothing");
+  } finally {
+    caller.close();
+  }
+  assertEquals(hi.streams[0].closed, true, "close() closes the stream in use");
+});
+
+Deno.test("fixed end of turn: the VAD's own end of speech ends the utterance", async () => {
+  const recorder = new Recorder("recorder", [EN], "book a table");
+  const { caller, heard, vad } = await setup(new RecognitionRouter([recorder], {}), "fixed");
+  try {
+    assertEquals(vad.settings.pauseMs, 0, "no pauses are asked of the VAD in fixed mode");
+    await speak(caller, concat(await speech16k("I would like to book a table"), silence(1500)));
+    await until(() => heard.named("user_turn").length > 0);
+    assertEquals(heard.calls, [
+      "speech_started",
+      "speech_stopped",
+      "final_text book a table",
+      "user_turn t1 book a table",
+    ]);
+  } finally {
+    caller.close();
+  }
+});

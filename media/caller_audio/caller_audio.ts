@@ -1,0 +1,336 @@
+// The caller's audio as one stage (LiveKit agents' AudioRecognition with its RecognitionHooks):
+// decoded 16 kHz frames go in, the caller's events come out through hooks. Inside: the VAD, the
+// recognition stream (swapped on a language change) and the turn-taking machine
+// (media/turn/turn_taking.ts, kept pure: this unit gives it events and carries out its actions).
+//
+// Audio flows one way: push() → the pre-roll ring and, while an utterance is recognised, the
+// recogniser; → the VAD, whose events drive the machine. At an onset the recogniser is fed from
+// the unit's own pre-roll (Silero decides late on weak onsets such as /h/), never from the VAD.
+// The VAD is steered from one place (#steer): adaptive settings, the end of an utterance the
+// machine ended, and the short start window while the bot speaks (barge-in) and back.
+//
+// What concerns the call (the brain, the bot's voice, the page) goes out through CallerHooks;
+// what the caller's utterance was goes to the session log and the utterance's turn record here.
+import type { RoutedStream } from "../engines/routing.ts";
+import { DEFAULT_END_OF_TURN_BOUNDS } from "../turn/end_of_turn.ts";
+import {
+  type EndOfTurnMode,
+  type TurnAction,
+  type TurnEvent,
+  TurnTaking,
+  type UnitVerdict,
+} from "../turn/turn_taking.ts";
+import type { VadEvent, VoiceActivity } from "../vad/voice_activity.ts";
+import { PreRoll } from "./pre_roll.ts";
+
+/**
+ * Silence (ms) the VAD reports as a pause in adaptive mode: recognition is finished there, so the
+ * words are in before the shortest window (200 ms) closes. Five 32 ms frames.
+ */
+export const PAUSE_MS = 160;
+/** The recogniser hears an utterance from this long before the VAD's onset. */
+export const ONSET_PRE_ROLL_MS = 200;
+/** After a pause, from this long before the speech came back (the pause itself is silence). */
+export const RESUME_PRE_ROLL_MS = 100;
+/** The VAD's start window while the bot speaks: the barge-in window. */
+export const BARGE_IN_START_MS = 64;
+/** The VAD's start window otherwise. */
+export const LISTENING_START_MS = 200;
+/** How far back the pre-roll reaches: the VAD may lag the audio pushed under load. */
+const PRE_ROLL_KEEP_MS = 2000;
+
+/** What the call does with the caller's events. */
+export interface CallerHooks {
+  /** A new utterance began (not speech coming back after a pause). */
+  onSpeechStarted(): void;
+  /** The caller's utterance is over. */
+  onSpeechStopped(): void;
+  onInterimText(text: string): void;
+  /** The final words of an utterance (never empty). */
+  onFinalText(text: string): void;
+  /** The VAD reported something: the caller is there. */
+  onActivity(): void;
+  /** The turn machine's state changed (who holds the floor). */
+  onFloorChanged(): void;
+  /** End of turn: the words go to the brain as turn `turnId`. */
+  onUserTurn(turnId: string, text: string): void;
+  /** Nobody spoke for the idle timeout: the brain gets the floor on turn `turnId`. */
+  onUserIdle(turnId: string): void;
+  /** Speech over the bot: hold its audio (windowMs: the VAD start window that let it in). */
+  pauseBot(turnId: string, windowMs: number): void;
+  /** That was a backchannel or noise: the bot plays on. */
+  resumeBot(turnId: string, text: string): void;
+  /** Barge-in: the bot's turn is cut. */
+  interruptBot(turnId: string, windowMs: number): void;
+  /** A timed-out turn was superseded before its reply came. */
+  cancelTurn(turnId: string): void;
+  /** Every engine of the route failed: the call cannot hear. */
+  onRecognitionFailed(err: Error): void;
+}
+
+/** The marks of the caller's utterance in progress (media/call/turn_record.ts's TurnLog). */
+export interface UtteranceRecord {
+  utteranceStarted(now: number, agoMs?: number): void;
+  utteranceMark(
+    name: "speech_ended" | "end_of_turn" | "final_requested" | "final_text",
+    now: number,
+  ): void;
+  utteranceRecognisedBy(engine: string): void;
+  utteranceSent(id: string, text: string, now: number): void;
+  utteranceDropped(): void;
+}
+
+export interface EventLog {
+  add(source: string, kind: string, data?: unknown): void;
+}
+
+export interface CallerAudioOptions {
+  vad: VoiceActivity;
+  recognition: RoutedStream;
+  /** Opens the recognition stream for another language (a config change). */
+  openRecognition(language: string): Promise<RoutedStream>;
+  /** The caller's language (the turn machine's lexicon and windows follow it). */
+  language: string;
+  /** Default adaptive (see turn_taking.ts). */
+  mode?: EndOfTurnMode;
+  /** The VAD start window while the bot speaks (default BARGE_IN_START_MS). */
+  bargeInMs?: number;
+  hooks: CallerHooks;
+  record: UtteranceRecord;
+  log: EventLog;
+}
+
+/** The call's own events for the turn machine (the caller's come from the audio). */
+export type FloorEvent = Extract<
+  TurnEvent,
+  {
+    type:
+      | "greeting_expected"
+      | "playback_started"
+      | "reply_finished"
+      | "reply_timeout"
+      | "idle_elapsed";
+  }
+>;
+
+type Steer = "adaptive" | "end_speech" | "bot_speaking" | "bot_quiet";
+
+const now = () => performance.now();
+
+export class CallerAudio {
+  readonly #turns: TurnTaking;
+  readonly #vad: VoiceActivity;
+  #stt: RoutedStream;
+  readonly #preRoll = new PreRoll(PRE_ROLL_KEEP_MS);
+  readonly #hooks: CallerHooks;
+  readonly #record: UtteranceRecord;
+  readonly #log: EventLog;
+  #recognising = false;
+  #closed = false;
+
+  constructor(private opts: CallerAudioOptions) {
+    this.#turns = new TurnTaking({ mode: opts.mode ?? "adaptive", language: opts.language });
+    this.#vad = opts.vad;
+    this.#hooks = opts.hooks;
+    this.#record = opts.record;
+    this.#log = opts.log;
+    this.#stt = this.#listen(opts.recognition);
+    // Adaptive: pauses go to the turn machine, which ends the turn; the VAD's own end of speech
+    // is only the upper bound.
+    if (this.#turns.mode === "adaptive") this.#steer("adaptive");
+  }
+
+  get mode(): EndOfTurnMode {
+    return this.#turns.mode;
+  }
+
+  /** The floor is free: nobody speaks and no reply is awaited or playing on the machine's side. */
+  get listening(): boolean {
+    return this.#turns.state === "listening" && !this.#vad.inSpeech;
+  }
+
+  /**
+   * One frame of the caller's audio, 16 kHz mono (copied before this returns). Resolves once the
+   * VAD's events for it have been acted on (a caller may pace its pushes on it; a call does not).
+   */
+  push(pcm: Int16Array): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#preRoll.push(pcm);
+    if (this.#recognising) this.#stt.push(pcm);
+    const vad = this.#vad;
+    // The VAD resolves pushes in order, so events are handled in order without a chain of ours.
+    return vad.push(pcm).then((events) => {
+      events.forEach((e) => this.#onVad(e));
+      // The machine's only clock is the audio's: while a pause or an overlap is open it hears
+      // how far the audio has been decided.
+      if (!this.#closed && this.#turns.needsClock) {
+        this.#step({ type: "audio_time", atMs: vad.processedMs });
+      }
+    }, () => {});
+  }
+
+  /** Something on the call's side of the floor happened (greeting, reply, idle). */
+  floor(event: FloorEvent): void {
+    if (!this.#closed) this.#step(event);
+  }
+
+  /** A unit of `turnId` arrived from the brain: whether it is spoken (turn_taking.ts). */
+  accept(turnId: string): UnitVerdict {
+    return this.#turns.accept(turnId);
+  }
+
+  /** The bot's voice started or stopped: the VAD's start window follows (barge-in). */
+  botSpeaking(on: boolean): void {
+    this.#steer(on ? "bot_speaking" : "bot_quiet");
+  }
+
+  /** The caller's language changed: the lexicon and windows follow at once. */
+  set language(language: string) {
+    this.#turns.language = language;
+  }
+
+  /** Recognition moves to a stream for `language`; the old one is closed once it is open. */
+  async swapRecognition(language: string): Promise<void> {
+    const next = await this.opts.openRecognition(language);
+    if (this.#closed) return next.close();
+    const old = this.#stt;
+    this.#stt = this.#listen(next);
+    old.close();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#stt.close();
+    this.#vad.close();
+  }
+
+  #listen(stream: RoutedStream): RoutedStream {
+    stream.onInterim((text) => {
+      if (text && !this.#closed) this.#hooks.onInterimText(text);
+    });
+    return stream;
+  }
+
+  /** The one place the VAD is steered. */
+  #steer(to: Steer): void {
+    const vad = this.#vad;
+    if (to === "adaptive") {
+      vad.configure({ pauseMs: PAUSE_MS, stopMs: DEFAULT_END_OF_TURN_BOUNDS.maxMs });
+    } else if (to === "end_speech") vad.endSpeech();
+    else if (to === "bot_speaking") vad.setStartMs(this.opts.bargeInMs ?? BARGE_IN_START_MS);
+    else vad.setStartMs(LISTENING_START_MS);
+  }
+
+  #onVad(e: VadEvent): void {
+    if (this.#closed) return;
+    this.#hooks.onActivity();
+    if (e.type === "speech_start") {
+      this.#record.utteranceStarted(now(), e.atMs - e.onsetMs);
+      this.#log.add("worker", "speech_started", { onset_ms: e.onsetMs, at_ms: e.atMs });
+      this.#hooks.onSpeechStarted();
+      this.#step({ type: "speech_started", onsetMs: e.onsetMs }, e);
+    } else if (e.type === "pause") {
+      this.#step({ type: "speech_paused", silenceStartMs: e.silenceStartMs, atMs: e.atMs });
+    } else if (e.type === "resume") {
+      this.#step({ type: "speech_resumed", pauseMs: e.pauseMs }, e);
+    } else if (this.#turns.mode === "adaptive") {
+      // The upper bound: the machine ends the turn (end_utterance says so to the log and page).
+      this.#step({ type: "speech_stopped" });
+    } else {
+      // The speech ended where the VAD's silence run began, stopMs before it decided.
+      this.#record.utteranceMark("speech_ended", now() - this.#vad.settings.stopMs);
+      this.#record.utteranceMark("end_of_turn", now());
+      this.#log.add("worker", "speech_stopped", { at_ms: e.atMs, speech_ms: e.speechMs });
+      this.#hooks.onSpeechStopped();
+      this.#step({ type: "speech_stopped" });
+    }
+  }
+
+  #step(event: TurnEvent, vadEvent?: VadEvent): void {
+    const before = this.#turns.state;
+    this.#apply(this.#turns.next(event), vadEvent);
+    if (this.#turns.state !== before) this.#hooks.onFloorChanged();
+  }
+
+  #apply(actions: TurnAction[], vadEvent?: VadEvent): void {
+    const h = this.#hooks;
+    for (const a of actions) {
+      switch (a.type) {
+        case "interrupt":
+          h.interruptBot(a.turnId, this.#vad.settings.startMs);
+          break;
+        case "pause_bot":
+          h.pauseBot(a.turnId, this.#vad.settings.startMs);
+          break;
+        case "resume_bot":
+          h.resumeBot(a.turnId, a.text);
+          break;
+        case "end_utterance":
+          this.#endUtterance(a);
+          break;
+        case "start_recognition":
+          this.#startRecognition(vadEvent);
+          break;
+        case "finish_recognition":
+          this.#recognising = false;
+          this.#finishRecognition();
+          break;
+        case "send_user_turn":
+          h.onUserTurn(a.turnId, a.text);
+          this.#record.utteranceSent(a.turnId, a.text, now());
+          break;
+        case "cancel":
+          h.cancelTurn(a.turnId);
+          break;
+        case "send_user_idle":
+          h.onUserIdle(a.turnId);
+          break;
+      }
+    }
+  }
+
+  #endUtterance(a: Extract<TurnAction, { type: "end_utterance" }>): void {
+    if (a.vadOpen) this.#steer("end_speech");
+    if (a.words) {
+      // The caller's speech ended where the silence that ended the turn began.
+      this.#record.utteranceMark("speech_ended", now() - a.silenceMs);
+      this.#record.utteranceMark("end_of_turn", now());
+    } else this.#record.utteranceDropped();
+    this.#log.add("worker", "speech_stopped", {
+      silence_ms: a.silenceMs,
+      window_ms: a.windowMs,
+      words: a.words,
+    });
+    this.#hooks.onSpeechStopped();
+  }
+
+  #startRecognition(e?: VadEvent): void {
+    if (e?.type === "speech_start") {
+      // From before the onset, start window included.
+      this.#stt.push(this.#preRoll.since(Math.max(0, e.onsetMs - ONSET_PRE_ROLL_MS)));
+    } else if (e?.type === "resume") {
+      this.#stt.push(this.#preRoll.since(Math.max(0, e.onsetMs - RESUME_PRE_ROLL_MS)));
+    }
+    this.#recognising = true;
+  }
+
+  #finishRecognition(): void {
+    this.#record.utteranceMark("final_requested", now());
+    this.#stt.finish().then(({ text, audioMs, engine }) => {
+      if (this.#closed) return;
+      const clean = text.trim();
+      this.#record.utteranceMark("final_text", now());
+      this.#record.utteranceRecognisedBy(engine);
+      this.#log.add("worker", "final_text", { text: clean, audio_ms: audioMs, engine });
+      if (clean) this.#hooks.onFinalText(clean);
+      // Adaptive: a pause's words may be empty and the caller go on; end_utterance drops it.
+      else if (this.#turns.mode === "fixed") this.#record.utteranceDropped();
+      this.#step({ type: "final_text", text: clean });
+    }, (err) => {
+      if (this.#closed) return;
+      this.#record.utteranceDropped();
+      this.#hooks.onRecognitionFailed(err as Error);
+    });
+  }
+}
