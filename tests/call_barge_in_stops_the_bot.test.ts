@@ -3,11 +3,11 @@
 // onset), the brain gets Cancel for the turn, and Heard for the cut unit is a strict prefix.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import {
-  askForTheStory,
   botSilentAt,
   speech,
   speechOnsetMs,
   startCallService,
+  storyWellUnderWay,
   waitForLog,
 } from "./helpers/call_harness.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
@@ -16,12 +16,7 @@ Deno.test("barge-in stops the bot's audio, cancels the turn and reports what was
   const service = await startCallService(createExampleBrain());
   try {
     const { caller, sessionId } = await service.call();
-    await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
-    // Wait until the story is well under way: its second unit has started.
-    await askForTheStory(caller);
-    await new Promise((r) => setTimeout(r, 1500));
-    const loudBefore = caller.heardFrames.slice(-25).filter((f) => f.rms > 300).length;
-    assert(loudBefore > 5, "the bot was not speaking when the caller barged in");
+    await storyWellUnderWay(caller);
 
     const words = await speech("stop, wait a moment");
     const { startedAt: sentAt } = await caller.say(words);

@@ -183,6 +183,18 @@ export async function askForTheStory(caller: TestCaller, timeoutMs = 20_000): Pr
   );
 }
 
+/**
+ * After the greeting, asks for the story and waits 1.5 s into it: resolves once the caller hears
+ * the bot speaking (more than 5 loud frames in its last 25), for a test to talk over it.
+ */
+export async function storyWellUnderWay(caller: TestCaller): Promise<void> {
+  await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
+  await askForTheStory(caller);
+  await new Promise((r) => setTimeout(r, 1500));
+  const loud = caller.heardFrames.slice(-25).filter((f) => f.rms > 300).length;
+  assert(loud > 5, "the bot was not speaking 1.5 s into the story");
+}
+
 /** Where speech begins in 48 kHz `pcm`: the start of its first 10 ms louder than `level`, in ms. */
 export function speechOnsetMs(pcm: Int16Array, level = 300): number {
   let ms = 0;
