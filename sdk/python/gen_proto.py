@@ -64,8 +64,10 @@ def main() -> int:
             path.write_text(text)
             print(f"wrote {path}")
     if stale:
+        verb = "is" if len(stale) == 1 else "are"
         print(
-            f"{', '.join(stale)} differ from proto/: run python3 sdk/python/gen_proto.py",
+            f"{', '.join(stale)} {verb} not what protoc makes of proto/ today: "
+            "run python3 sdk/python/gen_proto.py",
             file=sys.stderr,
         )
         return 1

@@ -31,7 +31,7 @@ class GeneratedProtoTest(unittest.TestCase):
             stale.write_text(stale.read_text().replace("voice.v1.UserTurn", "voice.v1.UserTurm"))
             result = check(pathlib.Path(tmp))
         self.assertEqual(result.returncode, 1)
-        self.assertIn("brain_pb2.py differ from proto/", result.stderr)
+        self.assertIn("brain_pb2.py is not what protoc makes of proto/", result.stderr)
 
     def test_every_message_of_the_protocol_is_generated(self):
         from voice_brain.proto import brain_pb2, config_pb2
