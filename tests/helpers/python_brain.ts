@@ -27,7 +27,13 @@ export async function startPythonBrain(
 ): Promise<PythonBrain> {
   const process = new Deno.Command(PYTHON, {
     args: [script],
-    env: { PYTHONPATH: SDK_DIR, PYTHONUNBUFFERED: "1", BRAIN_PORT: "0", HOST: "127.0.0.1" },
+    env: {
+      PYTHONPATH: SDK_DIR,
+      PYTHONUNBUFFERED: "1",
+      PYTHONDONTWRITEBYTECODE: "1",
+      BRAIN_PORT: "0",
+      HOST: "127.0.0.1",
+    },
     stdout: "piped",
     stderr: "piped",
   }).spawn();

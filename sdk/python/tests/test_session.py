@@ -197,6 +197,28 @@ class SessionTest(unittest.IsolatedAsyncioTestCase):
                 await asyncio.wait_for(pong, 1)
             self.assertEqual(units(await worker.until_last("t1")), [["done", False], ["", True]])
 
+    async def test_text_messages_undecodable_frames_and_early_frames_are_ignored(self):
+        async with call(Brain(on_turn=lambda t, s: f"got {t.text}"), start=False) as worker:
+            await worker.send("user_turn", {"turn_id": "early", "text": "before start"})
+            await worker.ws.send("a text message")
+            await worker.ws.send(b"\xff\xff\xff not protobuf")
+            await worker.start()
+            self.assertEqual((await worker.next())["frame"], "greeting")
+            await worker.send("user_turn", {"turn_id": "t1", "text": "x"})
+            frames = await worker.until_last("t1")
+            self.assertEqual(units(frames), [["got x", False], ["", True]])
+
+    async def test_accept_runs_a_call_on_your_own_websockets_server(self):
+        brain = Brain(on_session_start=lambda s: f"Hello {s.id}", on_turn=lambda t, s: None)
+        async with websockets.serve(brain.accept, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            worker = await FakeWorker.dial(f"ws://127.0.0.1:{port}/anywhere", "ses_own")
+            try:
+                await worker.start("ses_own")
+                self.assertEqual((await worker.next())["greeting"], {"text": "Hello ses_own"})
+            finally:
+                await worker.close()
+
     async def test_a_brain_without_on_turn_is_refused(self):
         with self.assertRaises(TypeError):
             await Brain().serve(port=0)

@@ -125,6 +125,29 @@ class TurnsTest(unittest.IsolatedAsyncioTestCase):
             self.assertTrue(await asyncio.to_thread(stopped.wait, 2.0))
             self.assertTrue(await worker.silent_for(0.2))
 
+    async def test_a_turn_cancelled_while_waiting_for_the_greeting_never_runs(self):
+        greeted = asyncio.Event()
+        ran = []
+
+        async def on_session_start(session):
+            await greeted.wait()
+            return "Hello"
+
+        def on_turn(turn, session):
+            ran.append(turn.id)
+            return "reply"
+
+        async with call(Brain(on_session_start=on_session_start, on_turn=on_turn)) as worker:
+            await worker.send("user_turn", {"turn_id": "t1", "text": "early"})
+            await asyncio.sleep(0.05)
+            await worker.send("cancel", {"turn_id": "t1"})
+            await asyncio.sleep(0.05)
+            greeted.set()  # the greeting goes on: a cancelled turn does not cancel it
+            self.assertEqual((await worker.next())["greeting"], {"text": "Hello"})
+            await worker.send("user_turn", {"turn_id": "t2", "text": "later"})
+            self.assertEqual(units(await worker.until_last("t2")), [["reply", False], ["", True]])
+        self.assertEqual(ran, ["t2"])
+
     async def test_cancel_of_one_turn_leaves_the_other_running(self):
         hold = asyncio.Event()
 

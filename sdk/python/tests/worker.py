@@ -90,12 +90,15 @@ def units(frames: List[Dict[str, Any]]) -> List[List[Any]]:
 
 
 @contextlib.asynccontextmanager
-async def call(brain: Brain, session_id: str = "ses_1", **start: Any) -> AsyncIterator[FakeWorker]:
-    """Serves ``brain`` on a free port, dials it and sends SessionStart."""
+async def call(brain: Brain, session_id: str = "ses_1", start: bool = True,
+               **start_fields: Any) -> AsyncIterator[FakeWorker]:
+    """Serves ``brain`` on a free port, dials it and (unless ``start=False``) sends SessionStart
+    with ``start_fields`` (``init``, ``config``)."""
     served = await brain.serve(host="127.0.0.1", port=0, path="/brain")
     worker = await FakeWorker.dial(served.url, session_id)
     try:
-        await worker.start(session_id, **start)
+        if start:
+            await worker.start(session_id, **start_fields)
         yield worker
     finally:
         await worker.close()
