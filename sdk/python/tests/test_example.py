@@ -5,7 +5,7 @@ import json
 import pathlib
 import unittest
 
-from .worker import call, units
+from voice_brain.testing import call, units
 
 EXAMPLE = pathlib.Path(__file__).resolve().parent.parent / "example" / "brain.py"
 

@@ -10,7 +10,7 @@ import websockets
 
 from voice_brain import Brain, ConfigError
 
-from .worker import FakeWorker, call, units
+from voice_brain.testing import FakeWorker, call, units
 
 logging.getLogger("voice_brain").setLevel(logging.CRITICAL)
 

@@ -8,7 +8,7 @@ import unittest
 
 from voice_brain import Brain
 
-from .worker import call, units
+from voice_brain.testing import call, units
 
 logging.getLogger("voice_brain").setLevel(logging.CRITICAL)  # failing handlers are on purpose
 

@@ -1,16 +1,27 @@
-"""The worker's side of the brain socket, for tests: a real ``websockets`` client that sends
-ServiceFrames and decodes BrainFrames with the generated classes, as the media worker does."""
+"""Test a brain without the service: a fake media worker that dials it over a real socket.
+
+``FakeWorker`` is the worker's side of the brain socket, a real ``websockets`` client that sends
+ServiceFrames and decodes BrainFrames with the generated classes, as the media worker does::
+
+    from voice_brain.testing import call, units
+
+    async with call(brain) as worker:             # serves the brain, dials it, SessionStart
+        await worker.next()                       # the greeting frame
+        await worker.send("user_turn", {"turn_id": "t1", "text": "hello"})
+        assert units(await worker.until_last("t1")) == [["You said: hello", False], ["", True]]
+"""
 
 import asyncio
 import contextlib
+import json
 import time
 from typing import Any, AsyncIterator, Dict, List, Optional
 
 import websockets
 from google.protobuf import json_format
 
-from voice_brain import Brain
-from voice_brain.proto import brain_pb2
+from .brain import Brain
+from .proto import brain_pb2
 
 GIVE_UP_S = 5.0  # how long next() waits before failing the test instead of hanging it
 
@@ -24,9 +35,11 @@ class FakeWorker:
 
     @classmethod
     async def dial(cls, url: str, session_id: str) -> "FakeWorker":
+        """Connects to ``{url}?session_id={session_id}``."""
         return cls(await websockets.connect(f"{url}?session_id={session_id}", compression=None))
 
     def frame(self, kind: str, body: Dict[str, Any]) -> bytes:
+        """One encoded ServiceFrame with the next seq; ``body`` is proto3 JSON."""
         self._seq += 1
         frame = brain_pb2.ServiceFrame(seq=self._seq, timestamp_ms=int(time.time() * 1000))
         getattr(frame, kind).SetInParent()
@@ -39,9 +52,9 @@ class FakeWorker:
 
     async def start(self, session_id: str = "ses_1", init: Any = None,
                     config: Optional[Dict[str, Any]] = None) -> None:
+        """Sends SessionStart (agent ``ag_1``); ``config`` is proto3 JSON with enum names."""
         body: Dict[str, Any] = {"session_id": session_id, "agent_id": "ag_1"}
         if init is not None:
-            import json
             body["init_json"] = json.dumps(init)
         if config is not None:
             body["config"] = config
@@ -59,6 +72,7 @@ class FakeWorker:
         return out
 
     async def take(self, n: int) -> List[Dict[str, Any]]:
+        """The next ``n`` BrainFrames."""
         return [await self.next() for _ in range(n)]
 
     async def until_last(self, turn_id: str) -> List[Dict[str, Any]]:
@@ -80,6 +94,7 @@ class FakeWorker:
             return True
 
     async def close(self) -> None:
+        """Closes the socket (the brain's session ends ``"disconnected"`` unless End came)."""
         await self.ws.close()
 
 
