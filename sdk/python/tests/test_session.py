@@ -79,6 +79,12 @@ class SessionTest(unittest.IsolatedAsyncioTestCase):
         def on_turn(turn, session):
             session.dispatch("transcript", {"text": turn.text})
             session.dispatch("nothing")
+            for bad in ((float("nan"),), (object(),)):
+                try:
+                    session.dispatch("bad", *bad)
+                except (ValueError, TypeError):
+                    pass
+            session.dispatch("utf8", "नमस्ते")
             session.end()
             session.end("again")
             return None
@@ -88,11 +94,12 @@ class SessionTest(unittest.IsolatedAsyncioTestCase):
             await worker.send("user_turn", {"turn_id": "t1", "text": "bye"})
             frames = await worker.until_last("t1")
             self.assertEqual([f["frame"] for f in frames],
-                             ["action", "action", "end_session", "speech_unit"])
+                             ["action", "action", "action", "end_session", "speech_unit"])
             self.assertEqual(frames[0]["action"],
-                             {"type": "transcript", "json": json.dumps({"text": "bye"})})
+                             {"type": "transcript", "json": '{"text":"bye"}'})
             self.assertEqual(frames[1]["action"], {"type": "nothing", "json": "null"})
-            self.assertEqual(frames[2]["end_session"], {"reason": "ended_by_brain"})
+            self.assertEqual(frames[2]["action"], {"type": "utf8", "json": '"नमस्ते"'})
+            self.assertEqual(frames[3]["end_session"], {"reason": "ended_by_brain"})
 
     async def test_page_messages_reach_on_rtvi_verbatim(self):
         got = asyncio.Queue()
@@ -110,7 +117,7 @@ class SessionTest(unittest.IsolatedAsyncioTestCase):
             await worker.send("client_message", {"json": json.dumps(ping)})
             self.assertEqual(await asyncio.wait_for(got.get(), 5), ping)
             pong = await worker.next()
-            self.assertEqual(pong["action"], {"type": "pong", "json": json.dumps({"got": 7})})
+            self.assertEqual(pong["action"], {"type": "pong", "json": '{"got":7}'})
 
     async def test_heard_then_finalize_then_end_reach_the_brain_and_it_closes(self):
         heard, ended = [], asyncio.get_running_loop().create_future()

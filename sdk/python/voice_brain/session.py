@@ -149,11 +149,14 @@ class Session:
         The type ``call-ended`` is the worker's own notice of why a call ended: do not use it.
 
         Raises:
-            ValueError: for an empty type; TypeError: for data that is not JSON-serialisable.
+            ValueError: for an empty type or a NaN/infinite number; TypeError: for data that is
+                not JSON-serialisable. Nothing is sent then.
         """
         if not isinstance(type, str) or type == "":
             raise ValueError("session.dispatch: type must be a non-empty string")
-        self._send("action", {"type": type, "json": json.dumps(data)})
+        # Compact and unescaped, as JSON.stringify writes it; NaN is not JSON, so it is an error.
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        self._send("action", {"type": type, "json": text})
 
     def end(self, reason: str = "ended_by_brain") -> None:
         """Asks the service to end the call (sends EndSession once; later calls do nothing).
