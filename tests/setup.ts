@@ -1,7 +1,8 @@
 // Run by `deno task test` before the tests: the system parts the tests use (espeak-ng, festival
 // and sox make speech fixtures; pocketsphinx is the worker's recogniser; Debian's Chromium runs the
-// browser tests; kubectl checks the Kubernetes manifests). Installs what is missing when it can (root with apt), otherwise says exactly
-// what to run. An entry starting with "/" is a file, not a command.
+// browser tests; kubectl checks the Kubernetes manifests; Debian's python3 with websockets,
+// protobuf and protoc runs the Python brain SDK). Installs what is missing when it can (root with
+// apt), otherwise says exactly what to run. An entry starting with "/" is a file, not a command.
 const NEEDED: [commandOrFile: string, pkg: string][] = [
   ["espeak-ng", "espeak-ng"],
   ["text2wave", "festival"],
@@ -12,6 +13,12 @@ const NEEDED: [commandOrFile: string, pkg: string][] = [
   ["/usr/include/pocketsphinx/pocketsphinx.h", "libpocketsphinx-dev"],
   // deploy/k8s/manifests.test.ts runs `kubectl create --dry-run=client` on the manifests.
   ["kubectl", "kubernetes-client"],
+  // The Python brain SDK (sdk/python) runs on Debian's Python and its packages; its test
+  // regenerates the protobuf classes with protoc to check the checked-in ones.
+  ["/usr/bin/python3", "python3"],
+  ["/usr/lib/python3/dist-packages/websockets/__init__.py", "python3-websockets"],
+  ["/usr/lib/python3/dist-packages/google/protobuf/__init__.py", "python3-protobuf"],
+  ["protoc", "protobuf-compiler"],
 ];
 
 function has(command: string): boolean {

@@ -1,0 +1,309 @@
+"""One brain WebSocket (one call): decodes ServiceFrames, runs the handlers, encodes BrainFrames.
+
+Handlers never block the socket: each turn runs in its own asyncio task, so turns may overlap and
+a Cancel reaches a turn while it is still working. Frames out go through one queue, so they leave
+in the order the verbs were called (a Config sent in ``on_session_start`` precedes the greeting).
+"""
+
+import asyncio
+import inspect
+import json
+import logging
+import time
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+
+from google.protobuf.message import DecodeError, Message
+
+from .config import config_dict
+from .proto import brain_pb2
+from .session import HeardText, IdleTurn, Session, SessionEnd, Turn
+
+log = logging.getLogger("voice_brain")
+
+_CLOSED = object()  # the outbox's end marker
+
+
+def _well_formed(text: str) -> str:
+    # A lone surrogate (text cut mid-emoji) cannot be encoded as UTF-8; protobuf would refuse it.
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+def _heard(h: "brain_pb2.Heard") -> HeardText:
+    return HeardText(unit_id=h.unit_id, turn_id=h.turn_id, text=h.text, cut_off=h.cut_off)
+
+
+def _init_of(text: str) -> Dict[str, Any]:
+    if not text:
+        return {}
+    value = json.loads(text)
+    return value if isinstance(value, dict) else {}
+
+
+async def _resolve(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+class Connection:
+    """The protocol core for one socket. Made by ``Brain.accept``; ``run()`` serves the call."""
+
+    def __init__(self, websocket: Any, handlers: Dict[str, Callable], session_id: str = "") -> None:
+        self._ws = websocket
+        self._handlers = handlers
+        self._session_id = session_id
+        self._seq = 0
+        self._session: Optional[Session] = None
+        self._ready: Optional[asyncio.Task] = None
+        self._turns: Dict[str, Tuple[Any, asyncio.Task]] = {}
+        self._background: Set[asyncio.Task] = set()
+        self._final_heard: Optional[List[HeardText]] = None
+        self._finished = False
+        self._outbox: "asyncio.Queue[Any]" = asyncio.Queue()
+
+    # -- the socket ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serves the call until the socket closes; ``on_session_end`` has run when it returns."""
+        writer = asyncio.ensure_future(self._write())
+        try:
+            async for message in self._ws:
+                if self._finished:
+                    break
+                await self._receive(message)
+        except Exception as err:  # noqa: BLE001 - a closed or broken socket ends the call alike
+            if not _is_closed(err):
+                self._log("the brain socket failed", err)
+        finally:
+            await self._finish("disconnected", close_socket=False)
+            self._outbox.put_nowait(_CLOSED)
+            await asyncio.gather(writer, return_exceptions=True)
+
+    async def close(self) -> None:
+        """Closes the socket; the session ends as "disconnected" if no End came first."""
+        try:
+            await self._ws.close(1000, "brain closing")
+        except Exception:  # noqa: BLE001 - already closed
+            pass
+
+    async def _write(self) -> None:
+        while True:
+            data = await self._outbox.get()
+            if data is _CLOSED:
+                return
+            try:
+                await self._ws.send(data)
+            except Exception as err:  # noqa: BLE001 - the socket is closing; run() ends the call
+                if not _is_closed(err):
+                    self._log("send failed", err)
+                return
+
+    def _send(self, kind: str, body: Any) -> None:
+        if self._finished:
+            return
+        self._seq += 1
+        frame = brain_pb2.BrainFrame(seq=self._seq, timestamp_ms=int(time.time() * 1000))
+        part = getattr(frame, kind)
+        if isinstance(body, Message):
+            part.CopyFrom(body)
+        else:
+            part.SetInParent()  # present even when every field is zero (an empty greeting)
+            for key, value in body.items():
+                setattr(part, key, _well_formed(value) if isinstance(value, str) else value)
+        self._outbox.put_nowait(frame.SerializeToString())
+
+    def _log(self, what: str, err: Optional[BaseException] = None, turn_id: str = "") -> None:
+        # The error only, never the frame contents: they may carry the caller's words.
+        where = f"session={self._session.id if self._session else self._session_id}"
+        if turn_id:
+            where += f" turn={turn_id}"
+        log.error("%s %s", what, where, exc_info=err)
+
+    # -- frames from the worker ---------------------------------------------------------------
+
+    async def _receive(self, message: Any) -> None:
+        if not isinstance(message, (bytes, bytearray)):
+            return self._log("ignored a non-binary message")
+        frame = brain_pb2.ServiceFrame()
+        try:
+            frame.ParseFromString(bytes(message))
+        except DecodeError as err:
+            return self._log("could not decode a ServiceFrame", err)
+        kind = frame.WhichOneof("frame")
+        if kind is None:
+            return self._log("a ServiceFrame without a body, ignored")
+        body = getattr(frame, kind)
+        if kind == "session_start":
+            return self._start(body)
+        session = self._session
+        if session is None:
+            return self._log(f"{kind} before session_start, ignored")
+        if kind == "user_turn":
+            self._start_turn(Turn(body.turn_id, body.text), self._handlers["on_turn"])
+        elif kind == "user_idle":
+            on_idle = self._handlers.get("on_user_idle")
+            self._start_turn(IdleTurn(body.turn_id, body.idle_ms), on_idle)
+        elif kind == "cancel":
+            running = self._turns.pop(body.turn_id, None)
+            if running:
+                running[0]._cancel()
+                running[1].cancel()
+        elif kind == "heard":
+            heard = _heard(body)
+            session.heard.append(heard)
+            self._call_soon("on_heard", heard, session)
+        elif kind == "client_message":
+            try:
+                rtvi = json.loads(body.json)
+            except ValueError as err:
+                return self._log("client_message is not JSON, ignored", err)
+            self._call_soon("on_rtvi", rtvi, session)
+        elif kind == "finalize":
+            self._final_heard = [_heard(h) for h in body.heard]
+            session.heard = list(self._final_heard)
+        elif kind == "end":
+            await self._finish(body.reason, close_socket=True)
+
+    def _start(self, body: "brain_pb2.SessionStart") -> None:
+        if self._session is not None:
+            return self._log("second session_start, ignored")
+        if self._session_id and body.session_id != self._session_id:
+            self._log(f"session_start id {body.session_id} differs from the URL's session_id")
+        try:
+            init = _init_of(body.init_json)
+        except ValueError as err:
+            self._log("init_json is not JSON, using {}", err)
+            init = {}
+        config = config_dict(body.config) if body.HasField("config") else {}
+        session = Session(body.session_id, body.agent_id, init, config, self._send)
+        self._session = session
+        self._ready = asyncio.ensure_future(self._greet(session))
+
+    async def _greet(self, session: Session) -> None:
+        greeting: Any = ""
+        on_start = self._handlers.get("on_session_start")
+        try:
+            greeting = (await _resolve(on_start(session)) if on_start else "") or ""
+        except Exception as err:  # noqa: BLE001 - a failing handler must not fail the call
+            self._log("on_session_start failed; greeting is empty", err)
+        if not isinstance(greeting, str):
+            self._log(f"on_session_start returned a {type(greeting).__name__}; greeting is empty")
+            greeting = ""
+        # Queued after every Config that on_session_start caused: voice and language apply to it.
+        self._send("greeting", {"text": greeting})
+
+    # -- turns --------------------------------------------------------------------------------
+
+    def _start_turn(self, turn: Any, handler: Optional[Callable]) -> None:
+        if turn.id in self._turns:
+            return self._log("a turn id already running, ignored", turn_id=turn.id)
+        task = asyncio.ensure_future(self._run_turn(turn, handler))
+        self._turns[turn.id] = (turn, task)
+
+    async def _run_turn(self, turn: Any, handler: Optional[Callable]) -> None:
+        session = self._session
+        assert session is not None and self._ready is not None
+
+        def live() -> bool:
+            return not turn.cancelled and not self._finished
+
+        count = 0
+
+        def speak(text: Any) -> None:
+            nonlocal count
+            if not isinstance(text, str):
+                raise TypeError(f"a turn handler yielded a {type(text).__name__}, not a str")
+            if text.strip() == "" or not live():
+                return
+            count += 1
+            unit = {"turn_id": turn.id, "unit_id": f"{turn.id}.{count}", "text": text}
+            self._send("speech_unit", {**unit, "last": False})
+
+        reply: Any = None
+        try:
+            # Shielded: a cancelled turn must not cancel the greeting every turn waits for.
+            await asyncio.shield(self._ready)
+            if not live() or handler is None:
+                return
+            reply = await _resolve(handler(turn, session))
+            if reply is None or isinstance(reply, str):
+                speak(reply or "")
+            elif hasattr(reply, "__aiter__"):
+                async for text in reply:
+                    if not live():
+                        break  # what the generator yields after Cancel is dropped
+                    speak(text)
+            elif hasattr(reply, "__iter__"):
+                for text in reply:
+                    if not live():
+                        break
+                    speak(text)
+            else:
+                raise TypeError(f"a turn handler returned a {type(reply).__name__}")
+        except asyncio.CancelledError:
+            if live():
+                raise  # not our cancellation (the server is going down): let it through
+        except Exception as err:  # noqa: BLE001 - a failing turn ends, the call goes on
+            if live():
+                self._log("turn handler failed", err, turn.id)
+        finally:
+            await _close_generator(reply)
+            if self._turns.get(turn.id, (None, None))[0] is turn:
+                del self._turns[turn.id]
+            if live():
+                last = {"turn_id": turn.id, "unit_id": f"{turn.id}.end", "text": ""}
+                self._send("speech_unit", {**last, "last": True})
+
+    def _call_soon(self, name: str, *args: Any) -> None:
+        handler = self._handlers.get(name)
+        if handler is None:
+            return
+        try:
+            result = handler(*args)
+        except Exception as err:  # noqa: BLE001
+            return self._log(f"{name} failed", err)
+        if inspect.isawaitable(result):
+            task = asyncio.ensure_future(result)
+            self._background.add(task)
+            task.add_done_callback(lambda t: self._settled(name, t))
+
+    def _settled(self, name: str, task: asyncio.Task) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self._log(f"{name} failed", task.exception())
+
+    async def _finish(self, reason: str, close_socket: bool) -> None:
+        if self._finished:
+            return
+        self._finished = True
+        for turn, task in list(self._turns.values()):
+            turn._cancel()
+            task.cancel()
+        self._turns.clear()
+        session = self._session
+        if session is not None:
+            session.ended = True
+            heard = self._final_heard if self._final_heard is not None else session.heard
+            on_end = self._handlers.get("on_session_end")
+            if on_end:
+                try:
+                    await _resolve(on_end(session, SessionEnd(reason, list(heard))))
+                except Exception as err:  # noqa: BLE001
+                    self._log("on_session_end failed", err)
+        if close_socket:
+            await self.close()
+
+
+async def _close_generator(reply: Any) -> None:
+    # Runs the generator's `finally` now (it may hold a model stream), not at garbage collection.
+    try:
+        if inspect.isasyncgen(reply):
+            await reply.aclose()
+        elif inspect.isgenerator(reply):
+            reply.close()
+    except Exception as err:  # noqa: BLE001
+        log.error("closing a turn's generator failed", exc_info=err)
+
+
+def _is_closed(err: BaseException) -> bool:
+    import websockets.exceptions
+
+    return isinstance(err, websockets.exceptions.ConnectionClosed)

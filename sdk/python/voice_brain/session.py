@@ -1,0 +1,167 @@
+"""The public shapes of the brain SDK: what handlers receive and may return."""
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterable, Awaitable, Callable, Dict, Iterable, List, Optional, Union
+
+from .config import ConfigDict, apply_config, config_dict, config_message
+
+Reply = Union[AsyncIterable[str], Iterable[str], str, None, Awaitable[Optional[str]]]
+"""What a turn handler returns. Each string an async generator (or any (async) iterable) yields is
+one speech unit, sent as soon as it is yielded; a plain string (or a coroutine returning one) is a
+single unit; ``None`` lets the turn pass. Empty strings are skipped."""
+
+
+@dataclass(frozen=True)
+class HeardText:
+    """What the caller heard of one speech unit."""
+
+    unit_id: str
+    turn_id: str
+    text: str
+    """The part of the unit the caller actually heard."""
+    cut_off: bool
+    """True when the caller interrupted the unit."""
+
+
+@dataclass(frozen=True)
+class SessionEnd:
+    """Why and how a session ended, given to ``on_session_end``."""
+
+    reason: str
+    """The service's reason (e.g. ``hangup``, ``brain_ended``), or ``"disconnected"`` when the
+    socket closed without an End."""
+    heard: List[HeardText] = field(default_factory=list)
+    """Everything the caller heard, in order."""
+
+
+class _Cancellable:
+    """The worker may cancel a turn (the caller interrupted); see ``cancelled``."""
+
+    def __init__(self, turn_id: str) -> None:
+        self.id = turn_id
+        self._cancelled = asyncio.Event()
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the worker cancelled this turn (its Cancel frame, or the session ended).
+
+        The SDK also cancels the task running the handler, so an ``await`` in it raises
+        ``asyncio.CancelledError`` and an async generator is closed. The flag is for work that
+        cancellation does not reach: a thread (``asyncio.to_thread``), a task of your own, code
+        that catches ``CancelledError``."""
+        return self._cancelled.is_set()
+
+    async def wait_cancelled(self) -> None:
+        """Returns when the turn is cancelled (for work racing against the interruption)."""
+        await self._cancelled.wait()
+
+    def _cancel(self) -> None:
+        self._cancelled.set()
+
+
+class Turn(_Cancellable):
+    """A finished caller turn the brain should answer.
+
+    Attributes:
+        id: the turn id; speech units for this turn carry it.
+        text: what the caller said (finalized recognition).
+    """
+
+    def __init__(self, turn_id: str, text: str) -> None:
+        super().__init__(turn_id)
+        self.text = text
+
+    def __repr__(self) -> str:
+        return f"Turn(id={self.id!r}, cancelled={self.cancelled})"
+
+
+class IdleTurn(_Cancellable):
+    """The caller and the bot have both been quiet for ``idle_ms``: the brain has the floor.
+
+    Attributes:
+        id: the turn id the brain answers on.
+        idle_ms: how long both sides have been silent, in milliseconds.
+    """
+
+    def __init__(self, turn_id: str, idle_ms: int) -> None:
+        super().__init__(turn_id)
+        self.idle_ms = idle_ms
+
+    def __repr__(self) -> str:
+        return f"IdleTurn(id={self.id!r}, idle_ms={self.idle_ms}, cancelled={self.cancelled})"
+
+
+class Session:
+    """One call, as the brain sees it. Handlers of the same call get the same object.
+
+    Attributes:
+        id: the session id (``session_id`` of the connect request).
+        agent_id: the agent the session was created for.
+        init: the session's ``init`` object from the connect request; ``{}`` when none was given.
+        config: the effective config (proto3 JSON with enum names): the worker's at session
+            start, then every ``configure`` applied.
+        heard: what the caller actually heard so far, in order (replaced by the final list when
+            the worker finalizes the call).
+        ended: True once the session has ended (End received or socket closed); verbs then do
+            nothing.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        agent_id: str,
+        init: Dict[str, Any],
+        config: ConfigDict,
+        send: Callable[[str, Any], None],
+    ) -> None:
+        self.id = session_id
+        self.agent_id = agent_id
+        self.init = init
+        self.config = config
+        self.heard: List[HeardText] = []
+        self.ended = False
+        self._send = send
+        self._end_sent = False
+
+    def __repr__(self) -> str:
+        return f"Session(id={self.id!r}, agent_id={self.agent_id!r}, ended={self.ended})"
+
+    def configure(self, config: ConfigDict) -> None:
+        """Changes voice, language or idle timeout now (sends a Config frame).
+
+        Enum values are given by name, e.g.
+        ``session.configure({"tts": {"voice": "VOICE_ARJUN", "language": "LANGUAGE_HI"}})``.
+        Called in ``on_session_start``, it applies to the greeting.
+
+        Raises:
+            ConfigError: for an unknown field or enum name or an out-of-range number; nothing
+                is sent.
+        """
+        message = config_message(config)  # raises before anything is sent
+        self.config = apply_config(self.config, config_dict(message))
+        self._send("config", message)
+
+    def dispatch(self, type: str, data: Any = None) -> None:
+        """Sends a typed action to the page, which receives it as an RTVI ``server-message``
+        ``{type, data}``. ``data`` must be JSON-serialisable (``None`` is sent as ``null``).
+        The type ``call-ended`` is the worker's own notice of why a call ended: do not use it.
+
+        Raises:
+            ValueError: for an empty type or a NaN/infinite number; TypeError: for data that is
+                not JSON-serialisable. Nothing is sent then.
+        """
+        if not isinstance(type, str) or type == "":
+            raise ValueError("session.dispatch: type must be a non-empty string")
+        # Compact and unescaped, as JSON.stringify writes it; NaN is not JSON, so it is an error.
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        self._send("action", {"type": type, "json": text})
+
+    def end(self, reason: str = "ended_by_brain") -> None:
+        """Asks the service to end the call (sends EndSession once; later calls do nothing).
+        Units already sent are still spoken first."""
+        if self._end_sent:
+            return
+        self._end_sent = True
+        self._send("end_session", {"reason": reason})
