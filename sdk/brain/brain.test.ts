@@ -73,6 +73,26 @@ Deno.test("without onSessionStart the greeting is empty; seq counts from 1", asy
   });
 });
 
+Deno.test("a typed turn reaches onTurn marked typed; a spoken one is not", async () => {
+  const seen: [string, string, boolean][] = [];
+  await withBrain({
+    onTurn: (turn) => {
+      seen.push([turn.id, turn.text, turn.typed]);
+      return turn.typed ? "typed" : "spoken";
+    },
+  }, async (worker) => {
+    worker.start("ses_1");
+    await worker.next(); // greeting
+    worker.send("user_turn", { turn_id: "t1", text: "hello" });
+    const spoken = await worker.take(2);
+    worker.send("user_turn", { turn_id: "t2", text: "order 42", typed: true });
+    const typed = await worker.take(2);
+    assert.deepEqual(seen, [["t1", "hello", false], ["t2", "order 42", true]]);
+    assert.deepEqual(spoken[0].speech_unit, unit("t1", 1, "spoken"));
+    assert.deepEqual(typed[0].speech_unit, unit("t2", 1, "typed"));
+  });
+});
+
 Deno.test("each yielded sentence is sent while the turn handler is still working", async () => {
   const gate = deferred();
   let handlerDone = false;

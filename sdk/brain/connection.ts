@@ -190,7 +190,8 @@ export class BrainConnection {
       case "user_turn": {
         const id = String(body.turn_id ?? "");
         const text = String(body.text ?? "");
-        this.runTurn(id, (signal) => this.handlers.onTurn({ id, text, signal }, session));
+        const typed = body.typed === true;
+        this.runTurn(id, (signal) => this.handlers.onTurn({ id, text, typed, signal }, session));
         return;
       }
       case "user_idle": {

@@ -37,8 +37,13 @@ export interface Session {
 export interface Turn {
   /** The turn id; speech units for this turn carry it. */
   readonly id: string;
-  /** What the caller said (finalized recognition). */
+  /** What the caller said (finalized recognition), or typed. */
   readonly text: string;
+  /**
+   * The caller typed the turn on the page (RTVI `send-text`, the client's `sendText`) instead of
+   * speaking it: `text` is exactly what was typed, not a recognition that may have misheard.
+   */
+  readonly typed: boolean;
   /** Fires when the service cancels the turn (the caller interrupted); stop work then. */
   readonly signal: AbortSignal;
 }

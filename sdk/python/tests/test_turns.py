@@ -35,6 +35,22 @@ class TurnsTest(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(units(rest), [["And more.", False], ["", True]])
             self.assertEqual([f["speech_unit"]["unit_id"] for f in rest], ["t1.2", "t1.end"])
 
+    async def test_a_typed_turn_is_marked_typed_and_a_spoken_one_is_not(self):
+        seen = []
+
+        def on_turn(turn, session):
+            seen.append((turn.id, turn.text, turn.typed))
+            return "typed" if turn.typed else "spoken"
+
+        async with call(Brain(on_turn=on_turn)) as worker:
+            await worker.next()
+            await worker.send("user_turn", {"turn_id": "t1", "text": "hello"})
+            spoken = units(await worker.until_last("t1"))
+            await worker.send("user_turn", {"turn_id": "t2", "text": "order 42", "typed": True})
+            typed = units(await worker.until_last("t2"))
+        self.assertEqual(seen, [("t1", "hello", False), ("t2", "order 42", True)])
+        self.assertEqual((spoken, typed), ([["spoken", False], ["", True]], [["typed", False], ["", True]]))
+
     async def test_a_string_a_coroutine_a_list_or_none_are_replies_too(self):
         replies = {
             "s": lambda: "plain",

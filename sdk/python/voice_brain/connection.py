@@ -137,7 +137,7 @@ class Connection:
         if session is None:
             return self._log(f"{kind} before session_start, ignored")
         if kind == "user_turn":
-            self._start_turn(Turn(body.turn_id, body.text), self._handlers["on_turn"])
+            self._start_turn(Turn(body.turn_id, body.text, body.typed), self._handlers["on_turn"])
         elif kind == "user_idle":
             on_idle = self._handlers.get("on_user_idle")
             self._start_turn(IdleTurn(body.turn_id, body.idle_ms), on_idle)

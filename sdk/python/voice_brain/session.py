@@ -66,15 +66,18 @@ class Turn(_Cancellable):
 
     Attributes:
         id: the turn id; speech units for this turn carry it.
-        text: what the caller said (finalized recognition).
+        text: what the caller said (finalized recognition), or typed.
+        typed: the caller typed the turn on the page (RTVI ``send-text``, the client's
+            ``sendText``) instead of speaking it: ``text`` is exactly what was typed.
     """
 
-    def __init__(self, turn_id: str, text: str) -> None:
+    def __init__(self, turn_id: str, text: str, typed: bool = False) -> None:
         super().__init__(turn_id)
         self.text = text
+        self.typed = typed
 
     def __repr__(self) -> str:
-        return f"Turn(id={self.id!r}, cancelled={self.cancelled})"
+        return f"Turn(id={self.id!r}, typed={self.typed}, cancelled={self.cancelled})"
 
 
 class IdleTurn(_Cancellable):

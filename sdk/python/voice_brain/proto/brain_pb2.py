@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from . import config_pb2 as voice_dot_v1_dot_config__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14voice/v1/brain.proto\x12\x08voice.v1\x1a\x15voice/v1/config.proto\"\xfc\x02\n\x0cServiceFrame\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctimestamp_ms\x18\x02 \x01(\x03\x12/\n\rsession_start\x18\n \x01(\x0b\x32\x16.voice.v1.SessionStartH\x00\x12\'\n\tuser_turn\x18\x0b \x01(\x0b\x32\x12.voice.v1.UserTurnH\x00\x12\x31\n\x0e\x63lient_message\x18\x0c \x01(\x0b\x32\x17.voice.v1.ClientMessageH\x00\x12 \n\x05heard\x18\r \x01(\x0b\x32\x0f.voice.v1.HeardH\x00\x12\'\n\tuser_idle\x18\x0e \x01(\x0b\x32\x12.voice.v1.UserIdleH\x00\x12&\n\x08\x66inalize\x18\x0f \x01(\x0b\x32\x12.voice.v1.FinalizeH\x00\x12\x1c\n\x03\x65nd\x18\x10 \x01(\x0b\x32\r.voice.v1.EndH\x00\x12\"\n\x06\x63\x61ncel\x18\x11 \x01(\x0b\x32\x10.voice.v1.CancelH\x00\x42\x07\n\x05\x66rame\"\x82\x02\n\nBrainFrame\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctimestamp_ms\x18\x02 \x01(\x03\x12&\n\x08greeting\x18\n \x01(\x0b\x32\x12.voice.v1.GreetingH\x00\x12+\n\x0bspeech_unit\x18\x0b \x01(\x0b\x32\x14.voice.v1.SpeechUnitH\x00\x12\"\n\x06\x61\x63tion\x18\x0c \x01(\x0b\x32\x10.voice.v1.ActionH\x00\x12\"\n\x06\x63onfig\x18\r \x01(\x0b\x32\x10.voice.v1.ConfigH\x00\x12+\n\x0b\x65nd_session\x18\x0e \x01(\x0b\x32\x14.voice.v1.EndSessionH\x00\x42\x07\n\x05\x66rame\"i\n\x0cSessionStart\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x11\n\tinit_json\x18\x03 \x01(\t\x12 \n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x10.voice.v1.Config\")\n\x08UserTurn\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\"\x1d\n\rClientMessage\x12\x0c\n\x04json\x18\x01 \x01(\t\"H\n\x05Heard\x12\x0f\n\x07unit_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0f\n\x07\x63ut_off\x18\x04 \x01(\x08\",\n\x08UserIdle\x12\x0f\n\x07idle_ms\x18\x01 \x01(\r\x12\x0f\n\x07turn_id\x18\x02 \x01(\t\"*\n\x08\x46inalize\x12\x1e\n\x05heard\x18\x01 \x03(\x0b\x32\x0f.voice.v1.Heard\"\x15\n\x03\x45nd\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x19\n\x06\x43\x61ncel\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\"\x18\n\x08Greeting\x12\x0c\n\x04text\x18\x01 \x01(\t\"J\n\nSpeechUnit\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x0f\n\x07unit_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04last\x18\x04 \x01(\x08\"$\n\x06\x41\x63tion\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04json\x18\x02 \x01(\t\"\x1c\n\nEndSession\x12\x0e\n\x06reason\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14voice/v1/brain.proto\x12\x08voice.v1\x1a\x15voice/v1/config.proto\"\xfc\x02\n\x0cServiceFrame\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctimestamp_ms\x18\x02 \x01(\x03\x12/\n\rsession_start\x18\n \x01(\x0b\x32\x16.voice.v1.SessionStartH\x00\x12\'\n\tuser_turn\x18\x0b \x01(\x0b\x32\x12.voice.v1.UserTurnH\x00\x12\x31\n\x0e\x63lient_message\x18\x0c \x01(\x0b\x32\x17.voice.v1.ClientMessageH\x00\x12 \n\x05heard\x18\r \x01(\x0b\x32\x0f.voice.v1.HeardH\x00\x12\'\n\tuser_idle\x18\x0e \x01(\x0b\x32\x12.voice.v1.UserIdleH\x00\x12&\n\x08\x66inalize\x18\x0f \x01(\x0b\x32\x12.voice.v1.FinalizeH\x00\x12\x1c\n\x03\x65nd\x18\x10 \x01(\x0b\x32\r.voice.v1.EndH\x00\x12\"\n\x06\x63\x61ncel\x18\x11 \x01(\x0b\x32\x10.voice.v1.CancelH\x00\x42\x07\n\x05\x66rame\"\x82\x02\n\nBrainFrame\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctimestamp_ms\x18\x02 \x01(\x03\x12&\n\x08greeting\x18\n \x01(\x0b\x32\x12.voice.v1.GreetingH\x00\x12+\n\x0bspeech_unit\x18\x0b \x01(\x0b\x32\x14.voice.v1.SpeechUnitH\x00\x12\"\n\x06\x61\x63tion\x18\x0c \x01(\x0b\x32\x10.voice.v1.ActionH\x00\x12\"\n\x06\x63onfig\x18\r \x01(\x0b\x32\x10.voice.v1.ConfigH\x00\x12+\n\x0b\x65nd_session\x18\x0e \x01(\x0b\x32\x14.voice.v1.EndSessionH\x00\x42\x07\n\x05\x66rame\"i\n\x0cSessionStart\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x11\n\tinit_json\x18\x03 \x01(\t\x12 \n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x10.voice.v1.Config\"8\n\x08UserTurn\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\r\n\x05typed\x18\x03 \x01(\x08\"\x1d\n\rClientMessage\x12\x0c\n\x04json\x18\x01 \x01(\t\"H\n\x05Heard\x12\x0f\n\x07unit_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0f\n\x07\x63ut_off\x18\x04 \x01(\x08\",\n\x08UserIdle\x12\x0f\n\x07idle_ms\x18\x01 \x01(\r\x12\x0f\n\x07turn_id\x18\x02 \x01(\t\"*\n\x08\x46inalize\x12\x1e\n\x05heard\x18\x01 \x03(\x0b\x32\x0f.voice.v1.Heard\"\x15\n\x03\x45nd\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x19\n\x06\x43\x61ncel\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\"\x18\n\x08Greeting\x12\x0c\n\x04text\x18\x01 \x01(\t\"J\n\nSpeechUnit\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x0f\n\x07unit_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04last\x18\x04 \x01(\x08\"$\n\x06\x41\x63tion\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04json\x18\x02 \x01(\t\"\x1c\n\nEndSession\x12\x0e\n\x06reason\x18\x01 \x01(\tb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'voice.v1.brain_pb2', globals())
@@ -28,25 +28,25 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _SESSIONSTART._serialized_start=701
   _SESSIONSTART._serialized_end=806
   _USERTURN._serialized_start=808
-  _USERTURN._serialized_end=849
-  _CLIENTMESSAGE._serialized_start=851
-  _CLIENTMESSAGE._serialized_end=880
-  _HEARD._serialized_start=882
-  _HEARD._serialized_end=954
-  _USERIDLE._serialized_start=956
-  _USERIDLE._serialized_end=1000
-  _FINALIZE._serialized_start=1002
-  _FINALIZE._serialized_end=1044
-  _END._serialized_start=1046
-  _END._serialized_end=1067
-  _CANCEL._serialized_start=1069
-  _CANCEL._serialized_end=1094
-  _GREETING._serialized_start=1096
-  _GREETING._serialized_end=1120
-  _SPEECHUNIT._serialized_start=1122
-  _SPEECHUNIT._serialized_end=1196
-  _ACTION._serialized_start=1198
-  _ACTION._serialized_end=1234
-  _ENDSESSION._serialized_start=1236
-  _ENDSESSION._serialized_end=1264
+  _USERTURN._serialized_end=864
+  _CLIENTMESSAGE._serialized_start=866
+  _CLIENTMESSAGE._serialized_end=895
+  _HEARD._serialized_start=897
+  _HEARD._serialized_end=969
+  _USERIDLE._serialized_start=971
+  _USERIDLE._serialized_end=1015
+  _FINALIZE._serialized_start=1017
+  _FINALIZE._serialized_end=1059
+  _END._serialized_start=1061
+  _END._serialized_end=1082
+  _CANCEL._serialized_start=1084
+  _CANCEL._serialized_end=1109
+  _GREETING._serialized_start=1111
+  _GREETING._serialized_end=1135
+  _SPEECHUNIT._serialized_start=1137
+  _SPEECHUNIT._serialized_end=1211
+  _ACTION._serialized_start=1213
+  _ACTION._serialized_end=1249
+  _ENDSESSION._serialized_start=1251
+  _ENDSESSION._serialized_end=1279
 # @@protoc_insertion_point(module_scope)
