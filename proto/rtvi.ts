@@ -69,3 +69,45 @@ export function readClientLatency(d: unknown): ClientLatency | { problem: string
   }
   return { turn_id: v.turn_id, end_of_speech_to_audio_ms: ms };
 }
+
+/**
+ * A typed turn: what the Pipecat client's `sendText(content, options)` sends, an RTVI
+ * `send-text` with data `{content, options}` (options `{}` by default). The worker makes it a
+ * caller turn, delivered to the brain as a UserTurn marked typed (docs/decisions.md "Typed turns").
+ */
+export const SEND_TEXT = "send-text";
+
+export interface SendTextOptions {
+  /** Pipecat's default, and the only value served: the turn runs now, over the bot. */
+  run_immediately?: boolean;
+  /** Pipecat's default, and the only value served: the reply is spoken. */
+  audio_response?: boolean;
+}
+
+export interface SendText {
+  content: string;
+  options?: SendTextOptions;
+}
+
+/** A send-text message's data, checked: the text of the turn (trimmed), or why it is refused. */
+export function readSendText(data: unknown): { text: string } | { problem: string } {
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    return { problem: "send-text needs an object data with a string content" };
+  }
+  const { content, options } = data as Record<string, unknown>;
+  if (typeof content !== "string") return { problem: "send-text content must be a string" };
+  const text = content.trim();
+  if (!text) return { problem: "send-text content is empty" };
+  if (options === undefined || options === null) return { text };
+  if (typeof options !== "object" || Array.isArray(options)) {
+    return { problem: "send-text options must be an object" };
+  }
+  for (const name of ["run_immediately", "audio_response"]) {
+    const value = (options as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    if (typeof value !== "boolean") return { problem: `send-text options.${name} must be a boolean` };
+    // Text-only replies and queued text are not served: a refusal, not a silently different call.
+    if (!value) return { problem: `send-text options.${name} false is not supported` };
+  }
+  return { text };
+}

@@ -1,4 +1,5 @@
-// Idle fires only when the session sets idle.timeout_ms; page messages reach the brain verbatim;
+// Idle fires only when the session sets idle.timeout_ms; page messages (client-message, ui-event)
+// reach the brain verbatim;
 // the brain's actions reach the page as server-message; the brain's end request ends the call
 // after its last words; the brain's Config switches the voice live.
 import { assert, assertEquals } from "./helpers/assert.ts";
@@ -66,17 +67,17 @@ Deno.test("page messages reach the brain verbatim; actions and end come back", a
     assertEquals(JSON.parse(forwarded.slice(5)).data, { t: "show", d: { sku: 42 } });
 
     caller.sendRtvi("ui-event", { event: "clicked", payload: { button: "buy" } });
-    caller.sendRtvi("send-text", { content: "hello there", options: {} });
     await waitForLog(
       service,
       sessionId,
       (e) =>
-        e.source === "to_brain" && e.kind === "client_message" && e.data.json.includes("send-text"),
+        e.source === "to_brain" && e.kind === "client_message" && e.data.json.includes("ui-event"),
     );
     const types = events.filter((e) => e.startsWith("rtvi")).map((e) =>
       JSON.parse(e.slice(5)).type
     );
-    assertEquals(types, ["client-message", "ui-event", "send-text"]);
+    // send-text is a typed turn, not a page message (tests/call_typed_turn_*.test.ts).
+    assertEquals(types, ["client-message", "ui-event"]);
 
     caller.sendRtvi("client-message", { t: "voice" });
     await waitForLog(service, sessionId, (e) => e.kind === "config_applied");

@@ -95,6 +95,11 @@ export class Call {
         this.conversation?.onPageMessage(m);
         return { received: true };
       },
+      // A typed turn (send-text): a caller turn, not a page message for the brain.
+      onSendText: (text) => {
+        if (!this.conversation) throw new Error("The call is not listening.");
+        this.conversation.onTypedText(text);
+      },
       onDisconnectBot: () => this.end("ended", "disconnect_bot"),
       // Every frame but pings, before what it causes; a refused one by its size and an excerpt.
       onFrame: (text, refusal) => this.log.add("page", "chat", chatLogData(text, refusal)),

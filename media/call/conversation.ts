@@ -157,9 +157,11 @@ export class Conversation {
       onFinalText: (text) => this.page.userTranscription(text, true),
       onActivity: () => this.idle.activity(),
       onFloorChanged: () => this.idle.check(),
-      onUserTurn: (turnId, text) => {
+      onUserTurn: (turnId, text, typed) => {
         this.issued.add(turnId);
-        this.brain?.send("user_turn", { turn_id: turnId, text });
+        // The page shows a typed turn in its transcript as it does a spoken one (docs/decisions.md).
+        if (typed) this.page.userTranscription(text, true);
+        this.brain?.send("user_turn", { turn_id: turnId, text, typed });
         this.armReplyTimer(turnId);
       },
       onUserIdle: (turnId) => {
@@ -172,12 +174,13 @@ export class Conversation {
       },
       pauseBot: (turnId, windowMs) => this.voice.pause(turnId, windowMs),
       resumeBot: (turnId, text) => this.voice.resume(turnId, text),
-      interruptBot: (turnId, windowMs) => {
+      interruptBot: (turnId, windowMs, typed) => {
         // Barge-in: the bot stops at the next frame, the brain is told, later units are dropped.
         this.voice.cut(turnId);
         this.replyTimer.clear(turnId);
         this.brain?.send("cancel", { turn_id: turnId });
-        o.log.add("worker", "barge_in", { turn_id: turnId, window_ms: windowMs });
+        const how = typed ? { typed: true } : { window_ms: windowMs };
+        o.log.add("worker", "barge_in", { turn_id: turnId, ...how });
       },
       cancelTurn: (turnId) => {
         this.replyTimer.clear(turnId);
@@ -271,7 +274,13 @@ export class Conversation {
     else this.endTimer = setTimeout(() => this.opts.endCall("ended", "brain_ended"), PLAY_OUT_MS);
   }
 
-  /** client-message, send-text, ui-event: to the brain verbatim. */
+  /** A typed turn from the page (send-text); throws when the call cannot take one yet. */
+  onTypedText(text: string): void {
+    if (!this.caller || this.finished) throw new Error("The call is not listening.");
+    this.caller.typed(text);
+  }
+
+  /** client-message, ui-event: to the brain verbatim. */
   onPageMessage(m: RtviMessage): void {
     this.brain?.send("client_message", { json: JSON.stringify(m) });
   }

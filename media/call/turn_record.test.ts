@@ -137,3 +137,26 @@ Deno.test("the caller's own latency is kept once, on the speech turn whose reply
   assertEquals(t2.latency_ms.heard_at_caller, 0);
   assertEquals(log.records()[0].latency_ms.heard_at_caller, undefined);
 });
+
+Deno.test("a typed turn is recorded as typed with its text, timed from when it was sent", () => {
+  const log = new TurnLog();
+  const { seen } = observed(log);
+  log.utteranceStarted(900); // a caller's utterance in progress is not the typed turn's
+  log.typedSent("t1", "order 42", 1000);
+  log.mark("t1", "first_unit", 1300);
+  log.mark("t1", "first_audio", 1380);
+  assertEquals(seen, [["brain", 300], ["synthesis", 80]], "no speech: no end-of-turn steps");
+  const t1 = log.records()[0];
+  assertEquals(
+    { trigger: t1.trigger, text: t1.user_text, marks: t1.marks, engines: t1.engines },
+    {
+      trigger: "typed",
+      text: "order 42",
+      marks: { user_turn_sent: 0, first_unit: 300, first_audio: 380 },
+      engines: { synthesis: [] },
+    },
+  );
+  assertEquals(log.heardAtCaller("t1", 400), false, "the caller's heard figure is for speech");
+  log.utteranceSent("t2", "hello", 2000);
+  assertEquals(log.records()[1].marks.user_turn_sent, 1100, "the utterance kept its own start");
+});

@@ -1,6 +1,6 @@
 // Per-turn timings of a call, as the session record keeps them (docs/session-record.md): marks in
 // ms since the turn began, the latency of each step, and what the caller heard of each unit.
-export type TurnTrigger = "greeting" | "speech" | "idle";
+export type TurnTrigger = "greeting" | "speech" | "idle" | "typed";
 export type TurnMark =
   /** The caller's speech ended: the start of the silence that ended the turn, from the audio. */
   | "speech_ended"
@@ -186,6 +186,14 @@ export class TurnLog {
     turn.userText = text;
     turn.set("user_turn_sent", now);
     turn.report(this.observer);
+    this.add(turn);
+  }
+
+  /** A typed turn `id`: it begins when it is sent (no speech, so no end-of-turn or recognition). */
+  typedSent(id: string, text: string, now: number): void {
+    const turn = new Turn(id, "typed", now, Date.now());
+    turn.userText = text;
+    turn.mark("user_turn_sent", now, this.observer);
     this.add(turn);
   }
 

@@ -52,16 +52,16 @@ export interface CallerHooks {
   onActivity(): void;
   /** The turn machine's state changed (who holds the floor). */
   onFloorChanged(): void;
-  /** End of turn: the words go to the brain as turn `turnId`. */
-  onUserTurn(turnId: string, text: string): void;
+  /** End of turn: the words go to the brain as turn `turnId` (typed: the page's send-text). */
+  onUserTurn(turnId: string, text: string, typed: boolean): void;
   /** Nobody spoke for the idle timeout: the brain gets the floor on turn `turnId`. */
   onUserIdle(turnId: string): void;
   /** Speech over the bot: hold its audio (windowMs: the VAD start window that let it in). */
   pauseBot(turnId: string, windowMs: number): void;
   /** That was a backchannel or noise: the bot plays on. */
   resumeBot(turnId: string, text: string): void;
-  /** Barge-in: the bot's turn is cut. */
-  interruptBot(turnId: string, windowMs: number): void;
+  /** Barge-in: the bot's turn is cut (typed: by a typed turn, no VAD window let it in). */
+  interruptBot(turnId: string, windowMs: number, typed: boolean): void;
   /** A timed-out turn was superseded before its reply came. */
   cancelTurn(turnId: string): void;
   /** Every engine of the route failed: the call cannot hear. */
@@ -78,6 +78,8 @@ export interface UtteranceRecord {
   utteranceRecognisedBy(engine: string): void;
   utteranceSent(id: string, text: string, now: number): void;
   utteranceDropped(): void;
+  /** A typed turn `id` with `text`, sent now (no utterance: nobody spoke it). */
+  typedSent(id: string, text: string, now: number): void;
 }
 
 export interface EventLog {
@@ -174,6 +176,17 @@ export class CallerAudio {
     if (!this.#closed) this.#step(event);
   }
 
+  /**
+   * The caller typed a turn on the page (send-text): it goes to the brain now, over the bot, or
+   * once the caller's own utterance in progress is settled (turn_taking.ts, "TYPED TURNS").
+   */
+  typed(text: string): void {
+    if (this.#closed) return;
+    this.#hooks.onActivity();
+    this.#log.add("worker", "typed_text", { text });
+    this.#step({ type: "typed_text", text });
+  }
+
   /** A unit of `turnId` arrived from the brain: whether it is spoken (turn_taking.ts). */
   accept(turnId: string): UnitVerdict {
     return this.#turns.accept(turnId);
@@ -258,7 +271,7 @@ export class CallerAudio {
     for (const a of actions) {
       switch (a.type) {
         case "interrupt":
-          h.interruptBot(a.turnId, this.#vad.settings.startMs);
+          h.interruptBot(a.turnId, this.#vad.settings.startMs, a.typed === true);
           break;
         case "pause_bot":
           h.pauseBot(a.turnId, this.#vad.settings.startMs);
@@ -277,8 +290,9 @@ export class CallerAudio {
           this.#finishRecognition();
           break;
         case "send_user_turn":
-          h.onUserTurn(a.turnId, a.text);
-          this.#record.utteranceSent(a.turnId, a.text, now());
+          h.onUserTurn(a.turnId, a.text, a.typed === true);
+          if (a.typed) this.#record.typedSent(a.turnId, a.text, now());
+          else this.#record.utteranceSent(a.turnId, a.text, now());
           break;
         case "cancel":
           h.cancelTurn(a.turnId);

@@ -13,8 +13,11 @@ export {
   MAX_CLIENT_LATENCY_MS,
   readCallEnded,
   readClientLatency,
+  readSendText,
   RTVI_LABEL,
   RTVI_VERSION,
+  SEND_TEXT,
+  type SendText,
 } from "../../proto/rtvi.ts";
 
 /**

@@ -13,6 +13,10 @@ function harness() {
       if (t === "fail") throw new Error("brain is gone");
       return { ok: t };
     },
+    onSendText: (text) => {
+      if (text === "not now") throw new Error("The call has not started.");
+      events.push(`typed ${text}`);
+    },
     onDisconnectBot: () => events.push("disconnect"),
     onTrackStatus: (i, on) => events.push(`track${i}:${on}`),
   });
@@ -72,7 +76,7 @@ Deno.test("client-message gets server-response or error-response with its id", a
   ]);
 });
 
-Deno.test("send-text and ui-event reach the page handler; unknown types get error-response", async () => {
+Deno.test("send-text is a typed turn, ui-event a page message; unknown types get error-response", async () => {
   const { sent, events, session } = harness();
   session.receive(
     JSON.stringify({
@@ -90,13 +94,38 @@ Deno.test("send-text and ui-event reach the page handler; unknown types get erro
   );
   session.receive(JSON.stringify({ label: "rtvi-ai", type: "disconnect-bot", id: "b4", data: {} }));
   await tick();
-  assertEquals(events, ["send-text", "ui-event", "disconnect"]);
+  assertEquals(events, ["typed x", "ui-event", "disconnect"]);
   assertEquals(sent, [{
     label: "rtvi-ai",
     type: "error-response",
     id: "b3",
     data: { error: "Unsupported type append-to-context" },
   }]);
+});
+
+Deno.test("a send-text the call cannot serve is refused with its reason and reaches nobody", async () => {
+  const { sent, events, session } = harness();
+  const send = (id: string, data: unknown) =>
+    session.receive(JSON.stringify({ label: "rtvi-ai", type: "send-text", id, data }));
+  send("ok", { content: "  order 42 " }); // the client's sendText("…") with no options
+  send("a", { content: "   " });
+  send("b", { content: 42, options: {} });
+  send("c", "hello");
+  send("d", { content: "hi", options: { audio_response: false } });
+  send("e", { content: "hi", options: { run_immediately: "yes" } });
+  send("f", { content: "not now", options: { run_immediately: true, audio_response: true } });
+  await tick();
+  assertEquals(events, ["typed order 42"]);
+  assertEquals(sent.map((m) => [m.id, (m.data as { error: string }).error]), [
+    ["a", "Refused: send-text content is empty."],
+    ["b", "Refused: send-text content must be a string."],
+    ["c", "Refused: send-text needs an object data with a string content."],
+    ["d", "Refused: send-text options.audio_response false is not supported."],
+    ["e", "Refused: send-text options.run_immediately must be a boolean."],
+    ["f", "Refused: The call has not started."],
+  ]);
+  assertEquals(sent.every((m) => m.type === "error-response"), true);
+  assertEquals(session.counts.refused, 6);
 });
 
 // ---- hostile pages (bench/fuzz, tests/hostile_input_rtvi.test.ts) ----

@@ -19,9 +19,11 @@ import {
   MAX_RTVI_MESSAGE_BYTES,
   overBytes,
   readClientLatency,
+  readSendText,
   rtvi,
   RTVI_VERSION,
   type RtviMessage,
+  SEND_TEXT,
 } from "./protocol.ts";
 
 const log = logger("rtvi");
@@ -45,7 +47,12 @@ export interface RtviHandlers {
   /** client-ready arrived (bot-ready is already sent): the call starts. */
   onClientReady?(about: unknown): void;
   /**
-   * A page message the brain receives verbatim: client-message, send-text, ui-event. For a
+   * A typed turn (send-text, already checked: `text` is its trimmed content). Nothing answers
+   * it, as Pipecat does not; a throw (the call cannot take it) becomes an error-response.
+   */
+  onSendText?(text: string): void;
+  /**
+   * A page message the brain receives verbatim: client-message, ui-event. For a
    * client-message the result is the `d` of the server-response (the page cannot tell a
    * request from a fire-and-forget message: both carry an id, and a response to the latter is
    * ignored); a throw becomes an error-response.
@@ -87,7 +94,7 @@ export interface RtviCounts {
   handlerErrors: number;
 }
 
-const PAGE_TYPES = new Set(["client-message", "send-text", "ui-event"]);
+const PAGE_TYPES = new Set(["client-message", "ui-event"]);
 
 export class RtviSession {
   /** performance.now() of the last frame of any kind from the page (pings included). */
@@ -266,6 +273,28 @@ export class RtviSession {
     );
   }
 
+  /** A typed turn: checked here, handed to onSendText; only a refusal is answered. */
+  private sendText(m: RtviMessage, text: string): void {
+    // Logged as it came (jsonb) and sent on to the brain: what neither can carry is refused too.
+    const value = readSendText(m.data);
+    const problem = "problem" in value
+      ? value.problem
+      : unstorable({ type: m.type, data: m.data })?.message;
+    this.frame(text, problem);
+    const refuse = (why: string) => {
+      if (m.id !== undefined) this.emit("error-response", { error: `Refused: ${why}` }, m.id);
+    };
+    if (problem !== undefined || "problem" in value) {
+      this.counts.refused++;
+      return refuse(`${problem}.`);
+    }
+    // A throw is the call refusing the turn (not started yet, or ending): answered, not logged.
+    this.run(() => this.handlers.onSendText?.(value.text)).catch((err) => {
+      this.counts.refused++;
+      refuse((err as Error)?.message ?? String(err));
+    });
+  }
+
   private dispatch(m: RtviMessage, text: string): void {
     if (!this.take()) {
       // Over the rate: dropped, requests included (answering each would let a flood make the
@@ -310,6 +339,7 @@ export class RtviSession {
     if (m.type === "client-message" && (m.data as { t?: unknown } | null)?.t === CLIENT_LATENCY_T) {
       return this.clientLatency(m, text);
     }
+    if (m.type === SEND_TEXT) return this.sendText(m, text);
     if (PAGE_TYPES.has(m.type)) {
       // What the page sends is logged (jsonb) and forwarded to the brain (JSON in a frame): data
       // neither can carry is refused here rather than failing there.

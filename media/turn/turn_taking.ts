@@ -23,6 +23,14 @@
 //   (pause_bot); at the caller's pause, words that are only a backchannel or noise resume it
 //   (resume_bot, the brain hears nothing), anything else, or speech that goes on past
 //   overlapMaxMs, interrupts as in fixed mode and becomes the next turn.
+//
+// TYPED TURNS (the page's RTVI send-text): the caller chose to send the text, so it is a turn at
+// once, never a backchannel: a reply awaited or playing is interrupted (adaptive mode too), a
+// timed-out turn is cancelled, and the text goes to the brain marked typed. While the caller holds
+// the floor (speaking, paused, or their words being finalized) the typed text waits, and goes as
+// its own turn as soon as the floor is settled: after that utterance's turn is sent (whose reply
+// it then supersedes, as a caller speaking again would) or dropped. A typed turn's words are
+// never carried into a later spoken turn.
 import { EndOfTurnPolicy } from "./end_of_turn.ts";
 import { isBackchannel } from "./lexicon.ts";
 
@@ -51,6 +59,8 @@ export type TurnEvent =
   | { type: "final_text"; text: string }
   /** The brain has the floor after silence (idle). */
   | { type: "idle_elapsed" }
+  /** The caller typed a turn on the page (RTVI send-text). */
+  | { type: "typed_text"; text: string }
   /** A reply's first audio frame went out. */
   | { type: "playback_started"; turnId: string }
   /** A reply played out: its last unit arrived and every frame was sent. */
@@ -61,10 +71,11 @@ export type TurnEvent =
 export type TurnAction =
   | { type: "start_recognition" }
   | { type: "finish_recognition" }
-  | { type: "send_user_turn"; turnId: string; text: string }
+  /** typed: the caller typed the text (send-text) rather than spoke it. */
+  | { type: "send_user_turn"; turnId: string; text: string; typed?: boolean }
   | { type: "send_user_idle"; turnId: string }
-  /** Barge-in: stop the bot now, tell the brain, drop the turn's later units. */
-  | { type: "interrupt"; turnId: string }
+  /** Barge-in: stop the bot now, tell the brain, drop the turn's later units (typed: by text). */
+  | { type: "interrupt"; turnId: string; typed?: boolean }
   /** A timed-out turn was superseded before its reply came: tell the brain, drop its units. */
   | { type: "cancel"; turnId: string }
   /** Adaptive: the caller speaks over the bot: hold its audio where it is. */
@@ -131,6 +142,8 @@ export class TurnTaking {
   private lastSent?: { turnId: string; text: string };
   /** Latest audio time seen. */
   private clockMs = 0;
+  /** Typed turns that came while the caller held the floor, in order. */
+  private typedWaiting: string[] = [];
 
   constructor(options: TurnTakingOptions = {}) {
     this.mode = options.mode ?? "fixed";
@@ -193,6 +206,30 @@ export class TurnTaking {
     this.open(turnId);
     if (this.mode === "adaptive") this.lastSent = { turnId, text };
     out.push({ type: "send_user_turn", turnId, text });
+  }
+
+  /** A typed turn: whatever the bot is saying or about to say is interrupted; the text goes. */
+  private sendTyped(out: TurnAction[], text: string): void {
+    this.supersedeLate(out);
+    if (
+      (this.state === "waiting_for_brain" || this.state === "bot_speaking") &&
+      this.replyTurn !== undefined
+    ) {
+      out.push({ type: "interrupt", turnId: this.replyTurn, typed: true });
+      this.cancelled.add(this.replyTurn);
+    }
+    // Typed words are never carried into the caller's next spoken turn.
+    this.lastSent = undefined;
+    const turnId = `t${++this.turns}`;
+    this.open(turnId);
+    out.push({ type: "send_user_turn", turnId, text, typed: true });
+  }
+
+  /** Whether nobody but the bot holds the floor: a typed turn can go now. */
+  private get floorSettled(): boolean {
+    return this.overlap === undefined && this.pause === undefined &&
+      (this.state === "listening" || this.state === "waiting_for_brain" ||
+        this.state === "bot_speaking");
   }
 
   /** The pause is over and the caller speaks on: its words (if in) lead the same turn. */
@@ -277,7 +314,21 @@ export class TurnTaking {
 
   next(event: TurnEvent): TurnAction[] {
     const out: TurnAction[] = [];
+    this.step(event, out);
+    // Typed turns held while the caller spoke go once the floor is settled.
+    while (this.typedWaiting.length > 0 && this.floorSettled) {
+      this.sendTyped(out, this.typedWaiting.shift()!);
+    }
+    return out;
+  }
+
+  private step(event: TurnEvent, out: TurnAction[]): void {
     switch (event.type) {
+      case "typed_text": {
+        const text = event.text.trim();
+        if (text) this.typedWaiting.push(text);
+        break;
+      }
       case "greeting_expected":
         this.open("greeting");
         break;
@@ -412,6 +463,5 @@ export class TurnTaking {
         this.state = "listening";
         break;
     }
-    return out;
   }
 }
