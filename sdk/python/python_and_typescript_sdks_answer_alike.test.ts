@@ -27,6 +27,8 @@ async function script(url: string): Promise<unknown[]> {
   frames.push(await worker.next());
   worker.send("user_turn", { turn_id: "t1", text: "the weather is nice" });
   frames.push(...await untilLast(worker, "t1"));
+  worker.send("user_turn", { turn_id: "t1b", text: "order 42", typed: true });
+  frames.push(...await untilLast(worker, "t1b"));
   worker.send("user_turn", { turn_id: "t2", text: "tell me a long story" });
   frames.push(...await untilLast(worker, "t2"));
   const ping = { label: "rtvi-ai", type: "client-message", id: "p1", data: { t: "ping", d: 7 } };
@@ -58,7 +60,7 @@ Deno.test("the Python and TypeScript example brains answer the same frames alike
     const fromTypescript = await script(typescript.url);
     const fromPython = await script(python.url);
     assertEquals(fromPython, fromTypescript);
-    assertEquals(fromPython.length, 19); // greeting, 3 + 8 + 1 + 2 + 4: every step answered
+    assertEquals(fromPython.length, 22); // greeting, 3 + 3 + 8 + 1 + 2 + 4: every step answered
   } finally {
     await typescript.shutdown();
     await python.stop();

@@ -27,7 +27,7 @@ Deno.test("the example brain answers with what it heard and shows a transcript a
     const frames = await worker.take(3);
     assert.deepEqual(frames[0].action, {
       type: "transcript",
-      json: JSON.stringify({ turn_id: "t1", text: "the weather is nice" }),
+      json: JSON.stringify({ turn_id: "t1", text: "the weather is nice", typed: false }),
     });
     assert.deepEqual(units(frames).map((u) => [u.text, u.last]), [
       ["You said: the weather is nice", false],

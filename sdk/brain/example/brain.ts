@@ -15,7 +15,8 @@ export function createExampleBrain(): Brain {
     onSessionStart: () => "Hello! I am the example brain. Say something and I will repeat it.",
 
     async *onTurn(turn, session) {
-      session.dispatch("transcript", { turn_id: turn.id, text: turn.text }); // shows on the page
+      // Shows on the page; `typed`: the caller typed it (the page's text box) rather than spoke it.
+      session.dispatch("transcript", { turn_id: turn.id, text: turn.text, typed: turn.typed });
       const words = turn.text.toLowerCase();
       if (/\b(good)?bye\b/.test(words)) {
         yield "Goodbye! Thanks for calling.";

@@ -31,7 +31,8 @@ def greet(session):
 
 @brain.on_turn
 async def answer(turn, session):
-    session.dispatch("transcript", {"turn_id": turn.id, "text": turn.text})  # shows on the page
+    # Shows on the page; "typed": the caller typed it (the page's text box) rather than spoke it.
+    session.dispatch("transcript", {"turn_id": turn.id, "text": turn.text, "typed": turn.typed})
     words = turn.text.lower()
     if re.search(r"\b(good)?bye\b", words):
         yield "Goodbye! Thanks for calling."

@@ -28,7 +28,7 @@ class ExampleBrainTest(unittest.IsolatedAsyncioTestCase):
             frames = await worker.until_last("t1")
             self.assertEqual(frames[0]["action"], {
                 "type": "transcript",
-                "json": '{"turn_id":"t1","text":"the weather is nice"}',
+                "json": '{"turn_id":"t1","text":"the weather is nice","typed":false}',
             })
             self.assertEqual(units(frames), [["You said: the weather is nice", False], ["", True]])
 
