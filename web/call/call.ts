@@ -145,6 +145,17 @@ export class VoiceCall {
   }
 
   /**
+   * A typed turn: the Pipecat client's own sendText, an RTVI send-text `{content, options: {}}`.
+   * The worker makes it a caller turn (the brain gets it marked typed; a reply playing is cut)
+   * and echoes it back as a final user-transcription, so the transcript shows it in its place.
+   */
+  async sendText(content: string): Promise<void> {
+    if (!this.client || this.state.phase !== "ready") throw new Error("the call is not ready");
+    await this.client.sendText(content);
+    this.update({}, "sent typed text");
+  }
+
+  /**
    * Tells the worker the page's own end-of-speech-to-first-audio figure (a client-message with
    * the reserved t "client-latency", which the worker keeps on the turn and never forwards to
    * the brain). Resolves with whether the worker kept it; undefined when it could not be sent.

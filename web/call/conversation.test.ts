@@ -28,6 +28,20 @@ Deno.test("interim transcripts are replaced by the next interim and by their fin
   ]);
 });
 
+Deno.test("a typed line's echo is its own line marked typed, leaving a grey interim alone", () => {
+  const c = new Conversation();
+  c.userTranscript(t("uh", false));
+  c.typed("  my order is 42 ");
+  c.userTranscript(t("my order is 42", true));
+  c.userTranscript(t("uh huh", true));
+  c.userTranscript(t("my order is 42", true)); // said, not typed again: an ordinary line
+  assert.deepEqual(c.transcript, [
+    { seq: 0, text: "uh huh", final: true },
+    { seq: 1, text: "my order is 42", final: true, typed: true },
+    { seq: 2, text: "my order is 42", final: true },
+  ]);
+});
+
 Deno.test("bot output progress updates one unit; completed with text left is cut off", () => {
   const c = new Conversation();
   c.botOutput(out("Hello there.", "new", ""));

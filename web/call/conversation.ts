@@ -9,6 +9,8 @@ export interface TranscriptLine {
   text: string;
   /** false while recognition may still change it (shown grey); the final replaces it. */
   final: boolean;
+  /** The caller typed it (the worker's echo of a send-text this page sent). */
+  typed?: boolean;
 }
 
 export interface BotUnit {
@@ -46,11 +48,28 @@ export class Conversation {
   private seq = 0;
   /** Caller lines that began while a bot unit was playing: the ones that can cut a reply. */
   private overBot = new WeakSet<TranscriptLine>();
+  /** Texts this page typed whose echo has not come back yet (trimmed, as the worker sends them). */
+  private typing: string[] = [];
+
+  /** The caller typed `text`: its echo, a final transcript, will be shown as typed. */
+  typed(text: string): void {
+    this.typing.push(text.trim());
+  }
 
   userTranscript(d: TranscriptData): void {
-    const last = this.transcript.at(-1);
-    // An interim is replaced by the next interim or by its final, in the same place.
-    if (last && !last.final) Object.assign(last, { text: d.text, final: d.final });
+    const i = d.final ? this.typing.indexOf(d.text) : -1;
+    if (i >= 0) {
+      // The echo of a typed turn: a line of its own; a grey interim of speech stays as it is.
+      this.typing.splice(i, 1);
+      const line = { seq: this.seq++, text: d.text, final: true, typed: true };
+      if (this.bot.some((u) => u.status !== "completed")) this.overBot.add(line);
+      this.transcript.push(line);
+      return;
+    }
+    // An interim is replaced by the next interim or by its final, in the same place (a typed
+    // line's echo may have come after it).
+    const open = this.transcript.findLast((line) => !line.final);
+    if (open) Object.assign(open, { text: d.text, final: d.final });
     else {
       const line = { seq: this.seq++, text: d.text, final: d.final };
       if (this.bot.some((u) => u.status !== "completed")) this.overBot.add(line);

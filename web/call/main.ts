@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 // The demo page: voice and language pickers, call and hang-up, the live conversation with what
-// the caller heard, who is speaking, the brain's actions and a box to message the brain. Its
-// state is on `window.callPage` for tests.
+// the caller heard, a box to type a turn instead of speaking it, who is speaking, the brain's
+// actions and a box to message the brain. Its state is on `window.callPage` for tests.
 //
 // Configuration comes from `globalThis.CALL_CONFIG` (set by demo-config.js or an embedding page)
 // or the query string:
@@ -52,6 +52,8 @@ export interface CallPage {
   start(): Promise<void>;
   hangUp(): Promise<void>;
   sendClientMessage(t: string, d?: unknown): void;
+  /** A typed turn (the client's sendText); the transcript shows it as typed. */
+  sendText(content: string): Promise<void>;
 }
 
 function readConfig(): CallConfig {
@@ -69,6 +71,7 @@ const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as 
 const callButton = $<HTMLButtonElement>("call");
 const hangUpButton = $<HTMLButtonElement>("hangup");
 const sendButton = $<HTMLButtonElement>("msg-send");
+const typedButton = $<HTMLButtonElement>("typed-send");
 const pickers = {
   voice: $<HTMLSelectElement>("voice"),
   tts: $<HTMLSelectElement>("tts-language"),
@@ -180,6 +183,7 @@ const page: CallPage = {
         const live = state.phase === "ready" || state.phase === "connecting";
         hangUpButton.disabled = !live;
         sendButton.disabled = state.phase !== "ready";
+        typedButton.disabled = state.phase !== "ready";
         callButton.disabled = !["idle", "refused", "ended", "failed"].includes(state.phase);
         for (const p of Object.values(pickers)) p.disabled = live || !page.capabilities;
       },
@@ -209,6 +213,11 @@ const page: CallPage = {
   sendClientMessage(t, d) {
     page.call?.sendClientMessage(t, d);
   },
+  async sendText(content) {
+    if (!page.call || !content.trim()) return;
+    page.conversation.typed(content);
+    await page.call.sendText(content);
+  },
 };
 globalThis.callPage = page;
 page.ready = loadPickers();
@@ -219,6 +228,16 @@ $<HTMLFormElement>("message").addEventListener("submit", (e) => {
   e.preventDefault();
   const t = $<HTMLInputElement>("msg-type").value.trim();
   if (t) page.sendClientMessage(t, parseData($<HTMLInputElement>("msg-data").value));
+});
+$<HTMLFormElement>("typed").addEventListener("submit", (e) => {
+  e.preventDefault();
+  const box = $<HTMLInputElement>("typed-text");
+  const text = box.value;
+  box.value = "";
+  void page.sendText(text).catch((err) => {
+    box.value = text; // not sent: the caller keeps what they typed
+    page.call?.state.log.push(`typed text not sent: ${err}`);
+  });
 });
 setInterval(() => {
   $<HTMLMeterElement>("bot-level").value = page.botMeter?.level ?? 0;

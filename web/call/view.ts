@@ -14,8 +14,9 @@ function el(tag: string, className: string, text?: string): HTMLElement {
 }
 
 function userLine(line: TranscriptLine): HTMLElement {
-  const li = el("li", line.final ? "user final" : "user interim");
+  const li = el("li", `user ${line.final ? "final" : "interim"}${line.typed ? " typed" : ""}`);
   li.append(el("span", "who", "You"), el("span", "text", line.text));
+  if (line.typed) li.append(el("span", "how", " (typed)"));
   return li;
 }
 
