@@ -105,7 +105,9 @@ export function readSendText(data: unknown): { text: string } | { problem: strin
   for (const name of ["run_immediately", "audio_response"]) {
     const value = (options as Record<string, unknown>)[name];
     if (value === undefined) continue;
-    if (typeof value !== "boolean") return { problem: `send-text options.${name} must be a boolean` };
+    if (typeof value !== "boolean") {
+      return { problem: `send-text options.${name} must be a boolean` };
+    }
     // Text-only replies and queued text are not served: a refusal, not a silently different call.
     if (!value) return { problem: `send-text options.${name} false is not supported` };
   }

@@ -31,7 +31,11 @@ Deno.test("a typed turn reaches the brain marked typed, and its reply is spoken 
     assertEquals(turn.data.text, "my order number is 42");
     assertEquals(turn.data.typed, true);
     const echo = await caller.waitForMessage((m) => m.type === "user-transcription");
-    assertEquals(echo.data, { ...(echo.data as object), text: "my order number is 42", final: true });
+    assertEquals(echo.data, {
+      ...(echo.data as object),
+      text: "my order number is 42",
+      final: true,
+    });
 
     const reply = "You said: my order number is 42";
     await caller.waitForMessage((m) => m.type === "bot-output" && text(m) === reply, 15_000);

@@ -49,7 +49,8 @@ class TurnsTest(unittest.IsolatedAsyncioTestCase):
             await worker.send("user_turn", {"turn_id": "t2", "text": "order 42", "typed": True})
             typed = units(await worker.until_last("t2"))
         self.assertEqual(seen, [("t1", "hello", False), ("t2", "order 42", True)])
-        self.assertEqual((spoken, typed), ([["spoken", False], ["", True]], [["typed", False], ["", True]]))
+        self.assertEqual(spoken, [["spoken", False], ["", True]])
+        self.assertEqual(typed, [["typed", False], ["", True]])
 
     async def test_a_string_a_coroutine_a_list_or_none_are_replies_too(self):
         replies = {
