@@ -1,5 +1,6 @@
 // The service's side of RTVI for one call: answers client-ready with bot-ready, answers
-// requests, turns page messages into callbacks, and keeps liveness from pings. It knows nothing
+// requests, turns page messages into callbacks (a send-text into a typed turn), and keeps
+// liveness from pings. It knows nothing
 // of WebRTC: it reads and writes text frames.
 //
 // Whatever the page sends, receive() never throws and no handler's failure escapes it (it runs
