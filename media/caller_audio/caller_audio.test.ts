@@ -30,11 +30,13 @@ class Heard implements CallerHooks {
   onFinalText = (text: string) => this.#add("final_text", text);
   onActivity = () => {};
   onFloorChanged = () => {};
-  onUserTurn = (turnId: string, text: string) => this.#add("user_turn", turnId, text);
+  onUserTurn = (turnId: string, text: string, typed: boolean) =>
+    this.#add(typed ? "typed_turn" : "user_turn", turnId, text);
   onUserIdle = (turnId: string) => this.#add("user_idle", turnId);
   pauseBot = (turnId: string, windowMs: number) => this.#add("pause_bot", turnId, windowMs);
   resumeBot = (turnId: string, text: string) => this.#add("resume_bot", turnId, text);
-  interruptBot = (turnId: string, windowMs: number) => this.#add("interrupt", turnId, windowMs);
+  interruptBot = (turnId: string, windowMs: number, typed: boolean) =>
+    typed ? this.#add("typed_cut", turnId) : this.#add("interrupt", turnId, windowMs);
   cancelTurn = (turnId: string) => this.#add("cancel", turnId);
   onRecognitionFailed = (err: Error) => this.#add("recognition_failed", err.message);
   named(prefix: string) {
@@ -203,6 +205,34 @@ Deno.test("fixed end of turn: the VAD's own end of speech ends the utterance", a
       "final_text book a table",
       "user_turn t1 book a table",
     ]);
+  } finally {
+    caller.close();
+  }
+});
+
+Deno.test("a turn typed while the caller speaks goes after their words, marked and recorded typed", async () => {
+  const recorder = new Recorder("recorder", [EN], "book a table");
+  const { caller, heard, record, log } = await setup(new RecognitionRouter([recorder], {}));
+  try {
+    const pcm = concat(await speech16k("I would like to book a table"), silence(2500));
+    let i = 0;
+    for (; i < pcm.length && !log.some((e) => e.kind === "speech_started"); i += 320) {
+      await caller.push(pcm.subarray(i, i + 320));
+    }
+    assert(i < pcm.length, "the VAD never heard the caller start");
+    caller.typed("  order 42 ");
+    assertEquals(heard.named("typed"), [], "the caller holds the floor: the typed turn waits");
+    await speak(caller, pcm.subarray(i));
+    await until(() => heard.named("typed_turn").length > 0);
+    assertEquals(
+      heard.calls.filter((c) => /^(user_turn|typed_)/.test(c)),
+      ["user_turn t1 book a table", "typed_cut t1", "typed_turn t2 order 42"],
+    );
+    assertEquals(
+      record.records().map((t) => [t.turn_id, t.trigger, t.user_text]),
+      [["t1", "speech", "book a table"], ["t2", "typed", "order 42"]],
+    );
+    assertEquals(log.find((e) => e.kind === "typed_text")?.data, { text: "order 42" });
   } finally {
     caller.close();
   }

@@ -181,10 +181,11 @@ export class CallerAudio {
    * once the caller's own utterance in progress is settled (turn_taking.ts, "TYPED TURNS").
    */
   typed(text: string): void {
-    if (this.#closed) return;
+    const clean = text.trim();
+    if (this.#closed || !clean) return;
     this.#hooks.onActivity();
-    this.#log.add("worker", "typed_text", { text });
-    this.#step({ type: "typed_text", text });
+    this.#log.add("worker", "typed_text", { text: clean });
+    this.#step({ type: "typed_text", text: clean });
   }
 
   /** A unit of `turnId` arrived from the brain: whether it is spoken (turn_taking.ts). */
