@@ -8,10 +8,15 @@ import {
 
 Deno.test("a service frame round-trips with its seq, timestamp and body", () => {
   const before = Date.now();
-  const f = decodeServiceFrame(encodeServiceFrame(3, "user_turn", { turn_id: "t1", text: "hi" }));
+  const f = decodeServiceFrame(
+    encodeServiceFrame(3, "user_turn", { turn_id: "t1", text: "hi", typed: true }),
+  );
   assertEquals(f.seq, 3);
   assertEquals(f.kind, "user_turn");
-  assertEquals(f.body, { turn_id: "t1", text: "hi" });
+  assertEquals(f.body, { turn_id: "t1", text: "hi", typed: true });
+  // A spoken turn (or an older worker) leaves typed out: it reads false.
+  const spoken = decodeServiceFrame(encodeServiceFrame(4, "user_turn", { turn_id: "t2" }));
+  assertEquals(spoken.body, { turn_id: "t2", text: "", typed: false });
   assertEquals(f.timestamp_ms >= before && f.timestamp_ms <= Date.now(), true);
 });
 
