@@ -7,7 +7,7 @@
 // a second expect_reply looks past what the first one matched. A config change is not sent to
 // pages, so expect_config reads the session's log through sessions.get with the same key (an
 // sk_ key; the log is written in batches of about half a second).
-import type { RtviMessage, TestCaller } from "./caller.ts";
+import type { RtviMessage } from "./caller.ts";
 import { dial, type DialOptions } from "./dial.ts";
 import { errorText, type Failure } from "./call_events.ts";
 import { isFinal, isRtvi, type Stop, Watch } from "./message_watch.ts";
@@ -22,8 +22,6 @@ export interface ScenarioOptions extends DialOptions {
   speech: Map<string, SpokenTurn>;
   /** Default limit of an expectation and of bot-ready (ms). */
   timeoutMs: number;
-  /** A received frame louder than this (RMS) is bot audio. Default 300. */
-  audioLevel?: number;
   onLine?: (line: string) => void;
 }
 
@@ -68,7 +66,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
   const line = o.onLine ?? (() => {});
-  const level = o.audioLevel ?? 300;
   const s = o.scenario;
   const result: ScenarioResult = {
     name: s.name,
