@@ -21,7 +21,10 @@ Deno.test("the end of the caller's speech is where its words end, with brown noi
   // The mix is loud to its end: an amplitude threshold would put the end of speech 6 s late.
   const wordsEndMs = (turn.speechEnd! * 1000) / 48000;
   const mixEndMs = lastVoicedMs(turn.pcm)!;
-  assert(mixEndMs - wordsEndMs > 5500, `words end ${wordsEndMs} ms, the mix's loud end ${mixEndMs} ms`);
+  assert(
+    mixEndMs - wordsEndMs > 5500,
+    `words end ${wordsEndMs} ms, the mix's loud end ${mixEndMs} ms`,
+  );
 
   const service = await startCallService(createExampleBrain());
   try {
