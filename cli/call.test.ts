@@ -183,7 +183,15 @@ Deno.test("`deno run -A cli/call.ts` completes a call with the example brain and
     const err = new TextDecoder().decode(out.stderr);
     assert.equal(out.code, 0, `${text}\n${err}`);
     const lines = text.split("\n");
-    assert.match(lines[0], /^session: \S+/);
+    // Which voice says the text turns, then the call.
+    assert.equal(lines[0], "caller voice: festival (text2wave)");
+    assert.match(lines[1], /^session: \S+/);
+    assert.ok(
+      lines.some((l) =>
+        /^said vs heard \(turn 1\): "hello there how are you" \/ ".*": WER \d\.\d\d$/.test(l)
+      ),
+      text,
+    );
     assert.ok(
       lines.includes("bot: Hello! I am the example brain. Say something and I will repeat it."),
     );
