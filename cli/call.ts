@@ -24,7 +24,7 @@ prints the conversation with per-turn latencies, and exits non-zero when the bra
 
 Turns, in the order given:
   SCRIPT               a text file: one caller turn per line; blank lines and # lines are skipped
-  --say TEXT           one caller turn, spoken by the local synthesis engine (repeatable)
+  --say TEXT           one caller turn, spoken by the caller voice (below) (repeatable)
   --wav FILE           one caller turn from a 16-bit PCM WAV, any rate up to 48 kHz (repeatable)
 
 Scenario (instead of turns):
