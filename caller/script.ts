@@ -7,8 +7,11 @@ import { mixNoise, type NoiseSpec, speechRms } from "./noise.ts";
 import { lastVoicedMs } from "./turn_latency.ts";
 import { readWav, to48k } from "./wav.ts";
 
-/** One caller turn: text the local engine speaks, or a WAV file's audio. */
-export type ScriptTurn = { kind: "text"; text: string } | { kind: "wav"; path: string };
+/** One caller turn: text the caller voice speaks, a WAV file's audio, or text typed. */
+export type ScriptTurn =
+  | { kind: "text"; text: string }
+  | { kind: "wav"; path: string }
+  | { kind: "typed"; text: string };
 
 /**
  * A script file's turns: one per line; blank lines and lines whose first non-blank character is
@@ -30,6 +33,8 @@ export interface SpokenTurn {
   label: string;
   /** What is said, for text turns: the reference the recognised text is scored against. */
   text?: string;
+  /** Typed, not spoken: `text` goes as the page's send-text and `pcm` is empty. */
+  typed?: boolean;
   pcm: Int16Array;
   /**
    * Where the caller's speech ends in `pcm`, in samples, found in the source audio before any
@@ -107,6 +112,8 @@ export async function prepareTurns(
         else pcm = await synthesizeText(tts ??= makeEngine(), t.text, voice);
         if (pcm.length === 0) throw new Error(`synthesis of "${t.text}" produced no audio`);
         out.push(withNoise({ label: t.text, text: t.text, pcm }, o.noise));
+      } else if (t.kind === "typed") {
+        out.push({ label: `(typed) ${t.text}`, text: t.text, typed: true, pcm: new Int16Array(0) });
       } else {
         const pcm = to48k(await readWav(t.path));
         const label = `[${t.path}, ${(pcm.length / 48000).toFixed(1)} s]`;

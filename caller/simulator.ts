@@ -329,16 +329,24 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       };
       result.turns.push(report);
       emit({ type: "caller", text: turn.label });
-      const said = await Promise.race([caller.say(turn.pcm), watch.terminal.then(() => null)]);
-      if (!said) {
-        const stop = await watch.next(from, () => false, 0);
-        throw failureOf(stop.kind === "match" ? { kind: "timeout" } : stop, `turn ${step}`);
+      let speechEnd: number;
+      if (turn.typed) {
+        // As the page's text box sends it (client-js sendText); the service echoes it as the
+        // final user-transcription, and the figures count from the moment it was sent.
+        caller.sendRtvi("send-text", { content: turn.text, options: {} });
+        speechEnd = performance.now();
+      } else {
+        const said = await Promise.race([caller.say(turn.pcm), watch.terminal.then(() => null)]);
+        if (!said) {
+          const stop = await watch.next(from, () => false, 0);
+          throw failureOf(stop.kind === "match" ? { kind: "timeout" } : stop, `turn ${step}`);
+        }
+        // The end of the caller's words as the simulator knows them (the source's speech, before
+        // any noise), at the time the frame that carried it really went out.
+        const endSample = turn.speechEnd ?? speechEndSample(turn.pcm);
+        speechEnd = caller.frames.sampleSentAt(said.startedAt, endSample) ??
+          said.startedAt + (endSample * 1000) / 48000;
       }
-      // The end of the caller's words as the simulator knows them (the source's speech, before
-      // any noise), at the time the frame that carried it really went out.
-      const endSample = turn.speechEnd ?? speechEndSample(turn.pcm);
-      const speechEnd = caller.frames.sampleSentAt(said.startedAt, endSample) ??
-        said.startedAt + (endSample * 1000) / 48000;
       const final = await watch.next(from, isFinal, speechEnd + o.timeoutMs);
       if (final.kind === "timeout") {
         throw new StepFailed({
@@ -361,7 +369,7 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       report.latency.bot_output = ms(speechEnd, r.firstOutput);
       report.latency.bot_audio = ms(speechEnd, r.firstAudio);
       emit({ type: "latency", step, latency: report.latency });
-      if (turn.text !== undefined) {
+      if (turn.text !== undefined && !turn.typed) {
         const heard = report.heard.join(" ");
         report.wer = wordErrorRate(turn.text, heard);
         emit({ type: "wer", step, said: turn.text, heard, wer: report.wer });

@@ -20,7 +20,18 @@ Deno.test("turns keep command-line order: script lines in place, --say and --wav
   try {
     await Deno.writeTextFile(`${dir}/a.txt`, "# two turns\nfirst line\n\nsecond line\n");
     const parsed = await parseCallArgs(
-      ["--say", "zero", `${dir}/a.txt`, "--wav", "x.wav", "--say", "last", ...ID],
+      [
+        "--say",
+        "zero",
+        `${dir}/a.txt`,
+        "--wav",
+        "x.wav",
+        "--type",
+        "typed",
+        "--say",
+        "last",
+        ...ID,
+      ],
       {},
     );
     assert.equal(parsed.kind, "run");
@@ -30,6 +41,7 @@ Deno.test("turns keep command-line order: script lines in place, --say and --wav
       { kind: "text", text: "first line" },
       { kind: "text", text: "second line" },
       { kind: "wav", path: "x.wav" },
+      { kind: "typed", text: "typed" },
       { kind: "text", text: "last" },
     ]);
   } finally {

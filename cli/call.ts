@@ -26,6 +26,8 @@ Turns, in the order given:
   SCRIPT               a text file: one caller turn per line; blank lines and # lines are skipped
   --say TEXT           one caller turn, spoken by the caller voice (below) (repeatable)
   --wav FILE           one caller turn from a 16-bit PCM WAV, any rate up to 48 kHz (repeatable)
+  --type TEXT          one caller turn typed, as the page's text box sends it (repeatable): no
+                       recogniser, fast and deterministic; the replies are still spoken
 
 Scenario (instead of turns):
   --scenario FILE      YAML or JSON steps: say, wav, type, wait, interrupt, expect_reply,
@@ -116,6 +118,7 @@ export async function parseCallArgs(
       options: {
         say: { type: "string", multiple: true },
         wav: { type: "string", multiple: true },
+        type: { type: "string", multiple: true },
         api: { type: "string" },
         key: { type: "string" },
         agent: { type: "string" },
@@ -213,6 +216,9 @@ export async function parseCallArgs(
     } else if (t.kind === "option" && t.name === "say" && t.value !== undefined) {
       if (t.value.trim() === "") return { kind: "error", message: "--say needs some text" };
       turns.push({ kind: "text", text: t.value.trim() });
+    } else if (t.kind === "option" && t.name === "type" && t.value !== undefined) {
+      if (t.value.trim() === "") return { kind: "error", message: "--type needs some text" };
+      turns.push({ kind: "typed", text: t.value.trim() });
     } else if (t.kind === "option" && t.name === "wav" && t.value !== undefined) {
       turns.push({ kind: "wav", path: t.value });
     }
