@@ -116,7 +116,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     }
   };
 
-  // Where expectations look from: the caller's last act (message index and time).
+  // Where expectations look from: the caller's last act (its first message index, its end).
   let actedAt = { index: 0, at: performance.now() };
   let replyFrom = 0;
   const configsSeen = new Set<number>();
@@ -157,7 +157,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       const wait = first + step.afterMs - performance.now();
       if (wait > 0) await sleep(wait);
     }
-    const mark = { index: watch.seen.length, at: performance.now() };
+    const from = watch.seen.length;
     const what: Utterance = step.kind === "say"
       ? { say: step.text }
       : step.kind === "wav"
@@ -166,8 +166,10 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       ? { type: step.text }
       : step.what;
     await speak(what, name);
-    actedAt = mark;
-    replyFrom = mark.index;
+    // Expectations read the messages from the start of the act; an interrupt waits for bot
+    // audio after its end (not the tail of an earlier reply heard while the caller spoke).
+    actedAt = { index: from, at: performance.now() };
+    replyFrom = from;
   };
 
   const expectReply = async (step: Step & { kind: "expect_reply" }, name: string) => {
