@@ -4,7 +4,7 @@
 // message verbatim (the worker before typed turns) or a UserTurn (after), with an action echoing
 // the text, so the step is checked end to end through the real worker on either.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { startCallService } from "./helpers/call_harness.ts";
+import { startCallService, waitForLog } from "./helpers/call_harness.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 import { runCall } from "../cli/call.ts";
 
@@ -53,12 +53,11 @@ Deno.test("a typed step reaches the brain as the client library's sendText sends
 
     // On the wire to the brain: the RTVI message verbatim, or a turn of that text.
     const sessionId = text.match(/session: (\S+)/)![1];
-    const log = await service.log(sessionId);
-    const sent = log.find((e) =>
+    // The worker writes the log in batches: wait for the entry.
+    const sent = await waitForLog(service, sessionId, (e) =>
       e.source === "to_brain" &&
-      (e.kind === "user_turn" || (e.kind === "client_message" && e.data.json.includes("send-text")))
-    );
-    assert(sent, JSON.stringify(log.map((e) => `${e.source}:${e.kind}`)));
+      (e.kind === "user_turn" ||
+        (e.kind === "client_message" && e.data.json.includes("send-text"))));
     if (sent!.kind === "client_message") {
       const m = JSON.parse(sent!.data.json);
       assertEquals([m.label, m.type, m.data], ["rtvi-ai", "send-text", {
