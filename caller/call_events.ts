@@ -14,6 +14,7 @@ export type FailureKind =
   | "timeout"
   | "protocol error"
   | "hung up early"
+  | "misheard"
   | "interrupted";
 
 export interface Failure {
@@ -48,6 +49,8 @@ export type CallEvent =
     | { type: "bot"; text: string; cut_off: boolean; heard: string | null }
     | { type: "action"; data: unknown }
     | { type: "latency"; step: "greeting" | number; latency: Latency }
+    /** A text turn: what the caller said against what the service heard, word error rate. */
+    | { type: "wer"; step: number; said: string; heard: string; wer: number }
     | { type: "error"; message: RtviMessage }
     /** The worker's call-ended notice, when it sent one, says why. */
     | { type: "hangup"; status?: string; reason?: string }
@@ -63,6 +66,8 @@ export interface TurnReport {
   /** Bot units as spoken (their full text). */
   bot: string[];
   latency: Latency;
+  /** Text turns: word error rate of what was heard against what was said. */
+  wer?: number;
 }
 
 export interface SimulationResult {
@@ -102,6 +107,8 @@ export function formatEvent(e: CallEvent): string {
           f(l.transcript)
         }, first bot-output ${f(l.bot_output)}, first bot audio ${f(l.bot_audio)}`;
     }
+    case "wer":
+      return `said vs heard (turn ${e.step}): "${e.said}" / "${e.heard}": WER ${e.wer.toFixed(2)}`;
     case "error": {
       const fatal = (e.message.data as { fatal?: unknown } | undefined)?.fatal === true;
       return `error${fatal ? " (fatal)" : ""}: ${errorText(e.message)}`;

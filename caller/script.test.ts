@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { EspeakEngine } from "../media/tts/espeak_engine.ts";
 import { UnservedError } from "../media/tts/engine.ts";
-import { parseScript, prepareTurns, speechEndMs } from "./script.ts";
+import { parseScript, prepareTurns, speechEndMs, withNoise } from "./script.ts";
+import { parseNoise } from "./noise.ts";
 import { encodeWav, rms } from "./wav.ts";
 
 Deno.test("a script has one turn per line and skips blank lines and # comment lines", () => {
@@ -70,4 +71,25 @@ Deno.test("a language the engine does not serve fails before any call is made", 
     () => made!.synthesize("x", { voice: "VOICE_ARJUN", language: "LANGUAGE_EN" }),
     /closed/,
   );
+});
+
+Deno.test("noise mixed under a turn leaves its speech end where the clean speech ends", () => {
+  const pcm = new Int16Array(48000); // 0.5 s of sound, then 0.5 s of silence
+  for (let i = 0; i < 24000; i++) pcm[i] = i % 2 ? 4000 : -4000;
+  for (const kind of ["white", "pink", "brown"] as const) {
+    const turn = withNoise({ label: "x", pcm }, { kind, db: -20, tailMs: 2000 });
+    assert.equal(turn.speechEnd, 24000);
+    assert.equal(turn.pcm.length, 48000 * 3);
+    // The noise is 20 dB below the speech (RMS 4000), and there after the speech ends.
+    const level = rms(turn.pcm, 48000, 48000 * 3);
+    assert.ok(level > 300 && level < 500, `${kind}: ${level}`);
+  }
+});
+
+Deno.test("a noise option reads as KIND[:DB[:TAIL_SECONDS]] and is refused otherwise", () => {
+  assert.deepEqual(parseNoise("brown:-20:6"), { kind: "brown", db: -20, tailMs: 6000 });
+  assert.deepEqual(parseNoise("pink"), { kind: "pink", db: -20, tailMs: 1000 });
+  assert.throws(() => parseNoise("purple"), /white, pink, brown/);
+  assert.throws(() => parseNoise("white:loud"), /not a dB figure/);
+  assert.throws(() => parseNoise("white:-10:99"), /0 to 60 seconds/);
 });

@@ -11,8 +11,10 @@
 //   2  the call could not be set up: bad input, the API unreachable, sessions.connect or the
 //      offer refused, no bot-ready.
 // The bot hanging up after its reply to the last turn has begun is a normal end, not a failure.
-import { CallerHttpError, type RtviMessage, TestCaller } from "./caller.ts";
-import { speechEndMs, type SpokenTurn } from "./script.ts";
+import type { RtviMessage } from "./caller.ts";
+import { dial } from "./dial.ts";
+import { speechEndSample, type SpokenTurn } from "./script.ts";
+import { wordErrorRate } from "../media/stt/wer.ts";
 import { summarise } from "./turn_latency.ts";
 import { CLIENT_LATENCY_T, readCallEnded } from "../proto/rtvi.ts";
 import {
@@ -65,6 +67,11 @@ export interface SimulationOptions {
    */
   reportLatency?: boolean;
   onEvent?: (e: CallEvent) => void;
+  /**
+   * Fail the call when a text turn's recognised text differs from what was said by more than
+   * this word error rate (0 to 1). Undefined: the WER is printed, never judged.
+   */
+  expectHeard?: number;
   /** Aborting hangs up and ends with exit code 130. */
   signal?: AbortSignal;
 }
@@ -114,62 +121,12 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
     return result;
   };
 
-  // sessions.connect, as the customer's server (sk_) or page (pk_ with its Origin) does.
-  const body: Record<string, unknown> = { agent_id: o.agent };
-  if (o.config) body.config = o.config;
-  if (o.init) body.init = o.init;
-  if (o.displayName) body.display_name = o.displayName;
-  const headers: Record<string, string> = {
-    authorization: `Bearer ${o.key}`,
-    "content-type": "application/json",
-  };
-  if (o.origin) headers.origin = o.origin;
-  const base = o.api.replace(/\/+$/, "");
-  let connect: { status: number; body: unknown };
-  try {
-    const res = await fetch(`${base}/api/v1/sessions.connect`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify(body),
-      signal: o.signal,
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch { /* not JSON: shown as text */ }
-    connect = { status: res.status, body: parsed };
-  } catch (err) {
-    if (o.signal?.aborted) return finish({ kind: "interrupted", message: "interrupted" }, 130);
-    return finish({
-      kind: "unreachable",
-      message: `cannot reach the API at ${base}: ${(err as Error).message}`,
-    }, 2);
-  }
-  if (connect.status !== 200) return finish(refusal("connect refused", connect), 2);
-  const params = connect.body as {
-    session_id: string;
-    webrtc_request_params: { endpoint: string; headers: Record<string, string> };
-  };
-  result.session_id = params.session_id;
-  emit({ type: "session", session_id: params.session_id });
-
-  let caller: TestCaller;
-  try {
-    caller = await TestCaller.connect({
-      offerUrl: params.webrtc_request_params.endpoint,
-      headers: params.webrtc_request_params.headers,
-    });
-  } catch (err) {
-    if (err instanceof CallerHttpError) {
-      let parsed: unknown = err.body;
-      try {
-        parsed = JSON.parse(err.body);
-      } catch { /* text */ }
-      return finish(refusal("offer refused", { status: err.status, body: parsed }), 2);
-    }
-    return finish({ kind: "offer refused", message: (err as Error).message }, 2);
-  }
+  const dialled = await dial(o, (id) => {
+    result.session_id = id;
+    emit({ type: "session", session_id: id });
+  });
+  if (dialled.kind === "failed") return finish(dialled.failure, dialled.exitCode);
+  const caller = dialled.caller;
 
   // Units announced ("new") but not yet completed, printed when they complete or at step end.
   const pending = new Map<string, string>();
@@ -372,15 +329,24 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       };
       result.turns.push(report);
       emit({ type: "caller", text: turn.label });
-      const said = await Promise.race([caller.say(turn.pcm), watch.terminal.then(() => null)]);
-      if (!said) {
-        const stop = await watch.next(from, () => false, 0);
-        throw failureOf(stop.kind === "match" ? { kind: "timeout" } : stop, `turn ${step}`);
+      let speechEnd: number;
+      if (turn.typed) {
+        // As the page's text box sends it (client-js sendText); the service echoes it as the
+        // final user-transcription, and the figures count from the moment it was sent.
+        caller.sendRtvi("send-text", { content: turn.text, options: {} });
+        speechEnd = performance.now();
+      } else {
+        const said = await Promise.race([caller.say(turn.pcm), watch.terminal.then(() => null)]);
+        if (!said) {
+          const stop = await watch.next(from, () => false, 0);
+          throw failureOf(stop.kind === "match" ? { kind: "timeout" } : stop, `turn ${step}`);
+        }
+        // The end of the caller's words as the simulator knows them (the source's speech, before
+        // any noise), at the time the frame that carried it really went out.
+        const endSample = turn.speechEnd ?? speechEndSample(turn.pcm);
+        speechEnd = caller.frames.sampleSentAt(said.startedAt, endSample) ??
+          said.startedAt + (endSample * 1000) / 48000;
       }
-      // The last voiced sample really sent (a stalled pacer drops frames); the script's own
-      // audio only if the frame log has none.
-      const speechEnd = caller.frames.speechEnd(said.startedAt) ??
-        said.startedAt + speechEndMs(turn.pcm);
       const final = await watch.next(from, isFinal, speechEnd + o.timeoutMs);
       if (final.kind === "timeout") {
         throw new StepFailed({
@@ -403,6 +369,19 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       report.latency.bot_output = ms(speechEnd, r.firstOutput);
       report.latency.bot_audio = ms(speechEnd, r.firstAudio);
       emit({ type: "latency", step, latency: report.latency });
+      if (turn.text !== undefined && !turn.typed) {
+        const heard = report.heard.join(" ");
+        report.wer = wordErrorRate(turn.text, heard);
+        emit({ type: "wer", step, said: turn.text, heard, wer: report.wer });
+        if (o.expectHeard !== undefined && report.wer > o.expectHeard) {
+          throw new StepFailed({
+            kind: "misheard",
+            message: `turn ${step}: said "${turn.text}", heard "${heard}": WER ${
+              report.wer.toFixed(2)
+            } is over ${o.expectHeard}`,
+          });
+        }
+      }
       if (o.reportLatency !== false && report.latency.bot_audio !== null && !r.hungUp) {
         try {
           caller.sendRtvi("client-message", {
@@ -429,18 +408,4 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     await caller.hangUp();
   }
-}
-
-/** The service's error envelope `{error:{code,message}}` as a failure. */
-function refusal(kind: FailureKind, r: { status: number; body: unknown }): Failure {
-  const env = (r.body as { error?: { code?: string; message?: string } } | null)?.error;
-  if (env && typeof env === "object") {
-    return {
-      kind,
-      code: env.code,
-      message: `HTTP ${r.status} ${env.code ?? "?"}: ${env.message ?? ""}`.trim(),
-    };
-  }
-  const text = typeof r.body === "string" ? r.body : JSON.stringify(r.body);
-  return { kind, message: `HTTP ${r.status}: ${text.slice(0, 300)}` };
 }

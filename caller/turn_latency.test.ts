@@ -104,3 +104,15 @@ Deno.test("no figure when the caller talks over the bot, coughs, or is not answe
     510,
   ]]);
 });
+
+Deno.test("a sample's send time is its frame's send time plus its offset in the frame", () => {
+  const f = new FrameTimes();
+  f.addSent(90, new Int16Array(960)); // before the utterance
+  for (let k = 0; k < 5; k++) f.addSent(100 + k * 21, new Int16Array(960)); // a late tick: 21 ms
+  assertEquals(f.sampleSentAt(100, 480), 110); // half of the first frame
+  assertEquals(f.sampleSentAt(100, 960), 120); // the first frame's last sample
+  assertEquals(f.sampleSentAt(100, 961), 121 + 1 / 48); // the second frame's first
+  assertEquals(f.sampleSentAt(100, 960 * 5), 100 + 4 * 21 + 20);
+  assertEquals(f.sampleSentAt(100, 960 * 5 + 1), null); // not sent (yet)
+  assertEquals(f.sampleSentAt(100, 0), null);
+});

@@ -79,6 +79,19 @@ export class FrameTimes {
     return null;
   }
 
+  /**
+   * When sample `sample` (counted from 1) of audio whose first frame went out at `from` or later
+   * was sent: the sent time of the frame that carried it plus its offset in that frame. Frames
+   * of one utterance go out one per pacer tick, so the k-th frame from `from` carried samples
+   * k·frame … (k+1)·frame. Null when that frame was not sent (yet).
+   */
+  sampleSentAt(from: number, sample: number, frame = 960, rate = 48000): number | null {
+    if (sample <= 0) return null;
+    const k = Math.floor((sample - 1) / frame);
+    const f = this.sent[lowerBound(this.sent, from) + k];
+    return f ? f.at + ((sample - k * frame) * 1000) / rate : null;
+  }
+
   /** The arrival of the first received frame louder than the bot level at `after` or later. */
   firstAudio(after: number, until = Infinity): number | null {
     for (let i = lowerBound(this.heard, after); i < this.heard.length; i++) {

@@ -20,7 +20,18 @@ Deno.test("turns keep command-line order: script lines in place, --say and --wav
   try {
     await Deno.writeTextFile(`${dir}/a.txt`, "# two turns\nfirst line\n\nsecond line\n");
     const parsed = await parseCallArgs(
-      ["--say", "zero", `${dir}/a.txt`, "--wav", "x.wav", "--say", "last", ...ID],
+      [
+        "--say",
+        "zero",
+        `${dir}/a.txt`,
+        "--wav",
+        "x.wav",
+        "--type",
+        "typed",
+        "--say",
+        "last",
+        ...ID,
+      ],
       {},
     );
     assert.equal(parsed.kind, "run");
@@ -30,6 +41,7 @@ Deno.test("turns keep command-line order: script lines in place, --say and --wav
       { kind: "text", text: "first line" },
       { kind: "text", text: "second line" },
       { kind: "wav", path: "x.wav" },
+      { kind: "typed", text: "typed" },
       { kind: "text", text: "last" },
     ]);
   } finally {
@@ -183,7 +195,15 @@ Deno.test("`deno run -A cli/call.ts` completes a call with the example brain and
     const err = new TextDecoder().decode(out.stderr);
     assert.equal(out.code, 0, `${text}\n${err}`);
     const lines = text.split("\n");
-    assert.match(lines[0], /^session: \S+/);
+    // Which voice says the text turns, then the call.
+    assert.equal(lines[0], "caller voice: festival (text2wave)");
+    assert.match(lines[1], /^session: \S+/);
+    assert.ok(
+      lines.some((l) =>
+        /^said vs heard \(turn 1\): "hello there how are you" \/ ".*": WER \d\.\d\d$/.test(l)
+      ),
+      text,
+    );
     assert.ok(
       lines.includes("bot: Hello! I am the example brain. Say something and I will repeat it."),
     );

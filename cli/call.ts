@@ -3,18 +3,37 @@
 // has the steps and the exit-code rules).
 import { parseArgs } from "node:util";
 import { DEFAULT_API_URL } from "./api_client.ts";
-import { parseScript, prepareTurns, type ScriptTurn, type SpokenTurn } from "../caller/script.ts";
+import {
+  type CallerVoice,
+  callerVoiceFor,
+  parseScript,
+  prepareTurns,
+  type ScriptTurn,
+  type SpokenTurn,
+  voiceLine,
+} from "../caller/script.ts";
 import { formatEvent, simulateCall, type SimulationOptions } from "../caller/simulator.ts";
+import { type NoiseSpec, parseNoise } from "../caller/noise.ts";
+import { runScenarioCommand } from "./call_scenario.ts";
 
 export const USAGE = `deno task call [SCRIPT...] [flags]
+       deno task call --scenario FILE [--junit FILE] [flags]
 
 Dials a session through the service exactly as a page does, says the caller's turns as audio,
 prints the conversation with per-turn latencies, and exits non-zero when the brain misbehaves.
 
 Turns, in the order given:
   SCRIPT               a text file: one caller turn per line; blank lines and # lines are skipped
-  --say TEXT           one caller turn, spoken by the local synthesis engine (repeatable)
+  --say TEXT           one caller turn, spoken by the caller voice (below) (repeatable)
   --wav FILE           one caller turn from a 16-bit PCM WAV, any rate up to 48 kHz (repeatable)
+  --type TEXT          one caller turn typed, as the page's text box sends it (repeatable): no
+                       recogniser, fast and deterministic; the replies are still spoken
+
+Scenario (instead of turns):
+  --scenario FILE      YAML or JSON steps: say, wav, type, wait, interrupt, expect_reply,
+                       expect_action, expect_config, expect_end (docs/brain-guide.md); exits 1
+                       at the first unmet expectation
+  --junit FILE         also write the scenario's result as JUnit XML, one testcase per step
 
 Connection:
   --api URL            API base URL (env VOICE_API_URL; default ${DEFAULT_API_URL})
@@ -26,17 +45,26 @@ Connection:
   --display-name NAME  the session's label in the console
 
 Caller voice (text turns):
-  --voice NAME         VOICE_ARJUN (default) or VOICE_ANANYA
+  --caller-voice NAME  festival (default for English where text2wave is installed: the local
+                       recogniser hears it) or espeak (espeak-ng, every language)
+  --voice NAME         espeak-ng's voice: VOICE_ARJUN (default) or VOICE_ANANYA
   --language NAME      default: --config's stt.language, else LANGUAGE_EN
+  --noise KIND[:DB[:S]]  white, pink or brown noise DB below the speech (default -20) under
+                       every turn and S seconds after it (default 1); the end of the caller's
+                       speech stays where the clean speech ends
 
 Checks and output:
   --timeout SECONDS    limit of each step: bot-ready, greeting, transcript, reply (default 20)
+  --expect-heard[=WER] fail when a text turn is heard with a word error rate over WER (default
+                       0.25); without it the WER is printed, never judged
   --json               print one JSON report at the end instead of the conversation
   -h, --help           this text
 
+Each text turn prints what was said against what was heard, with its word error rate.
 Each turn waits for the final transcript (printed as "heard as:") and the bot's whole reply
 (bot-output units, bot-started-speaking ... bot-stopped-speaking, audio heard). Latencies are
-measured at the caller from the end of the caller's speech (the last voiced sample it sent);
+measured at the caller from the end of the caller's speech (where the turn's clean speech
+ends, at the time the frame carrying it was sent: noise after it does not move it);
 "first bot audio" is the first received audio louder than RMS 300, not a message. The last
 lines give its p50 and p99 over the turns and the first turn against the later ones; each
 turn's figure is also sent to the service (an RTVI client-message "client-latency", never
@@ -45,8 +73,9 @@ during its reply to the last turn is a normal end.
 
 Exit status:
   0    the greeting and every turn passed
-  1    the brain misbehaved: no greeting, a step timed out, an RTVI error, or the bot hung up
-       while script turns remained
+  1    the brain misbehaved: no greeting, a step timed out, an RTVI error, the bot hung up
+       while script turns remained, a turn misheard (--expect-heard), or a scenario
+       expectation unmet
   2    usage error, or the call could not be set up (API unreachable, connect or offer refused,
        no bot-ready)
   130  interrupted (Ctrl-C); the call is hung up
@@ -57,8 +86,16 @@ export interface CallCommand {
   turns: ScriptTurn[];
   voice: string;
   language: string;
+  /** Undefined: festival for English where installed, else espeak. */
+  callerVoice?: CallerVoice;
+  noise?: NoiseSpec;
+  scenario?: string;
+  junit?: string;
   json: boolean;
 }
+
+/** The word error rate `--expect-heard` allows when given no figure. */
+export const DEFAULT_EXPECT_HEARD = 0.25;
 
 export type Parsed = { kind: "help" } | { kind: "error"; message: string } | {
   kind: "run";
@@ -70,6 +107,8 @@ export async function parseCallArgs(
   args: string[],
   env: Record<string, string | undefined>,
 ): Promise<Parsed> {
+  // `--expect-heard` alone takes the default figure (parseArgs has no optional values).
+  args = args.map((a) => a === "--expect-heard" ? `--expect-heard=${DEFAULT_EXPECT_HEARD}` : a);
   let parsed;
   try {
     parsed = parseArgs({
@@ -79,6 +118,7 @@ export async function parseCallArgs(
       options: {
         say: { type: "string", multiple: true },
         wav: { type: "string", multiple: true },
+        type: { type: "string", multiple: true },
         api: { type: "string" },
         key: { type: "string" },
         agent: { type: "string" },
@@ -89,6 +129,11 @@ export async function parseCallArgs(
         voice: { type: "string" },
         language: { type: "string" },
         timeout: { type: "string" },
+        "expect-heard": { type: "string" },
+        "caller-voice": { type: "string" },
+        noise: { type: "string" },
+        scenario: { type: "string" },
+        junit: { type: "string" },
         json: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
@@ -117,6 +162,26 @@ export async function parseCallArgs(
       return { kind: "error", message: `--timeout must be a positive number of seconds` };
     }
     timeoutMs = s * 1000;
+  }
+  let expectHeard: number | undefined;
+  if (v["expect-heard"] !== undefined) {
+    expectHeard = Number(v["expect-heard"]);
+    if (!Number.isFinite(expectHeard) || expectHeard < 0 || expectHeard > 1) {
+      return { kind: "error", message: "--expect-heard takes a word error rate from 0 to 1" };
+    }
+  }
+  const callerVoice = v["caller-voice"];
+  if (callerVoice !== undefined && callerVoice !== "festival" && callerVoice !== "espeak") {
+    return { kind: "error", message: "--caller-voice is festival or espeak" };
+  }
+  let noise: NoiseSpec | undefined;
+  try {
+    noise = v.noise === undefined ? undefined : parseNoise(v.noise);
+  } catch (err) {
+    return { kind: "error", message: `--noise: ${(err as Error).message}` };
+  }
+  if (v.junit !== undefined && v.scenario === undefined) {
+    return { kind: "error", message: "--junit reports a --scenario" };
   }
   const objects: Record<string, Record<string, unknown> | undefined> = {};
   for (const name of ["config", "init"] as const) {
@@ -151,6 +216,9 @@ export async function parseCallArgs(
     } else if (t.kind === "option" && t.name === "say" && t.value !== undefined) {
       if (t.value.trim() === "") return { kind: "error", message: "--say needs some text" };
       turns.push({ kind: "text", text: t.value.trim() });
+    } else if (t.kind === "option" && t.name === "type" && t.value !== undefined) {
+      if (t.value.trim() === "") return { kind: "error", message: "--type needs some text" };
+      turns.push({ kind: "typed", text: t.value.trim() });
     } else if (t.kind === "option" && t.name === "wav" && t.value !== undefined) {
       turns.push({ kind: "wav", path: t.value });
     }
@@ -169,10 +237,15 @@ export async function parseCallArgs(
         init: objects.init,
         displayName: v["display-name"],
         timeoutMs,
+        expectHeard,
       },
       turns,
       voice: v.voice ?? "VOICE_ARJUN",
       language: v.language ?? (typeof stt === "string" ? stt : "LANGUAGE_EN"),
+      callerVoice,
+      noise,
+      scenario: v.scenario,
+      junit: v.junit,
       json: v.json ?? false,
     },
   };
@@ -205,9 +278,21 @@ export async function runCall(
     return 2;
   }
   const c = parsed.command;
+  if (c.scenario !== undefined) {
+    if (c.turns.length > 0) {
+      io.err("call: give caller turns in the scenario, not beside it");
+      return 2;
+    }
+    return await runScenarioCommand(c, io, signal);
+  }
   let turns: SpokenTurn[];
+  const speaker = c.callerVoice ?? await callerVoiceFor(c.language);
+  if (!c.json && c.turns.some((t) => t.kind === "text")) io.out(voiceLine(speaker));
   try {
-    turns = await prepareTurns(c.turns, { voice: c.voice, language: c.language });
+    turns = await prepareTurns(c.turns, { voice: c.voice, language: c.language }, {
+      speaker,
+      noise: c.noise,
+    });
   } catch (err) {
     io.err(`call: ${(err as Error).message}`);
     return 2;

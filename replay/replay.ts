@@ -1,0 +1,123 @@
+// Replays a recording's caller events against a brain, speaking the worker's side of the brain
+// protocol straight over the WebSocket (proto/frames.ts): no audio, no recogniser, no worker.
+// The worker's part is played as a worker would: the same session start, each caller event
+// once the brain has gone quiet after the previous one, every unit reported heard whole (a
+// cancelled turn's units stop being heard), and at the end Finalize and End.
+import { type BrainFrameKind, decodeBrainFrame, encodeServiceFrame } from "../proto/frames.ts";
+import { type Answer, answerOf, type CallerEvent, type Recording } from "./recording.ts";
+
+export interface ReplayOptions {
+  /** The brain's WebSocket URL; `?session_id=` is added as the worker does. */
+  brainUrl: string;
+  /** Quiet that ends an exchange once the brain has answered (ms). Default 1500. */
+  settleMs?: number;
+  /** Longest wait for a brain's first answer to an event the recording answered (ms). */
+  timeoutMs?: number;
+}
+
+export interface Replayed {
+  /** answers[0]: after the session start; answers[i]: after events[i - 1]. */
+  answers: Answer[][];
+  /** How many of the recording's events were sent (fewer when the brain ended the session). */
+  sent: number;
+  /** A protocol failure or the brain closing, if that cut the replay short. */
+  problem: string | null;
+}
+
+export async function replay(rec: Recording, o: ReplayOptions): Promise<Replayed> {
+  const settleMs = o.settleMs ?? 1500, timeoutMs = o.timeoutMs ?? 20_000;
+  const url = new URL(o.brainUrl);
+  url.searchParams.set("session_id", rec.sessionId);
+  const ws = new WebSocket(url);
+  ws.binaryType = "arraybuffer";
+  await new Promise<void>((resolve, reject) => {
+    ws.addEventListener("open", () => resolve(), { once: true });
+    ws.addEventListener("error", () => reject(new Error(`cannot reach the brain at ${url}`)), {
+      once: true,
+    });
+  });
+  const answers: Answer[][] = [[]];
+  const heard: Record<string, unknown>[] = [];
+  const cancelled = new Set<string>();
+  const unitsOfTurn = new Map<string, number>();
+  let problem: string | null = null;
+  let lastFrameAt = performance.now();
+  let wake = () => {};
+  let seq = 0;
+  const send = (kind: Parameters<typeof encodeServiceFrame>[1], body: Record<string, unknown>) => {
+    if (ws.readyState === WebSocket.OPEN) ws.send(encodeServiceFrame(++seq, kind, body));
+  };
+  ws.addEventListener("message", (e) => {
+    lastFrameAt = performance.now();
+    if (typeof e.data === "string") {
+      problem = "the brain sent a text frame; frames are binary protobuf";
+      return wake();
+    }
+    let frame;
+    try {
+      frame = decodeBrainFrame(new Uint8Array(e.data as ArrayBuffer));
+    } catch (err) {
+      problem = `undecodable frame: ${(err as Error).message}`;
+      return wake();
+    }
+    const a = answerOf(frame.kind as BrainFrameKind, frame.body);
+    if (a) answers[answers.length - 1].push(a);
+    if (a?.kind === "unit") {
+      unitsOfTurn.set(a.turn_id, (unitsOfTurn.get(a.turn_id) ?? 0) + 1);
+      if (!cancelled.has(a.turn_id)) {
+        // Heard whole: the replay has no audio to cut it short.
+        const h = {
+          unit_id: frame.kind === "greeting" ? "greeting" : String(frame.body.unit_id ?? ""),
+          turn_id: a.turn_id,
+          text: a.text,
+          cut_off: false,
+        };
+        heard.push(h);
+        send("heard", h);
+      }
+    }
+    wake();
+  });
+  ws.addEventListener("close", () => {
+    problem ??= "the brain closed the socket";
+    wake();
+  });
+
+  /** Until the exchange is over: quiet after an answer, or `ready()` says the next may go. */
+  const settle = async (expectAnswer: boolean, ready: () => boolean) => {
+    const started = performance.now();
+    for (;;) {
+      const got = answers[answers.length - 1].length > 0;
+      if (problem || answers.at(-1)!.some((a) => a.kind === "end") || ready()) return;
+      const now = performance.now();
+      const quietFor = now - Math.max(lastFrameAt, started);
+      if ((got || !expectAnswer) && quietFor >= settleMs) return;
+      if (!got && expectAnswer && now - started >= timeoutMs) return;
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, 50);
+        wake = () => (clearTimeout(t), r());
+      });
+    }
+  };
+
+  send("session_start", rec.start);
+  let sent = 0;
+  const ended = () => answers.flat().some((a) => a.kind === "end");
+  for (let i = 0; i <= rec.events.length; i++) {
+    const next: CallerEvent | undefined = rec.events[i];
+    // A cancel goes once the turn's brain has sent as many units as it had in the recording.
+    const ready = next?.kind === "cancel"
+      ? () => (unitsOfTurn.get(next.body.turn_id) ?? 0) >= next.afterUnits
+      : () => false;
+    await settle(rec.answers[i]?.length > 0, ready);
+    if (!next || problem || ended()) break;
+    answers.push([]);
+    if (next.kind === "cancel") cancelled.add(next.body.turn_id);
+    send(next.kind, next.body);
+    sent++;
+  }
+  send("finalize", { heard });
+  send("end", { reason: rec.endReason || "replay_done" });
+  ws.close(1000, "replay done");
+  return { answers, sent, problem: ended() ? null : problem };
+}
