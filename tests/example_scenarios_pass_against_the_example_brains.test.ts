@@ -8,10 +8,8 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { type ServableBrain, startCallService } from "./helpers/call_harness.ts";
 import { startPythonBrain } from "./helpers/python_brain.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
-import { protoRoot } from "../proto/mod.ts";
 import { runCall } from "../cli/call.ts";
 
-const TYPED_TURNS = "typed" in protoRoot.lookupType("voice.v1.UserTurn").fields;
 const example = (path: string) => new URL(`../sdk/${path}`, import.meta.url).pathname;
 
 async function scenario(brain: ServableBrain, file: string) {
@@ -40,7 +38,6 @@ Deno.test("the spoken example scenario passes against the TypeScript example bra
 
 Deno.test({
   name: "the typed example scenario passes against the TypeScript example brain",
-  ignore: !TYPED_TURNS,
   async fn() {
     const r = await scenario(createExampleBrain(), example("brain/example/typed_scenario.yaml"));
     assertEquals(r.code, 0, r.text);
@@ -49,7 +46,6 @@ Deno.test({
 
 Deno.test({
   name: "the typed example scenario passes against the Python example brain",
-  ignore: !TYPED_TURNS,
   async fn() {
     const brain = await startPythonBrain();
     try {
