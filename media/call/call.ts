@@ -44,9 +44,20 @@ export interface CallOptions {
   /** How the caller's turns end: the worker's END_OF_TURN (default adaptive). */
   endOfTurn?: EndOfTurnMode;
   onEnded?: (call: Call) => void;
+  /** Longest wait for the page to acknowledge the call's last messages (END_DRAIN_MS). */
+  endDrainMs?: number;
 }
 
 export type EndStatus = "ended" | "failed";
+
+/**
+ * Longest wait at a call's end for the page to acknowledge its last messages. SCTP retransmits a
+ * lost chunk after its RTO (at least 1 s, doubling): 5 s is three tries, enough at 20 % loss.
+ */
+export const END_DRAIN_MS = 5000;
+
+/** End reasons after which nothing reaches the page: its last messages are not waited on. */
+const PAGE_GONE = new Set(["no_ping", "ice_failed", "hangup", "connect_timeout"]);
 
 export class Call {
   readonly sessionId: string;
@@ -241,7 +252,13 @@ export class Call {
       this.peer.sendChat(signalling("peerLeft"));
     }
     for (const off of this.detach.splice(0)) off();
-    await this.peer.drainChat();
+    if (this.peer.chatOpen && !PAGE_GONE.has(reason)) {
+      // The page is there: its last messages are retransmitted until acknowledged (bounded).
+      const drainStart = performance.now();
+      const delivered = await this.peer.drainChat(this.opts.endDrainMs ?? END_DRAIN_MS);
+      const ms = Math.round(performance.now() - drainStart);
+      this.log.add("worker", "last_messages", { delivered, ms });
+    }
     await this.peer.close();
     let outcome: ConversationOutcome | undefined;
     try {
