@@ -108,7 +108,7 @@ export class WorkerPeer {
     this.#options = options;
     this.#allowed = new Set(options.iceAddresses);
     this.id = options.id ?? `pc_${crypto.randomUUID().replaceAll("-", "")}`;
-    this.pc = new RTCPeerConnection(peerConfig(options));
+    this.pc = new RTCPeerConnection(peerConfig({ ...options, preferRed: true }));
     this.pc.connectionStateChange.subscribe((s) => this.#setState(s));
     this.pc.onDataChannel.subscribe((dc) => this.#adoptChannel(dc));
   }

@@ -32,6 +32,7 @@ export class LossyLink {
   readonly counts: LinkCounts = { passed: { in: 0, out: 0 }, dropped: { in: 0, out: 0 } };
   #rule: { direction: Direction; kind: PacketKind; until: number } | undefined;
   #seed: number;
+  #every: { direction: Direction; kind: PacketKind; n: number; seen: number } | undefined;
 
   constructor(seed = 1) {
     this.#seed = seed >>> 0 || 1;
@@ -40,6 +41,11 @@ export class LossyLink {
   /** Drops every packet of `kind` going `direction` for the next `ms` (an outage of one kind). */
   dropFor(ms: number, kind: PacketKind, direction: Direction): void {
     this.#rule = { direction, kind, until: performance.now() + ms };
+  }
+
+  /** Drops every `n`th packet of `kind` going `direction` (the nth, 2nth, ...): loss on a script. */
+  dropEvery(n: number, kind: PacketKind, direction: Direction): void {
+    this.#every = { direction, kind, n, seen: 0 };
   }
 
   /** Both directions at `rate` (0..1). */
@@ -77,6 +83,13 @@ export class LossyLink {
     ) {
       this.counts.dropped[direction]++;
       return false;
+    }
+    const every = this.#every;
+    if (every && every.direction === direction && packetKind(data) === every.kind) {
+      if (++every.seen % every.n === 0) {
+        this.counts.dropped[direction]++;
+        return false;
+      }
     }
     if (this.loss[direction] > 0 && this.#random() < this.loss[direction]) {
       this.counts.dropped[direction]++;
