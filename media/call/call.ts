@@ -6,6 +6,7 @@ import { logger } from "../../common/log.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
 import type { PeerState, WorkerPeer } from "../rtc/peer.ts";
+import { JitterBuffer } from "../rtc/jitter_buffer.ts";
 import { RtviSession } from "../rtvi/session.ts";
 import { callEnded, signalling } from "../rtvi/protocol.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
@@ -56,6 +57,9 @@ export type EndStatus = "ended" | "failed";
  */
 export const END_DRAIN_MS = 5000;
 
+/** A frame that never came: the conversation's decoder conceals an empty packet. */
+const LOST_FRAME = new Uint8Array(0);
+
 /** End reasons after which nothing reaches the page: its last messages are not waited on. */
 const PAGE_GONE = new Set(["no_ping", "ice_failed", "hangup", "connect_timeout"]);
 
@@ -90,6 +94,8 @@ export class Call {
   private decoder?: OpusDecoder;
   conversation?: Conversation;
   private recording?: CallRecording;
+  /** The caller's packets back in the caller's order, one slot per 20 ms (jitter_buffer.ts). */
+  private callerTimeline = new JitterBuffer();
 
   constructor(peer: WorkerPeer, opts: CallOptions) {
     this.opts = opts;
@@ -138,6 +144,9 @@ export class Call {
     for (const off of this.detach.splice(0)) off();
     this.peer = peer;
     this.rtvi.lastHeardAt = this.lastAudioAt = performance.now();
+    // The new connection's packets are numbered afresh: what the old one left is played first.
+    this.playCallerSlots(this.callerTimeline.flush());
+    this.callerTimeline = new JitterBuffer();
     this.attach(peer);
     this.log.add("worker", "peer_restarted", { pc_id: peer.id });
     await old.close();
@@ -154,7 +163,11 @@ export class Call {
       peer.onChatClose.on(() => this.end("ended", "hangup")),
       peer.onAudioRtp.on((packet) => {
         this.lastAudioAt = performance.now();
-        this.onCallerAudio(packet.payload);
+        if (!this.conversation) return this.onEchoAudio(packet.payload);
+        const { sequenceNumber, timestamp } = packet.header;
+        this.playCallerSlots(
+          this.callerTimeline.push(sequenceNumber, timestamp, packet.payload, this.lastAudioAt),
+        );
       }),
     );
   }
@@ -225,8 +238,18 @@ export class Call {
     await this.conversation.start();
   }
 
-  private onCallerAudio(payload: Uint8Array): void {
-    if (this.conversation) return this.conversation.onCallerAudio(payload);
+  /**
+   * The caller's frames in order, a lost one as an empty packet that the conversation's decoder
+   * conceals (libopus PLC). SEAM(caller_audio): once the conversation takes 16 kHz PCM (the
+   * media/caller_audio/ stage), feed it from CallerReceiver (rtc/receiver.ts) instead, which
+   * decodes these same slots and also rebuilds a lost frame from the next packet's FEC.
+   */
+  private playCallerSlots(slots: { payload?: Uint8Array }[]): void {
+    for (const slot of slots) this.conversation?.onCallerAudio(slot.payload ?? LOST_FRAME);
+  }
+
+  /** The echo diagnostic plays packets as they arrive, as it always has. */
+  private onEchoAudio(payload: Uint8Array): void {
     if (!this.echo || this.echo.pushPacket(payload)) return;
     this.decoder ??= new OpusDecoder({ sampleRate: 48000 });
     try {
@@ -252,6 +275,18 @@ export class Call {
       this.peer.sendChat(signalling("peerLeft"));
     }
     for (const off of this.detach.splice(0)) off();
+    if (this.conversation) {
+      this.playCallerSlots(this.callerTimeline.flush());
+      const t = this.callerTimeline.stats;
+      this.log.add("worker", "caller_audio", {
+        received: t.received,
+        lost: t.lost,
+        late: t.late,
+        duplicates: t.duplicates,
+        jitter_ms: Math.round(t.jitterMs * 10) / 10,
+        depth: t.depth,
+      });
+    }
     if (this.peer.chatOpen && !PAGE_GONE.has(reason)) {
       // The page is there: its last messages are retransmitted until acknowledged (bounded).
       const drainStart = performance.now();

@@ -255,6 +255,9 @@ export class WorkerPeer {
     if (audio !== this.#audio) {
       this.#audio = audio;
       boundSentInfos(audio.sender);
+      // RED to the page carries one earlier frame (werift's default is two): the bot's voice
+      // costs twice its Opus bytes, not three times; the encoder's FEC covers what RED does not.
+      audio.sender.redDistance = 1;
       this.#rtp = new OpusRtpSender(audio.sender);
       audio.onTrack.subscribe((track) => this.#listen(track));
       if (audio.receiver.track) this.#listen(audio.receiver.track);

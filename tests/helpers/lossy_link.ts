@@ -32,7 +32,9 @@ export class LossyLink {
   readonly counts: LinkCounts = { passed: { in: 0, out: 0 }, dropped: { in: 0, out: 0 } };
   #rule: { direction: Direction; kind: PacketKind; until: number } | undefined;
   #seed: number;
-  #every: { direction: Direction; kind: PacketKind; n: number; seen: number } | undefined;
+  #every:
+    | { direction: Direction; kind: PacketKind; n: number; burst: number; seen: number }
+    | undefined;
 
   constructor(seed = 1) {
     this.#seed = seed >>> 0 || 1;
@@ -43,9 +45,12 @@ export class LossyLink {
     this.#rule = { direction, kind, until: performance.now() + ms };
   }
 
-  /** Drops every `n`th packet of `kind` going `direction` (the nth, 2nth, ...): loss on a script. */
-  dropEvery(n: number, kind: PacketKind, direction: Direction): void {
-    this.#every = { direction, kind, n, seen: 0 };
+  /**
+   * Drops every `n`th packet of `kind` going `direction` (the nth, 2nth, ...), and the
+   * `burst - 1` after each: loss on a script.
+   */
+  dropEvery(n: number, kind: PacketKind, direction: Direction, burst = 1): void {
+    this.#every = { direction, kind, n, burst, seen: 0 };
   }
 
   /** Both directions at `rate` (0..1). */
@@ -86,7 +91,7 @@ export class LossyLink {
     }
     const every = this.#every;
     if (every && every.direction === direction && packetKind(data) === every.kind) {
-      if (++every.seen % every.n === 0) {
+      if (++every.seen % every.n < every.burst && every.seen >= every.n) {
         this.counts.dropped[direction]++;
         return false;
       }
