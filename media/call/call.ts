@@ -60,7 +60,10 @@ export const END_DRAIN_MS = 5000;
 /** A frame that never came: the conversation's decoder conceals an empty packet. */
 const LOST_FRAME = new Uint8Array(0);
 
-/** End reasons after which nothing reaches the page: its last messages are not waited on. */
+/** The wait for acknowledgements after an end reason that suggests the page is gone. */
+const GONE_DRAIN_MS = 300;
+
+/** End reasons after which the page is probably gone: its last messages get a short wait. */
 const PAGE_GONE = new Set(["no_ping", "ice_failed", "hangup", "connect_timeout"]);
 
 export class Call {
@@ -287,10 +290,12 @@ export class Call {
         depth: t.depth,
       });
     }
-    if (this.peer.chatOpen && !PAGE_GONE.has(reason)) {
-      // The page is there: its last messages are retransmitted until acknowledged (bounded).
+    if (this.peer.chatOpen) {
+      // The last messages are retransmitted until the page acknowledges them (bounded); briefly
+      // when the page is probably gone (a live one acknowledges within a round trip).
       const drainStart = performance.now();
-      const delivered = await this.peer.drainChat(this.opts.endDrainMs ?? END_DRAIN_MS);
+      const bound = PAGE_GONE.has(reason) ? GONE_DRAIN_MS : this.opts.endDrainMs ?? END_DRAIN_MS;
+      const delivered = await this.peer.drainChat(bound);
       const ms = Math.round(performance.now() - drainStart);
       this.log.add("worker", "last_messages", { delivered, ms });
     }
