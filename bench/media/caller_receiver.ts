@@ -38,7 +38,11 @@ function time(label: string, run: () => void, rounds = 10): void {
   const t0 = performance.now();
   for (let r = 0; r < rounds; r++) run();
   const ms = (performance.now() - t0) / rounds;
-  console.log(`${label}: ${ms.toFixed(1)} ms per minute of caller audio (${(ms / 600).toFixed(3)} % of a core)`);
+  console.log(
+    `${label}: ${ms.toFixed(1)} ms per minute of caller audio (${
+      (ms / 600).toFixed(3)
+    } % of a core)`,
+  );
 }
 
 time("jitter buffer alone", () => {

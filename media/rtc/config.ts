@@ -30,6 +30,11 @@ export interface IceOptions {
    * bot's voice. Without it (the test caller's offer, like a browser's) Opus comes first.
    */
   preferRed?: boolean;
+  /**
+   * Gathers TCP candidates too (RFC 6544): passive ones listen for a caller whose network blocks
+   * UDP. Its media then goes over TCP, still straight to the worker (never a relay).
+   */
+  iceTcp?: boolean;
 }
 
 function isLocalAddress(addr: string): boolean {
@@ -49,6 +54,7 @@ export function peerConfig(options: IceOptions): RTCPeerConnectionConfig {
   return {
     iceUseIpv4: true,
     iceUseIpv6: false,
+    iceUseTcp: options.iceTcp ?? false,
     iceInterfaceAddresses: bind ? { udp4: bind } : undefined,
     iceAdditionalHostAddresses: [...addresses],
     iceFilterCandidatePair: (pair) => allowed.has(pair.localCandidate.host),

@@ -108,7 +108,9 @@ export class WorkerPeer {
     this.#options = options;
     this.#allowed = new Set(options.iceAddresses);
     this.id = options.id ?? `pc_${crypto.randomUUID().replaceAll("-", "")}`;
-    this.pc = new RTCPeerConnection(peerConfig({ ...options, preferRed: true }));
+    // TCP candidates unless told otherwise: UDP pairs rank first, TCP is the way in without UDP.
+    const ice = { ...options, preferRed: true, iceTcp: options.iceTcp ?? true };
+    this.pc = new RTCPeerConnection(peerConfig(ice));
     this.pc.connectionStateChange.subscribe((s) => this.#setState(s));
     this.pc.onDataChannel.subscribe((dc) => this.#adoptChannel(dc));
   }
