@@ -288,6 +288,7 @@ export class Call {
         duplicates: t.duplicates,
         jitter_ms: Math.round(t.jitterMs * 10) / 10,
         depth: t.depth,
+        unfilled: t.unfilled,
       });
     }
     if (this.peer.chatOpen) {

@@ -4,7 +4,13 @@
 // dropped when not, duplicates are dropped, a pause in sending keeps its length, and depth
 // follows the measured jitter.
 import assert from "node:assert/strict";
-import { JitterBuffer, MAX_DEPTH, type Slot, TICKS_PER_FRAME } from "./jitter_buffer.ts";
+import {
+  AHEAD_SLACK_FRAMES,
+  JitterBuffer,
+  MAX_DEPTH,
+  type Slot,
+  TICKS_PER_FRAME,
+} from "./jitter_buffer.ts";
 
 /** Frame i's packet: sequence `seq0 + i`, timestamp i * 960, payload [i]. */
 function packet(i: number, seq0 = 1000): [number, number, Uint8Array] {
@@ -109,4 +115,17 @@ Deno.test("depth gained from late packets is given back after 5 s without one", 
   const order = Array.from({ length: 300 }, (_, i) => i + 3);
   run(b, order, (k) => 60 + k * 20);
   assert.equal(b.stats.depth, 0);
+});
+
+Deno.test("a caller cannot make the timeline run ahead of the clock with jumps", () => {
+  const b = new JitterBuffer();
+  let slots = 0;
+  // Every packet 400 sequence numbers on (under the restart bound) and 240 frames of time later.
+  for (let k = 0; k < 50; k++) {
+    const seq = (1000 + k * 400) & 0xffff;
+    slots += b.push(seq, (k * 240 * TICKS_PER_FRAME) >>> 0, Uint8Array.of(k), k * 20).length;
+  }
+  // 50 packets over 1 s of arrivals: at most 1 s of frames plus the slack, not 20,000 frames.
+  assert.ok(slots <= 50 + AHEAD_SLACK_FRAMES + 1, `${slots} slots`);
+  assert.ok(b.stats.unfilled > 1000, JSON.stringify(b.stats));
 });

@@ -39,6 +39,8 @@ export interface JitterStats {
   depth: number;
   /** Sequence jumps too large to be loss, after which the timeline started again. */
   restarts: number;
+  /** Gap slots left out because the timeline would have run ahead of the arrival clock. */
+  unfilled: number;
 }
 
 /** RTP clock ticks in one 20 ms Opus frame at 48 kHz. */
@@ -49,6 +51,12 @@ export const MAX_DEPTH = 10;
 export const MAX_GAP_FRAMES = 250;
 /** A sequence jump (either way) beyond this many packets is a new run, not loss. */
 export const MAX_JUMP = 500;
+/**
+ * How far (in frames) the timeline may run ahead of the time packets have been arriving for. Gap
+ * slots cost a concealment each: without this, a caller sending sequence or timestamp jumps could
+ * make the worker conceal hundreds of frames per packet, on the event loop every call shares.
+ */
+export const AHEAD_SLACK_FRAMES = 50;
 /** Frames without a late packet after which one step of late-packet depth is given back. */
 const LATE_DECAY_FRAMES = 250;
 
@@ -78,7 +86,13 @@ export class JitterBuffer {
     jitterMs: 0,
     depth: 0,
     restarts: 0,
+    unfilled: 0,
   };
+  /** Arrival time of the first packet, and of the latest (ms). */
+  #firstArrival: number | undefined;
+  #lastArrival = 0;
+  /** Slots released so far. */
+  #slots = 0;
 
   /**
    * Takes one packet (its 16-bit sequence number, 32-bit RTP timestamp, payload and arrival
@@ -86,6 +100,8 @@ export class JitterBuffer {
    */
   push(sequenceNumber: number, timestamp: number, payload: Uint8Array, arrivalMs: number): Slot[] {
     const seq = this.#extend(sequenceNumber);
+    this.#firstArrival ??= arrivalMs;
+    this.#lastArrival = Math.max(this.#lastArrival, arrivalMs);
     let out: Slot[] = [];
     if (this.#next !== undefined && Math.abs(seq - this.#next) > MAX_JUMP) {
       // Not the same run of packets (a restarted sender, or garbage): what is held goes out and
@@ -144,6 +160,7 @@ export class JitterBuffer {
         const ts = held.timestamp;
         this.#fillPause(seq, ts, out);
         out.push({ payload: held.payload });
+        this.#slots++;
         this.#held.delete(seq);
         this.#lastTs = ts;
         this.#lastTsSeq = seq;
@@ -151,7 +168,10 @@ export class JitterBuffer {
         if (this.#released.length > 2 * MAX_DEPTH) this.#released.shift();
       } else {
         const after = this.#held.get(seq + 1);
-        out.push(after ? { next: after.payload } : {});
+        if (this.#mayFill()) {
+          out.push(after ? { next: after.payload } : {});
+          this.#slots++;
+        }
         this.stats.lost++;
       }
       this.#next = seq + 1;
@@ -166,7 +186,18 @@ export class JitterBuffer {
     const frames = Math.round(((ts - this.#lastTs) >>> 0) / TICKS_PER_FRAME);
     const extra = frames - (seq - this.#lastTsSeq);
     if (extra <= 0 || extra > MAX_GAP_FRAMES) return;
-    for (let i = 0; i < extra; i++) out.push({});
+    for (let i = 0; i < extra && this.#mayFill(); i++) {
+      out.push({});
+      this.#slots++;
+    }
+  }
+
+  /** Whether one more gap slot keeps the timeline within reach of the arrival clock. */
+  #mayFill(): boolean {
+    const elapsed = this.#lastArrival - (this.#firstArrival ?? this.#lastArrival);
+    if (this.#slots < elapsed / 20 + AHEAD_SLACK_FRAMES) return true;
+    this.stats.unfilled++;
+    return false;
   }
 
   #tick(): void {
