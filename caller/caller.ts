@@ -16,7 +16,12 @@ import { Pacer } from "../media/audio/pacer.ts";
 import { peerConfig } from "../media/rtc/config.ts";
 import { Emitter } from "../media/rtc/emitter.ts";
 import { OpusRtpSender } from "../media/rtc/rtp_sender.ts";
-import { keepCandidates, listCandidates, stripCandidates } from "../media/rtc/sdp.ts";
+import {
+  keepCandidates,
+  listCandidates,
+  stripCandidates,
+  withoutUdpCandidates,
+} from "../media/rtc/sdp.ts";
 import { FRAME_SAMPLES_48K, OpusDecoder, OpusEncoder } from "../wasm/opus.ts";
 import { FrameTimes } from "./turn_latency.ts";
 import { readWav, rms, to48k } from "./wav.ts";
@@ -43,6 +48,11 @@ export interface CallerOptions {
    * and `restart_pc: true`, as the client does after ICE fails (§1.6).
    */
   restartOf?: string;
+  /**
+   * As if the caller's network blocked UDP: the caller gathers TCP candidates and neither offers
+   * nor uses a UDP one, so ICE can only succeed over TCP (RFC 6544).
+   */
+  udpBlocked?: boolean;
 }
 
 /** An RTVI envelope (or any JSON the server sends on the channel). */
@@ -113,7 +123,7 @@ export class TestCaller {
     this.#opts = opts;
     const ice = { iceAddresses: opts.iceAddresses ?? ["127.0.0.1"] };
     this.#allowed = new Set(ice.iceAddresses);
-    this.pc = new RTCPeerConnection(peerConfig(ice));
+    this.pc = new RTCPeerConnection(peerConfig({ ...ice, iceTcp: opts.udpBlocked }));
     // Same order and directions as the client's addInitialTransceivers (§2.1).
     this.audio = this.pc.addTransceiver("audio", { direction: "sendrecv" });
     this.pc.addTransceiver("video", { direction: "sendrecv" });
@@ -349,7 +359,8 @@ export class TestCaller {
   async #negotiate(restart: boolean): Promise<void> {
     await this.pc.setLocalDescription(await this.pc.createOffer());
     await waitGathered(this.pc);
-    const full = keepCandidates(this.pc.localDescription!.sdp, this.#allowed);
+    const kept = keepCandidates(this.pc.localDescription!.sdp, this.#allowed);
+    const full = this.#opts.udpBlocked ? withoutUdpCandidates(kept) : kept;
     const trickle = this.#opts.trickle ?? true;
     const body: Record<string, unknown> = {
       sdp: trickle ? stripCandidates(full) : full,
@@ -366,7 +377,8 @@ export class TestCaller {
     const text = await res.text();
     if (!res.ok) throw new CallerHttpError(res.status, text);
     const answer = JSON.parse(text) as { sdp: string; type: "answer"; pc_id: string };
-    await this.pc.setRemoteDescription({ type: answer.type, sdp: answer.sdp });
+    const sdp = this.#opts.udpBlocked ? withoutUdpCandidates(answer.sdp) : answer.sdp;
+    await this.pc.setRemoteDescription({ type: answer.type, sdp });
     this.pcId = answer.pc_id;
     if (trickle) {
       // The client batches its queued candidates after the answer; one batch here.

@@ -12,6 +12,8 @@ export interface Settings {
   nodeId?: string;
   workerPublicUrl?: string;
   iceAddresses: string[];
+  /** ICE_TCP: the worker also answers with passive TCP candidates (callers that cannot use UDP). */
+  iceTcp: boolean;
   tokenTtlSeconds: number;
   keyHashSecret?: string;
   tokenSigningKey?: string;
@@ -91,6 +93,14 @@ function endOfTurn(raw: string | undefined): "adaptive" | "fixed" {
   throw new Error("END_OF_TURN must be adaptive or fixed");
 }
 
+function onOff(env: Record<string, string | undefined>, name: string, fallback: boolean) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (raw === "1" || raw === "true" || raw === "on") return true;
+  if (raw === "0" || raw === "false" || raw === "off") return false;
+  throw new Error(`${name} must be on or off`);
+}
+
 function int(env: Record<string, string | undefined>, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
@@ -136,6 +146,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     nodeId: env.NODE_ID || undefined,
     workerPublicUrl: env.WORKER_PUBLIC_URL || undefined,
     iceAddresses: list(env.ICE_ADDRESSES || "127.0.0.1"),
+    iceTcp: onOff(env, "ICE_TCP", true),
     tokenTtlSeconds: int(env, "TOKEN_TTL_SECONDS", 300),
     keyHashSecret: env.KEY_HASH_SECRET || undefined,
     tokenSigningKey: env.TOKEN_SIGNING_KEY || undefined,

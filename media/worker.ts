@@ -23,6 +23,8 @@ export interface WorkerContext {
   nodeId: string;
   verifier: TokenVerifier;
   iceAddresses: string[];
+  /** Passive TCP candidates in answers (ICE_TCP, default on). */
+  iceTcp?: boolean;
   /** Calls on this node by session id. */
   calls: Map<string, Call>;
   /** The speech engines calls use; absent, only the echo diagnostic can be served. */

@@ -256,6 +256,22 @@ export class OpusDecoder {
     return this.#copyOut(m, n);
   }
 
+  /**
+   * Rebuilds a lost 20 ms frame from the in-band FEC that `next` (the packet after it) carries;
+   * libopus conceals instead when `next` has none. Decode `next` itself afterwards as usual.
+   */
+  recover(next: Uint8Array): Int16Array {
+    if (next.length === 0 || next.length > MAX_PACKET_BYTES) return this.conceal();
+    const m = opus();
+    this.#alive();
+    m.pkt().set(next);
+    const n = m.check(
+      "recover",
+      m.w.opus_decode(this.#ptr, m.pktPtr, next.length, m.pcmPtr, this.frameSamples, 1),
+    );
+    return this.#copyOut(m, n);
+  }
+
   /** Packet-loss concealment for one 20 ms frame (libopus PLC; zeros before any packet). */
   conceal(): Int16Array {
     const m = opus();
@@ -364,6 +380,18 @@ export class OpusEncoder {
         m.w.opus_encoder_ctl_set(this.#ptr, CTL.setMaxBandwidth, BANDWIDTH[options.maxBandwidth]),
       );
     }
+  }
+
+  /**
+   * Tunes in-band FEC for `percent` expected packet loss (0 turns FEC off): libopus then spends
+   * bits on a low-rate copy of each frame inside the next packet, as much as the loss warrants.
+   */
+  setExpectedLoss(percent: number): void {
+    if (!this.#ptr) throw new Error("OpusEncoder is closed");
+    const loss = Math.max(0, Math.min(100, Math.round(percent)));
+    const m = opus();
+    m.check("set fec", m.w.opus_encoder_ctl_set(this.#ptr, CTL.setInbandFec, loss > 0 ? 1 : 0));
+    m.check("set loss", m.w.opus_encoder_ctl_set(this.#ptr, CTL.setPacketLossPerc, loss));
   }
 
   /**

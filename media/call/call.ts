@@ -6,6 +6,7 @@ import { logger } from "../../common/log.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
 import type { PeerState, WorkerPeer } from "../rtc/peer.ts";
+import { JitterBuffer } from "../rtc/jitter_buffer.ts";
 import { RtviSession } from "../rtvi/session.ts";
 import { callEnded, signalling } from "../rtvi/protocol.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
@@ -44,9 +45,26 @@ export interface CallOptions {
   /** How the caller's turns end: the worker's END_OF_TURN (default adaptive). */
   endOfTurn?: EndOfTurnMode;
   onEnded?: (call: Call) => void;
+  /** Longest wait for the page to acknowledge the call's last messages (END_DRAIN_MS). */
+  endDrainMs?: number;
 }
 
 export type EndStatus = "ended" | "failed";
+
+/**
+ * Longest wait at a call's end for the page to acknowledge its last messages. SCTP retransmits a
+ * lost chunk after its RTO (at least 1 s, doubling): 5 s is three tries, enough at 20 % loss.
+ */
+export const END_DRAIN_MS = 5000;
+
+/** A frame that never came: the conversation's decoder conceals an empty packet. */
+const LOST_FRAME = new Uint8Array(0);
+
+/** The wait for acknowledgements after an end reason that suggests the page is gone. */
+const GONE_DRAIN_MS = 300;
+
+/** End reasons after which the page is probably gone: its last messages get a short wait. */
+const PAGE_GONE = new Set(["no_ping", "ice_failed", "hangup", "connect_timeout"]);
 
 export class Call {
   readonly sessionId: string;
@@ -79,6 +97,8 @@ export class Call {
   private decoder?: OpusDecoder;
   conversation?: Conversation;
   private recording?: CallRecording;
+  /** The caller's packets back in the caller's order, one slot per 20 ms (jitter_buffer.ts). */
+  private callerTimeline = new JitterBuffer();
 
   constructor(peer: WorkerPeer, opts: CallOptions) {
     this.opts = opts;
@@ -132,6 +152,9 @@ export class Call {
     for (const off of this.detach.splice(0)) off();
     this.peer = peer;
     this.rtvi.lastHeardAt = this.lastAudioAt = performance.now();
+    // The new connection's packets are numbered afresh: what the old one left is played first.
+    this.playCallerSlots(this.callerTimeline.flush());
+    this.callerTimeline = new JitterBuffer();
     this.attach(peer);
     this.log.add("worker", "peer_restarted", { pc_id: peer.id });
     await old.close();
@@ -148,7 +171,11 @@ export class Call {
       peer.onChatClose.on(() => this.end("ended", "hangup")),
       peer.onAudioRtp.on((packet) => {
         this.lastAudioAt = performance.now();
-        this.onCallerAudio(packet.payload);
+        if (!this.conversation) return this.onEchoAudio(packet.payload);
+        const { sequenceNumber, timestamp } = packet.header;
+        this.playCallerSlots(
+          this.callerTimeline.push(sequenceNumber, timestamp, packet.payload, this.lastAudioAt),
+        );
       }),
     );
   }
@@ -219,8 +246,18 @@ export class Call {
     await this.conversation.start();
   }
 
-  private onCallerAudio(payload: Uint8Array): void {
-    if (this.conversation) return this.conversation.onCallerAudio(payload);
+  /**
+   * The caller's frames in order, a lost one as an empty packet that the conversation's decoder
+   * conceals (libopus PLC). SEAM(caller_audio): once the conversation takes 16 kHz PCM (the
+   * media/caller_audio/ stage), feed it from CallerReceiver (rtc/receiver.ts) instead, which
+   * decodes these same slots and also rebuilds a lost frame from the next packet's FEC.
+   */
+  private playCallerSlots(slots: { payload?: Uint8Array }[]): void {
+    for (const slot of slots) this.conversation?.onCallerAudio(slot.payload ?? LOST_FRAME);
+  }
+
+  /** The echo diagnostic plays packets as they arrive, as it always has. */
+  private onEchoAudio(payload: Uint8Array): void {
     if (!this.echo || this.echo.pushPacket(payload)) return;
     this.decoder ??= new OpusDecoder({ sampleRate: 48000 });
     try {
@@ -246,7 +283,28 @@ export class Call {
       this.peer.sendChat(signalling("peerLeft"));
     }
     for (const off of this.detach.splice(0)) off();
-    await this.peer.drainChat();
+    if (this.conversation) {
+      this.playCallerSlots(this.callerTimeline.flush());
+      const t = this.callerTimeline.stats;
+      this.log.add("worker", "caller_audio", {
+        received: t.received,
+        lost: t.lost,
+        late: t.late,
+        duplicates: t.duplicates,
+        jitter_ms: Math.round(t.jitterMs * 10) / 10,
+        depth: t.depth,
+        unfilled: t.unfilled,
+      });
+    }
+    if (this.peer.chatOpen) {
+      // The last messages are retransmitted until the page acknowledges them (bounded); briefly
+      // when the page is probably gone (a live one acknowledges within a round trip).
+      const drainStart = performance.now();
+      const bound = PAGE_GONE.has(reason) ? GONE_DRAIN_MS : this.opts.endDrainMs ?? END_DRAIN_MS;
+      const delivered = await this.peer.drainChat(bound);
+      const ms = Math.round(performance.now() - drainStart);
+      this.log.add("worker", "last_messages", { delivered, ms });
+    }
     await this.peer.close();
     let outcome: ConversationOutcome | undefined;
     try {

@@ -6,6 +6,10 @@ import type { FrameSource } from "../audio/frame_source.ts";
 import { sharedFrameClock } from "../audio/frame_clock.ts";
 import { type LatenessHistogram, Pacer, type PacerOptions } from "../audio/pacer.ts";
 import type { OpusRtpSender } from "../rtc/rtp_sender.ts";
+import { ExpectedLoss } from "./loss_adaptation.ts";
+
+/** Frames between reads of the caller's loss reports (RTCP RRs come about once a second). */
+const LOSS_READ_FRAMES = 50;
 
 /**
  * libopus complexity of the bot's voice. The default (9) costs ~0.4 ms per 20 ms speech frame
@@ -25,6 +29,8 @@ export class OutboundAudio {
   voiced = 0;
   /** Once stopped, for good: nothing is encoded or sent again (the encoder is closed). */
   private stopped = false;
+  /** The encoder's FEC follows the loss the caller reports (loss_adaptation.ts). */
+  readonly expectedLoss = new ExpectedLoss();
 
   constructor(private sender: () => OpusRtpSender, pacerOptions: PacerOptions = {}) {
     // Every call of the worker on one clock: one timer wake per frame for all of them.
@@ -54,6 +60,7 @@ export class OutboundAudio {
     // Frames the pacer skipped after a stall still advance the RTP clock.
     if (this.lastFrame >= 0 && frame > this.lastFrame + 1) rtp.skip(frame - this.lastFrame - 1);
     this.lastFrame = frame;
+    if (frame % LOSS_READ_FRAMES === 0) this.readLoss(rtp);
     // A source's own packets go out as they are, unless a tap must see the PCM. send() copies
     // the bytes (werift keeps payloads in its NACK history), so the source may reuse its buffer.
     const packet = this.tap ? undefined : this.source?.nextPacket?.();
@@ -72,11 +79,24 @@ export class OutboundAudio {
     // constant packet, never encoded, and the sender need not copy it.
     if (pcm) {
       this.voiced++;
-      this.encoder ??= new OpusEncoder({ complexity: OUTBOUND_OPUS_COMPLEXITY });
+      this.encoder ??= this.newEncoder();
       rtp.send(this.encoder.encode(pcm));
     } else {
       rtp.sendConstant(OPUS_SILENCE_20MS);
     }
+  }
+
+  private newEncoder(): OpusEncoder {
+    const encoder = new OpusEncoder({ complexity: OUTBOUND_OPUS_COMPLEXITY });
+    if (this.expectedLoss.percent > 0) encoder.setExpectedLoss(this.expectedLoss.percent);
+    return encoder;
+  }
+
+  private readLoss(rtp: OpusRtpSender): void {
+    const reported = rtp.reportedLoss;
+    if (reported === undefined) return;
+    const percent = this.expectedLoss.report(reported);
+    if (percent !== undefined) this.encoder?.setExpectedLoss(percent);
   }
 
   /** Stops for good, also from inside a tick (the source's next() may end the call). */

@@ -65,6 +65,7 @@ export async function runWorker(
     nodeId,
     verifier: await TokenVerifier.fromJwk(await signingJwk(db, settings)),
     iceAddresses: settings.iceAddresses,
+    iceTcp: settings.iceTcp,
     calls: new Map(),
     engines,
     recordingsDir: settings.recordingsDir,

@@ -8,13 +8,33 @@ import { networkInterfaces } from "node:os";
 import { type RTCPeerConnectionConfig, RTCRtpCodecParameters } from "werift";
 
 export const OPUS_PAYLOAD_TYPE = 111;
+/** Chromium's payload type for audio RED (RFC 2198) over Opus. */
+export const RED_PAYLOAD_TYPE = 63;
 export const VP8_PAYLOAD_TYPE = 96;
+
+/**
+ * Opus format parameters both ends use: in-band FEC (the decoder can rebuild a lost frame from
+ * the next packet) and 10 ms minimum packets, as browsers offer. werift answers with the offer's
+ * own parameters for a matched codec, so these are what a werift caller offers.
+ */
+export const OPUS_FMTP = "minptime=10;useinbandfec=1";
 
 export interface IceOptions {
   /** IPv4 addresses ICE binds and advertises (ICE_ADDRESSES), e.g. ["127.0.0.1"]. */
   iceAddresses: string[];
   /** Optional UDP port range [min, max] (min < max). */
   icePortRange?: [number, number];
+  /**
+   * Lists RED before Opus (the worker's answer): a browser sends what comes first, so it sends
+   * each Opus frame again inside the next packet, and werift's sender does the same for the
+   * bot's voice. Without it (the test caller's offer, like a browser's) Opus comes first.
+   */
+  preferRed?: boolean;
+  /**
+   * Gathers TCP candidates too (RFC 6544): passive ones listen for a caller whose network blocks
+   * UDP. Its media then goes over TCP, still straight to the worker (never a relay).
+   */
+  iceTcp?: boolean;
 }
 
 function isLocalAddress(addr: string): boolean {
@@ -34,6 +54,7 @@ export function peerConfig(options: IceOptions): RTCPeerConnectionConfig {
   return {
     iceUseIpv4: true,
     iceUseIpv6: false,
+    iceUseTcp: options.iceTcp ?? false,
     iceInterfaceAddresses: bind ? { udp4: bind } : undefined,
     iceAdditionalHostAddresses: [...addresses],
     iceFilterCandidatePair: (pair) => allowed.has(pair.localCandidate.host),
@@ -42,14 +63,7 @@ export function peerConfig(options: IceOptions): RTCPeerConnectionConfig {
     // Same as aiortc/Pipecat: the client sizes its own messages from a=max-message-size.
     maxMessageSize: 65536,
     codecs: {
-      audio: [
-        new RTCRtpCodecParameters({
-          mimeType: "audio/opus",
-          clockRate: 48000,
-          channels: 2,
-          payloadType: OPUS_PAYLOAD_TYPE,
-        }),
-      ],
+      audio: options.preferRed ? [red(), opus()] : [opus(), red()],
       video: [
         new RTCRtpCodecParameters({
           mimeType: "video/VP8",
@@ -59,4 +73,25 @@ export function peerConfig(options: IceOptions): RTCPeerConnectionConfig {
       ],
     },
   };
+}
+
+function opus(): RTCRtpCodecParameters {
+  return new RTCRtpCodecParameters({
+    mimeType: "audio/opus",
+    clockRate: 48000,
+    channels: 2,
+    payloadType: OPUS_PAYLOAD_TYPE,
+    parameters: OPUS_FMTP,
+  });
+}
+
+/** RED carrying Opus frames (one redundant block per packet in werift's encoder). */
+function red(): RTCRtpCodecParameters {
+  return new RTCRtpCodecParameters({
+    mimeType: "audio/red",
+    clockRate: 48000,
+    channels: 2,
+    payloadType: RED_PAYLOAD_TYPE,
+    parameters: `${OPUS_PAYLOAD_TYPE}/${OPUS_PAYLOAD_TYPE}`,
+  });
 }

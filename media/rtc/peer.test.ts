@@ -147,7 +147,9 @@ Deno.test("packets sent back to back through werift each keep their own header a
     );
     got.forEach((p, i) => {
       assert.equal(p.header.sequenceNumber, (first + i) & 0xffff);
-      assert.equal(p.header.marker, i === 0);
+      // RED (the worker prefers it) carries no marker per block: werift's RED reader marks every
+      // frame it unwraps, so only the first packet's marker says anything here.
+      if (i === 0) assert.equal(p.header.marker, true);
       const want = i % 3 === 2 ? [...OPUS_SILENCE_20MS] : [0xf8, 0xff, 0xfe, i];
       assert.deepEqual([...p.payload], want);
     });

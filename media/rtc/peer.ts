@@ -77,6 +77,12 @@ export class OfferError extends Error {
 
 export const CHAT_LABEL = "chat";
 
+/** werift's SCTP queues (sentQueue is private in its types): chunks not yet acknowledged. */
+interface SctpQueues {
+  outboundQueue?: { userData?: Uint8Array }[];
+  sentQueue?: { userData?: Uint8Array }[];
+}
+
 export class WorkerPeer {
   readonly id: string;
   readonly pc: RTCPeerConnection;
@@ -102,7 +108,9 @@ export class WorkerPeer {
     this.#options = options;
     this.#allowed = new Set(options.iceAddresses);
     this.id = options.id ?? `pc_${crypto.randomUUID().replaceAll("-", "")}`;
-    this.pc = new RTCPeerConnection(peerConfig(options));
+    // TCP candidates unless told otherwise: UDP pairs rank first, TCP is the way in without UDP.
+    const ice = { ...options, preferRed: true, iceTcp: options.iceTcp ?? true };
+    this.pc = new RTCPeerConnection(peerConfig(ice));
     this.pc.connectionStateChange.subscribe((s) => this.#setState(s));
     this.pc.onDataChannel.subscribe((dc) => this.#adoptChannel(dc));
   }
@@ -169,17 +177,30 @@ export class WorkerPeer {
   }
 
   /**
-   * Waits (at most `maxMs`) until the chat channel has sent what it holds, so that the last
-   * messages of a call (a fatal error, peerLeft) reach the page before the connection closes.
+   * Waits (at most `maxMs`) until the page has acknowledged everything the chat channel sent, so
+   * that the last messages of a call (its end, peerLeft) reach the page before the connection
+   * closes. werift's close aborts the SCTP association: a chunk lost on the way and not yet
+   * retransmitted would be lost for good, and the page would see a transport error instead of
+   * the end. Sent is not enough: a chunk leaves the channel's buffer when it is first put on the
+   * wire, and is only delivered once the page's SACK covers it (docs/reliability.md).
    */
-  async drainChat(maxMs = 300): Promise<void> {
+  async drainChat(maxMs = 5000): Promise<boolean> {
     const until = performance.now() + maxMs;
-    while (this.#chat?.readyState === "open" && this.#chat.bufferedAmount > 0) {
-      if (performance.now() > until) return;
+    while (this.#chat?.readyState === "open" && this.unacknowledgedChat() > 0) {
+      if (performance.now() > until) return false;
       await new Promise((r) => setTimeout(r, 10));
     }
-    // Sent is not yet processed at the far end: one more beat before the close overtakes it.
-    if (this.#chat?.readyState === "open") await new Promise((r) => setTimeout(r, 20));
+    return true;
+  }
+
+  /** Chat bytes not yet acknowledged by the page: buffered, queued in SCTP, or in flight. */
+  unacknowledgedChat(): number {
+    const sctp = this.pc.sctpTransport?.sctp as unknown as SctpQueues | undefined;
+    const buffered = this.#chat?.bufferedAmount ?? 0;
+    if (!sctp) return buffered;
+    const bytes = (q: { userData?: Uint8Array }[] | undefined) =>
+      (q ?? []).reduce((n, c) => n + (c.userData?.length ?? 1), 0);
+    return buffered + bytes(sctp.outboundQueue) + bytes(sctp.sentQueue);
   }
 
   async close(): Promise<void> {
@@ -236,6 +257,9 @@ export class WorkerPeer {
     if (audio !== this.#audio) {
       this.#audio = audio;
       boundSentInfos(audio.sender);
+      // RED to the page carries one earlier frame (werift's default is two): the bot's voice
+      // costs twice its Opus bytes, not three times; the encoder's FEC covers what RED does not.
+      audio.sender.redDistance = 1;
       this.#rtp = new OpusRtpSender(audio.sender);
       audio.onTrack.subscribe((track) => this.#listen(track));
       if (audio.receiver.track) this.#listen(audio.receiver.track);

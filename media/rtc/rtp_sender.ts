@@ -51,6 +51,15 @@ export class OpusRtpSender {
   get ssrc(): number {
     return this.#sink.ssrc;
   }
+
+  /**
+   * The fraction (0..1) of our packets the far end last reported lost (RTCP receiver report),
+   * or undefined before any report. werift keeps it on its sender, private in its types.
+   */
+  get reportedLoss(): number | undefined {
+    const f = (this.#sink as { remoteFractionLost?: number }).remoteFractionLost;
+    return typeof f === "number" && Number.isFinite(f) ? f : undefined;
+  }
   /** Sequence number of the next packet. */
   get sequenceNumber(): number {
     return this.#seq;

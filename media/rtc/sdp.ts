@@ -35,6 +35,14 @@ export function stripCandidates(sdp: string): string {
     .join(eol);
 }
 
+/** Removes UDP `a=candidate` lines: what a caller behind a UDP-blocking firewall can use is left. */
+export function withoutUdpCandidates(sdp: string): string {
+  const eol = sdp.includes("\r\n") ? "\r\n" : "\n";
+  return sdp.split(eol).filter((line) =>
+    !(line.startsWith("a=candidate:") && line.split(/\s+/)[2]?.toLowerCase() === "udp")
+  ).join(eol);
+}
+
 /** The `a=candidate:` lines of an SDP, without the `a=` prefix. */
 export function listCandidates(sdp: string): string[] {
   return sdp.split(/\r?\n/).filter((l) => l.startsWith("a=candidate:")).map((l) => l.slice(2));

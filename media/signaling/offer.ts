@@ -29,6 +29,8 @@ export interface OfferNode
   nodeId: string;
   verifier: TokenVerifier;
   iceAddresses: string[];
+  /** Passive TCP candidates in answers (ICE_TCP, default on). */
+  iceTcp?: boolean;
   /** Calls on this node by session id: a new call is added, an ended one removes itself. */
   calls: Map<string, Call>;
 }
@@ -165,8 +167,8 @@ function refuseBadOffer(err: unknown): never {
 }
 
 function answerOffer(w: OfferNode, offer: OfferBody) {
-  return WorkerPeer.answer({ type: "offer", sdp: offer.sdp }, { iceAddresses: w.iceAddresses })
-    .catch(refuseBadOffer);
+  const ice = { iceAddresses: w.iceAddresses, iceTcp: w.iceTcp };
+  return WorkerPeer.answer({ type: "offer", sdp: offer.sdp }, ice).catch(refuseBadOffer);
 }
 
 const reply = (c: Context, sdp: string, pcId: string) =>

@@ -14,7 +14,18 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchChromium(options: { fakeMicWav?: string } = {}): Promise<Browser> {
+export interface ChromiumOptions {
+  fakeMicWav?: string;
+  /** Another way to start Debian's Chromium (e.g. netns.ts's wrapper script). */
+  executablePath?: string;
+  /**
+   * An HTTP proxy for every request, loopback ones included (host:port), but the hosts in
+   * `bypass`: Chromium also sends WebRTC's TCP connections to a configured proxy.
+   */
+  proxy?: { server: string; bypass?: string[] };
+}
+
+export async function launchChromium(options: ChromiumOptions = {}): Promise<Browser> {
   const profile = await Deno.makeTempDir({ prefix: "chromium-profile-" });
   const args = [
     "--no-sandbox",
@@ -32,9 +43,13 @@ export async function launchChromium(options: { fakeMicWav?: string } = {}): Pro
     "--autoplay-policy=no-user-gesture-required",
   ];
   if (options.fakeMicWav) args.push(`--use-file-for-fake-audio-capture=${options.fakeMicWav}`);
+  if (options.proxy) {
+    const bypass = ["<-loopback>", ...options.proxy.bypass ?? []].join(";");
+    args.push(`--proxy-server=http://${options.proxy.server}`, `--proxy-bypass-list=${bypass}`);
+  }
   // launchPersistentContext is playwright's way to pass --user-data-dir (a fresh one here).
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
+    executablePath: options.executablePath ?? CHROMIUM,
     headless: true,
     args,
   });
