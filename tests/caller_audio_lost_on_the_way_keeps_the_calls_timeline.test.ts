@@ -21,8 +21,8 @@ Deno.test("caller audio lost on the way keeps the call's timeline", async () => 
     const call = service.context.calls.get(sessionId)!;
     const conversation = call.conversation!;
     let frames = 0;
-    const onCallerAudio = conversation.onCallerAudio.bind(conversation);
-    conversation.onCallerAudio = (payload) => (frames++, onCallerAudio(payload));
+    const onCallerFrame = conversation.onCallerFrame.bind(conversation);
+    conversation.onCallerFrame = (pcm) => (frames++, onCallerFrame(pcm));
     const link = new LossyLink();
     link.attach(caller.pc);
     link.dropEvery(25, "rtp", "out", 3);

@@ -6,7 +6,7 @@ import { logger } from "../../common/log.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
 import type { PeerState, WorkerPeer } from "../rtc/peer.ts";
-import { JitterBuffer } from "../rtc/jitter_buffer.ts";
+import { CallerReceiver } from "../rtc/receiver.ts";
 import { RtviSession } from "../rtvi/session.ts";
 import { callEnded, signalling } from "../rtvi/protocol.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
@@ -58,7 +58,6 @@ export type EndStatus = "ended" | "failed";
 export const END_DRAIN_MS = 5000;
 
 /** A frame that never came: the conversation's decoder conceals an empty packet. */
-const LOST_FRAME = new Uint8Array(0);
 
 /** The wait for acknowledgements after an end reason that suggests the page is gone. */
 const GONE_DRAIN_MS = 300;
@@ -97,8 +96,8 @@ export class Call {
   private decoder?: OpusDecoder;
   conversation?: Conversation;
   private recording?: CallRecording;
-  /** The caller's packets back in the caller's order, one slot per 20 ms (jitter_buffer.ts). */
-  private callerTimeline = new JitterBuffer();
+  /** The caller's packets back in order and decoded, one frame per 20 ms (rtc/receiver.ts). */
+  private receiver = this.newReceiver();
 
   constructor(peer: WorkerPeer, opts: CallOptions) {
     this.opts = opts;
@@ -153,8 +152,9 @@ export class Call {
     this.peer = peer;
     this.rtvi.lastHeardAt = this.lastAudioAt = performance.now();
     // The new connection's packets are numbered afresh: what the old one left is played first.
-    this.playCallerSlots(this.callerTimeline.flush());
-    this.callerTimeline = new JitterBuffer();
+    this.receiver.flush();
+    this.receiver.close();
+    this.receiver = this.newReceiver();
     this.attach(peer);
     this.log.add("worker", "peer_restarted", { pc_id: peer.id });
     await old.close();
@@ -172,10 +172,7 @@ export class Call {
       peer.onAudioRtp.on((packet) => {
         this.lastAudioAt = performance.now();
         if (!this.conversation) return this.onEchoAudio(packet.payload);
-        const { sequenceNumber, timestamp } = packet.header;
-        this.playCallerSlots(
-          this.callerTimeline.push(sequenceNumber, timestamp, packet.payload, this.lastAudioAt),
-        );
+        this.receiver.push(packet, this.lastAudioAt);
       }),
     );
   }
@@ -246,14 +243,8 @@ export class Call {
     await this.conversation.start();
   }
 
-  /**
-   * The caller's frames in order, a lost one as an empty packet that the conversation's decoder
-   * conceals (libopus PLC). SEAM(caller_audio): once the conversation takes 16 kHz PCM (the
-   * media/caller_audio/ stage), feed it from CallerReceiver (rtc/receiver.ts) instead, which
-   * decodes these same slots and also rebuilds a lost frame from the next packet's FEC.
-   */
-  private playCallerSlots(slots: { payload?: Uint8Array }[]): void {
-    for (const slot of slots) this.conversation?.onCallerAudio(slot.payload ?? LOST_FRAME);
+  private newReceiver(): CallerReceiver {
+    return new CallerReceiver((pcm) => this.conversation?.onCallerFrame(pcm));
   }
 
   /** The echo diagnostic plays packets as they arrive, as it always has. */
@@ -284,8 +275,8 @@ export class Call {
     }
     for (const off of this.detach.splice(0)) off();
     if (this.conversation) {
-      this.playCallerSlots(this.callerTimeline.flush());
-      const t = this.callerTimeline.stats;
+      this.receiver.flush();
+      const t = this.receiver.stats;
       this.log.add("worker", "caller_audio", {
         received: t.received,
         lost: t.lost,
@@ -294,8 +285,11 @@ export class Call {
         jitter_ms: Math.round(t.jitterMs * 10) / 10,
         depth: t.depth,
         unfilled: t.unfilled,
+        recovered: t.recovered,
+        concealed: t.concealed,
       });
     }
+    this.receiver.close();
     if (this.peer.chatOpen) {
       // The last messages are retransmitted until the page acknowledges them (bounded); briefly
       // when the page is probably gone (a live one acknowledges within a round trip).

@@ -3,7 +3,6 @@
 // voice (bot_voice.ts); the page hears of it through the RTVI observer, idle is its own stage
 // (media/turn/idle.ts), usage is counted by the engines' routers. docs/decisions.md "Call flow".
 import { logger } from "../../common/log.ts";
-import { OpusDecoder } from "../../wasm/opus.ts";
 import { BrainConnection, type BrainFrame, dialFailure } from "../brain/connection.ts";
 import { heardBody, readBrainFrame } from "../brain/frames.ts";
 import { brainLimits } from "../brain/limits.ts";
@@ -34,7 +33,6 @@ export class Conversation {
   private voice: BotVoice;
   private brain?: BrainConnection;
   private caller?: CallerAudio;
-  private decoder = new OpusDecoder({ sampleRate: 16000 });
   private page: RtviObserver;
   private idle = new IdleStage(() => this.quiet, () => this.caller?.floor({ type: IDLE }));
   private usage = new CallUsage();
@@ -203,16 +201,10 @@ export class Conversation {
     this.opts.endCall("failed", reason);
   }
 
-  /** One RTP payload of the caller (Opus). */
-  onCallerAudio(payload: Uint8Array): void {
+  /** 20 ms of the caller at 16 kHz, in the caller's order, a lost frame rebuilt or concealed. */
+  onCallerFrame(pcm: Int16Array): void {
     if (this.finished) return;
-    let pcm: Int16Array;
-    try {
-      // The decoder reuses its buffer; every consumer below copies what it keeps, synchronously.
-      pcm = this.decoder.decode(payload);
-    } catch {
-      return; // a corrupt packet is dropped; the next one decodes
-    }
+    // The receiver reuses its buffer; every consumer below copies what it keeps, synchronously.
     this.opts.recording?.pushCaller(pcm);
     this.caller?.push(pcm);
   }
@@ -302,7 +294,6 @@ export class Conversation {
         this.brain.send("end", { reason });
         await this.brain.close();
       }
-      this.decoder.close();
     }
     return { turns: this.turnLog.records(), ...this.usageAtEnd! };
   }
