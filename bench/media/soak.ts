@@ -14,7 +14,9 @@ import {
   type TestApi,
 } from "../../tests/helpers/api_server.ts";
 import { statusKb } from "./proc.ts";
-import { startWorkerProcess } from "../../tests/helpers/process.ts";
+import { byKind, readMappings } from "./mappings.ts";
+import { type Census, diffCensus, formatDiff, heapCensus } from "./heap_census.ts";
+import { freePort, startWorkerProcess } from "../../tests/helpers/process.ts";
 import { botAudioAfter, speech } from "../../tests/helpers/call_harness.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
@@ -22,6 +24,15 @@ import { createBrain } from "../../sdk/brain/mod.ts";
 const CALLS = Number(Deno.env.get("SOAK_CALLS") ?? 10);
 const SECONDS = Number(Deno.env.get("SOAK_SECONDS") ?? 600);
 const SAMPLE_S = Number(Deno.env.get("SOAK_SAMPLE_SECONDS") ?? 10);
+/** Compare the worker's JS heap by constructor between minute 2 and the end (calls torn down). */
+const CENSUS = Deno.env.get("SOAK_HEAP_CENSUS") === "1";
+/** Extra environment for the worker, `K=V K=V` (e.g. MALLOC_ARENA_MAX=2 to compare allocators). */
+const WORKER_ENV = Object.fromEntries(
+  (Deno.env.get("SOAK_WORKER_ENV") ?? "").split(/\s+/).filter(Boolean).map((kv) => {
+    const i = kv.indexOf("=");
+    return [kv.slice(0, i), kv.slice(i + 1)];
+  }),
+);
 const TURNS_PER_CALL = 5;
 const ADMIN = "adm_soak_0123456789abcdef";
 const LINES = [
@@ -39,6 +50,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Sample {
   t: number;
   rssMb: number;
+  /** Anonymous resident memory (heaps, arenas, WASM), without the file pages the kernel may drop. */
+  anonMb: number;
+  /** Resident in the C heap: brk and glibc's thread arenas (recognition decoders, onnxruntime). */
+  cHeapMb: number;
   threads: number;
   fds: number;
   heapMb: number;
@@ -71,7 +86,7 @@ async function oneCall(
   api: TestApi,
   tenant: Tenant,
   lines: Int16Array[],
-  latencies: { at: number; ms: number }[],
+  latencies: { at: number; ms: number; old: number }[],
   until: number,
 ): Promise<boolean> {
   const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
@@ -84,13 +99,20 @@ async function oneCall(
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 20_000).catch(() => {});
     for (let i = 0; i < TURNS_PER_CALL && performance.now() < until; i++) {
       const before = caller.messages.length;
-      const { endedAt } = await caller.say(lines[i % lines.length]);
+      const { startedAt, endedAt } = await caller.say(lines[i % lines.length]);
       await caller.waitForMessage(
         (m) => caller.messages.indexOf(m) >= before && m.type === "bot-stopped-speaking",
         20_000,
       ).catch(() => {});
+      const turn = caller.frames.measure(startedAt);
       const heard = botAudioAfter(caller, endedAt);
-      if (heard !== undefined) latencies.push({ at: endedAt, ms: heard - endedAt });
+      if (turn.ms !== null) {
+        latencies.push({
+          at: turn.speech_end!,
+          ms: turn.ms,
+          old: heard === undefined ? NaN : heard - endedAt,
+        });
+      }
       await sleep(700);
     }
     return true;
@@ -118,23 +140,29 @@ if (import.meta.main) {
   }, {
     node: false,
   });
+  const inspectPort = CENSUS ? freePort() : undefined;
   const worker = await startWorkerProcess(api.db.url, "node-soak", {
     ADMIN_TOKEN: ADMIN,
     WORKER_CAPACITY: String(CALLS + 5),
     RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "soak-recordings-" }),
-  });
+    ...WORKER_ENV,
+  }, inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []);
   const pid = worker.child.process.pid;
   const tenant = await makeTenant(api, "soak", { brain_url: served.url });
   const lines = await Promise.all(LINES.map((l) => speech(l)));
   const samples: Sample[] = [];
-  const latencies: { at: number; ms: number }[] = [];
+  const latencies: { at: number; ms: number; old: number }[] = [];
   let callsDone = 0, callsFailed = 0;
   const t0 = performance.now();
   const until = t0 + SECONDS * 1000;
   const sample = async () => {
+    const kinds = byKind(readMappings(pid));
     samples.push({
       t: (performance.now() - t0) / 1000,
       rssMb: statusKb(pid, "VmRSS") / 1024,
+      anonMb: statusKb(pid, "RssAnon") / 1024,
+      cHeapMb: ((kinds.get("C heap (brk)") ?? 0) + (kinds.get("C heap (thread arenas)") ?? 0)) /
+        1024,
       threads: statusKb(pid, "Threads"),
       fds: [...Deno.readDirSync(`/proc/${pid}/fd`)].length,
       heapMb: (await metricValue(worker.url, "voice_process_heap_used_bytes")) / 1e6,
@@ -143,6 +171,10 @@ if (import.meta.main) {
   };
   await sample();
   const sampler = setInterval(() => void sample().catch(() => {}), SAMPLE_S * 1000);
+  let census2: Promise<Census> | undefined;
+  const censusTimer = inspectPort === undefined ? undefined : setTimeout(() => {
+    census2 = heapCensus(inspectPort);
+  }, 120_000);
   console.log(`soak: ${CALLS} concurrent calls for ${SECONDS} s against one worker (pid ${pid})`);
   try {
     await Promise.all(Array.from({ length: CALLS }, async (_, slot) => {
@@ -162,6 +194,15 @@ if (import.meta.main) {
     await sample();
   } finally {
     clearInterval(sampler);
+    clearTimeout(censusTimer);
+  }
+  if (inspectPort !== undefined && census2) {
+    const [a, b] = [await census2, await heapCensus(inspectPort)];
+    console.log(
+      `JS heap by constructor, minute 2 → the end (calls torn down): ${
+        (a.totalBytes / 1e6).toFixed(1)
+      } → ${(b.totalBytes / 1e6).toFixed(1)} MB; what grew most:\n${formatDiff(diffCensus(a, b))}`,
+    );
   }
 
   const warm = samples.filter((s) => s.t >= 60);
@@ -175,6 +216,8 @@ if (import.meta.main) {
   for (
     const [name, pick] of [
       ["worker RSS MB", (s: Sample) => s.rssMb],
+      ["  anonymous MB", (s: Sample) => s.anonMb],
+      ["  C heap MB", (s: Sample) => s.cHeapMb],
       ["JS heap MB", (s: Sample) => s.heapMb],
       ["threads", (s: Sample) => s.threads],
       ["open fds", (s: Sample) => s.fds],
@@ -189,8 +232,14 @@ if (import.meta.main) {
   console.log(`calls in progress at the end: ${last.calls}`);
   console.log("minute   turns   latency p50 ms   p99 ms");
   for (let m = 0; m * 60 < SECONDS; m++) {
-    const inMin = latencies.filter((l) => l.at - t0 >= m * 60_000 && l.at - t0 < (m + 1) * 60_000)
-      .map((l) => l.ms).sort((a, b) => a - b);
+    const inMinL = latencies.filter((l) => l.at - t0 >= m * 60_000 && l.at - t0 < (m + 1) * 60_000);
+    const inMin = inMinL.map((l) => l.ms).sort((a, b) => a - b);
+    const olds = inMinL.map((l) => l.old).filter((x) => !isNaN(x)).sort((a, b) => a - b);
+    console.log(
+      `   old figure p50 ${quantile(olds, 0.5).toFixed(0)} p99 ${
+        quantile(olds, 0.99).toFixed(0)
+      }; min new ${inMin[0]?.toFixed(0)} min old ${olds[0]?.toFixed(0)}`,
+    );
     console.log(
       `${String(m + 1).padStart(6)}   ${String(inMin.length).padStart(5)}   ${
         quantile(inMin, 0.5).toFixed(0).padStart(14)
