@@ -16,35 +16,72 @@ interface Snapshot {
   strings: string[];
 }
 
+/** A connection to a worker's inspector (Chrome DevTools Protocol) on `port`. */
+export class Inspector {
+  #id = 0;
+  #pending = new Map<number, (result: Record<string, unknown>) => void>();
+  /** Called with each event's params, by method name. */
+  readonly onEvent = new Map<string, (params: Record<string, unknown>) => void>();
+
+  private constructor(readonly ws: WebSocket) {
+    ws.onmessage = (e) => {
+      const msg = JSON.parse(e.data);
+      if (msg.id !== undefined) this.#pending.get(msg.id)?.(msg.result ?? msg.error ?? {});
+      else this.onEvent.get(msg.method)?.(msg.params);
+    };
+  }
+
+  static async connect(port: number): Promise<Inspector> {
+    const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+    const ws = new WebSocket(list[0].webSocketDebuggerUrl);
+    await new Promise((resolve, reject) => {
+      ws.onopen = resolve;
+      ws.onerror = reject;
+    });
+    return new Inspector(ws);
+  }
+
+  call(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+    const id = ++this.#id;
+    return new Promise((resolve) => {
+      this.#pending.set(id, resolve);
+      this.ws.send(JSON.stringify({ id, method, params }));
+    });
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
 /** Takes a snapshot of the isolate behind the inspector on `port` and counts it (GC first). */
 export async function heapCensus(port: number): Promise<Census> {
-  const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-  const ws = new WebSocket(list[0].webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = reject;
-  });
+  const inspector = await Inspector.connect(port);
   const chunks: string[] = [];
-  let id = 0;
-  const pending = new Map<number, () => void>();
-  ws.onmessage = (e) => {
-    const msg = JSON.parse(e.data);
-    if (msg.method === "HeapProfiler.addHeapSnapshotChunk") chunks.push(msg.params.chunk);
-    else if (msg.id !== undefined) pending.get(msg.id)?.();
-  };
-  const call = (method: string, params: Record<string, unknown> = {}) =>
-    new Promise<void>((resolve) => {
-      pending.set(++id, resolve);
-      ws.send(JSON.stringify({ id, method, params }));
-    });
+  inspector.onEvent.set("HeapProfiler.addHeapSnapshotChunk", (p) => chunks.push(p.chunk as string));
   try {
-    await call("HeapProfiler.enable");
-    await call("HeapProfiler.collectGarbage");
-    await call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
+    await inspector.call("HeapProfiler.enable");
+    await inspector.call("HeapProfiler.collectGarbage");
+    await inspector.call("HeapProfiler.takeHeapSnapshot", { reportProgress: false });
   } finally {
-    ws.close();
+    inspector.close();
   }
   return countSnapshot(JSON.parse(chunks.join("")));
+}
+
+/**
+ * Puts the worker's memory in a comparable state before a reading: a full GC (so array buffers
+ * nobody holds are freed, whenever V8 would have got to them), then the worker's own release of
+ * freed malloc memory (common/freed_memory.ts). What is resident after this is what is held.
+ */
+export async function settle(inspector: Inspector): Promise<void> {
+  await inspector.call("HeapProfiler.collectGarbage");
+  await new Promise((r) => setTimeout(r, 500)); // array buffers are freed by a sweeper after GC
+  const module = new URL("../../common/freed_memory.ts", import.meta.url).href;
+  await inspector.call("Runtime.evaluate", {
+    expression: `import(${JSON.stringify(module)}).then((m) => m.releaseFreedMemory())`,
+    awaitPromise: true,
+  });
 }
 
 /** Count and shallow size per node type and name. */

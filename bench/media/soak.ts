@@ -15,7 +15,14 @@ import {
 } from "../../tests/helpers/api_server.ts";
 import { statusKb } from "./proc.ts";
 import { byKind, readMappings } from "./mappings.ts";
-import { type Census, diffCensus, formatDiff, heapCensus } from "./heap_census.ts";
+import {
+  type Census,
+  diffCensus,
+  formatDiff,
+  heapCensus,
+  Inspector,
+  settle,
+} from "./heap_census.ts";
 import { freePort, startWorkerProcess } from "../../tests/helpers/process.ts";
 import { speech } from "../../tests/helpers/call_harness.ts";
 import { TestCaller } from "../../caller/caller.ts";
@@ -26,6 +33,11 @@ const SECONDS = Number(Deno.env.get("SOAK_SECONDS") ?? 600);
 const SAMPLE_S = Number(Deno.env.get("SOAK_SAMPLE_SECONDS") ?? 10);
 /** Compare the worker's JS heap by constructor between minute 2 and the end (calls torn down). */
 const CENSUS = Deno.env.get("SOAK_HEAP_CENSUS") === "1";
+/**
+ * Once a minute, also read the worker settled: after a full GC and a release of freed malloc
+ * memory (through its inspector), so the slope shows what is held, not where GC happens to be.
+ */
+const SETTLED = Deno.env.get("SOAK_SETTLED") === "1";
 /** Extra environment for the worker, `K=V K=V` (e.g. MALLOC_ARENA_MAX=2 to compare allocators). */
 const WORKER_ENV = Object.fromEntries(
   (Deno.env.get("SOAK_WORKER_ENV") ?? "").split(/\s+/).filter(Boolean).map((kv) => {
@@ -136,7 +148,7 @@ if (import.meta.main) {
   }, {
     node: false,
   });
-  const inspectPort = CENSUS ? freePort() : undefined;
+  const inspectPort = CENSUS || SETTLED ? freePort() : undefined;
   const worker = await startWorkerProcess(api.db.url, "node-soak", {
     ADMIN_TOKEN: ADMIN,
     WORKER_CAPACITY: String(CALLS + 5),
@@ -168,9 +180,16 @@ if (import.meta.main) {
   await sample();
   const sampler = setInterval(() => void sample().catch(() => {}), SAMPLE_S * 1000);
   let census2: Promise<Census> | undefined;
-  const censusTimer = inspectPort === undefined ? undefined : setTimeout(() => {
-    census2 = heapCensus(inspectPort);
+  const censusTimer = !CENSUS ? undefined : setTimeout(() => {
+    census2 = heapCensus(inspectPort!);
   }, 120_000);
+  const settled: { t: number; rssMb: number }[] = [];
+  const inspector = SETTLED ? await Inspector.connect(inspectPort!) : undefined;
+  const readSettled = async () => {
+    await settle(inspector!);
+    settled.push({ t: (performance.now() - t0) / 1000, rssMb: statusKb(pid, "VmRSS") / 1024 });
+  };
+  const settler = inspector && setInterval(() => void readSettled().catch(() => {}), 60_000);
   console.log(`soak: ${CALLS} concurrent calls for ${SECONDS} s against one worker (pid ${pid})`);
   try {
     await Promise.all(Array.from({ length: CALLS }, async (_, slot) => {
@@ -191,7 +210,9 @@ if (import.meta.main) {
   } finally {
     clearInterval(sampler);
     clearTimeout(censusTimer);
+    clearInterval(settler);
   }
+  if (inspector) await readSettled();
   if (inspectPort !== undefined && census2) {
     const [a, b] = [await census2, await heapCensus(inspectPort)];
     console.log(
@@ -225,6 +246,16 @@ if (import.meta.main) {
       }   ${perMin(pick).padStart(10)}`,
     );
   }
+  if (settled.length) {
+    const w = settled.filter((s) => s.t >= 60);
+    console.log(
+      `worker RSS settled (after a full GC and a release, once a minute): ${
+        settled.map((s) => s.rssMb.toFixed(0)).join(" ")
+      } MB; slope per minute after 1 min ${
+        slope(w.map((s) => s.t / 60), w.map((s) => s.rssMb)).toFixed(3)
+      }`,
+    );
+  }
   console.log(`calls in progress at the end: ${last.calls}`);
   const releases = await metricValue(worker.url, "voice_process_memory_releases_total");
   const releaseS = await metricValue(worker.url, "voice_process_memory_release_seconds_total");
@@ -243,6 +274,7 @@ if (import.meta.main) {
       }   ${quantile(inMin, 0.99).toFixed(0).padStart(6)}`,
     );
   }
+  inspector?.close();
   await worker.stop();
   await api.close();
   await served.shutdown();
