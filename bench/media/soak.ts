@@ -1,11 +1,14 @@
 // Soak: SOAK_CALLS (10) concurrent whole calls against one worker process for SOAK_SECONDS (600),
 // each slot placing one call after another (a greeting, then turns of festival speech answered by
-// a brain, about a minute a call), so both steady calls and call set-up/tear-down are soaked.
-// Every SOAK_SAMPLE_SECONDS (10) it reads the worker from /proc and /metrics: RSS, threads, open
-// file descriptors (sockets included), JS heap, calls in progress; at the end it prints each
-// figure's least-squares slope per minute after the first minute (warm-up), and the per-turn
-// latency (end of the caller's speech → first bot audio at the caller) per minute, p50 and p99.
-// A leak shows as a positive slope that does not fall to ~0 over the run.
+// a brain, about 40 s a call), so both steady calls and call set-up/tear-down are soaked.
+// Every SOAK_SAMPLE_SECONDS (10) it reads the worker from /proc and /metrics: RSS, its anonymous
+// part and C heap (brk and glibc arenas, bench/media/mappings.ts), threads, open file descriptors
+// (sockets included), JS heap, calls in progress; at the end it prints each figure's
+// least-squares slope per minute after the first minute (warm-up), and the per-turn latency from
+// the caller's last voiced sample sent to the first bot audio it heard, per minute, p50 and p99.
+// A leak shows as a positive slope that does not fall to ~0 over the run. SOAK_WORKER_ENV passes
+// settings to the worker (e.g. MEMORY_RELEASE_SECONDS=0); SOAK_HEAP_CENSUS=1 and SOAK_SETTLED=1
+// probe it through its inspector (bench/media/README.md).
 // Run: deno run -A bench/media/soak.ts   (also `deno task bench soak`; SOAK_SECONDS=120 for a short run)
 import {
   makeTenant,
