@@ -67,6 +67,11 @@ export interface Settings {
    * (SPEECH_ENGINE_COOL_DOWN_SECONDS, default 30; fractions allowed).
    */
   speechEngineCoolDownSeconds: number;
+  /**
+   * A worker gives the memory it freed back to the system this often (MEMORY_RELEASE_SECONDS,
+   * default 30; 0: never): common/freed_memory.ts.
+   */
+  memoryReleaseSeconds: number;
   /** `text` (default: `time level [component] message key=value`) or `json` (one object a line). */
   logFormat: "text" | "json";
   /**
@@ -165,6 +170,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     recordingsDir: env.RECORDINGS_DIR || `${env.DATA_DIR || "data"}/recordings`,
     drainTimeoutSeconds: int(env, "DRAIN_TIMEOUT_SECONDS", 600),
     speechEngineCoolDownSeconds: positive(env, "SPEECH_ENGINE_COOL_DOWN_SECONDS", 30),
+    memoryReleaseSeconds: int(env, "MEMORY_RELEASE_SECONDS", 30),
     logFormat: logFormat(env.LOG_FORMAT),
     metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0) : undefined,
     endOfTurn: endOfTurn(env.END_OF_TURN),

@@ -1,11 +1,14 @@
 // Soak: SOAK_CALLS (10) concurrent whole calls against one worker process for SOAK_SECONDS (600),
 // each slot placing one call after another (a greeting, then turns of festival speech answered by
-// a brain, about a minute a call), so both steady calls and call set-up/tear-down are soaked.
-// Every SOAK_SAMPLE_SECONDS (10) it reads the worker from /proc and /metrics: RSS, threads, open
-// file descriptors (sockets included), JS heap, calls in progress; at the end it prints each
-// figure's least-squares slope per minute after the first minute (warm-up), and the per-turn
-// latency (end of the caller's speech → first bot audio at the caller) per minute, p50 and p99.
-// A leak shows as a positive slope that does not fall to ~0 over the run.
+// a brain, about 40 s a call), so both steady calls and call set-up/tear-down are soaked.
+// Every SOAK_SAMPLE_SECONDS (10) it reads the worker from /proc and /metrics: RSS, its anonymous
+// part and C heap (brk and glibc arenas, bench/media/mappings.ts), threads, open file descriptors
+// (sockets included), JS heap, calls in progress; at the end it prints each figure's
+// least-squares slope per minute after the first minute (warm-up), and the per-turn latency from
+// the caller's last voiced sample sent to the first bot audio it heard, per minute, p50 and p99.
+// A leak shows as a positive slope that does not fall to ~0 over the run. SOAK_WORKER_ENV passes
+// settings to the worker (e.g. MEMORY_RELEASE_SECONDS=0); SOAK_HEAP_CENSUS=1 and SOAK_SETTLED=1
+// probe it through its inspector (bench/media/README.md).
 // Run: deno run -A bench/media/soak.ts   (also `deno task bench soak`; SOAK_SECONDS=120 for a short run)
 import {
   makeTenant,
@@ -14,14 +17,37 @@ import {
   type TestApi,
 } from "../../tests/helpers/api_server.ts";
 import { statusKb } from "./proc.ts";
-import { startWorkerProcess } from "../../tests/helpers/process.ts";
-import { botAudioAfter, speech } from "../../tests/helpers/call_harness.ts";
+import { byKind, readMappings } from "./mappings.ts";
+import {
+  type Census,
+  diffCensus,
+  formatDiff,
+  heapCensus,
+  Inspector,
+  settle,
+} from "./heap_census.ts";
+import { freePort, startWorkerProcess } from "../../tests/helpers/process.ts";
+import { speech } from "../../tests/helpers/call_harness.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 
 const CALLS = Number(Deno.env.get("SOAK_CALLS") ?? 10);
 const SECONDS = Number(Deno.env.get("SOAK_SECONDS") ?? 600);
 const SAMPLE_S = Number(Deno.env.get("SOAK_SAMPLE_SECONDS") ?? 10);
+/** Compare the worker's JS heap by constructor between minute 2 and the end (calls torn down). */
+const CENSUS = Deno.env.get("SOAK_HEAP_CENSUS") === "1";
+/**
+ * Once a minute, also read the worker settled: after a full GC and a release of freed malloc
+ * memory (through its inspector), so the slope shows what is held, not where GC happens to be.
+ */
+const SETTLED = Deno.env.get("SOAK_SETTLED") === "1";
+/** Extra environment for the worker, `K=V K=V` (e.g. MALLOC_ARENA_MAX=2 to compare allocators). */
+const WORKER_ENV = Object.fromEntries(
+  (Deno.env.get("SOAK_WORKER_ENV") ?? "").split(/\s+/).filter(Boolean).map((kv) => {
+    const i = kv.indexOf("=");
+    return [kv.slice(0, i), kv.slice(i + 1)];
+  }),
+);
 const TURNS_PER_CALL = 5;
 const ADMIN = "adm_soak_0123456789abcdef";
 const LINES = [
@@ -39,6 +65,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 interface Sample {
   t: number;
   rssMb: number;
+  /** Anonymous resident memory (heaps, arenas, WASM), without the file pages the kernel may drop. */
+  anonMb: number;
+  /** Resident in the C heap: brk and glibc's thread arenas (recognition decoders, onnxruntime). */
+  cHeapMb: number;
   threads: number;
   fds: number;
   heapMb: number;
@@ -84,13 +114,16 @@ async function oneCall(
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 20_000).catch(() => {});
     for (let i = 0; i < TURNS_PER_CALL && performance.now() < until; i++) {
       const before = caller.messages.length;
-      const { endedAt } = await caller.say(lines[i % lines.length]);
+      const { startedAt } = await caller.say(lines[i % lines.length]);
       await caller.waitForMessage(
         (m) => caller.messages.indexOf(m) >= before && m.type === "bot-stopped-speaking",
         20_000,
       ).catch(() => {});
-      const heard = botAudioAfter(caller, endedAt);
-      if (heard !== undefined) latencies.push({ at: endedAt, ms: heard - endedAt });
+      // From the last voiced sample the caller sent, as the simulator and the page measure it
+      // (caller/turn_latency.ts), not from the end of the clip: festival's lines end in ~320 ms
+      // of quiet, which the end-of-turn window spends before say() even resolves.
+      const turn = caller.frames.measure(startedAt);
+      if (turn.ms !== null) latencies.push({ at: turn.speech_end!, ms: turn.ms });
       await sleep(700);
     }
     return true;
@@ -118,11 +151,13 @@ if (import.meta.main) {
   }, {
     node: false,
   });
+  const inspectPort = CENSUS || SETTLED ? freePort() : undefined;
   const worker = await startWorkerProcess(api.db.url, "node-soak", {
     ADMIN_TOKEN: ADMIN,
     WORKER_CAPACITY: String(CALLS + 5),
     RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "soak-recordings-" }),
-  });
+    ...WORKER_ENV,
+  }, inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []);
   const pid = worker.child.process.pid;
   const tenant = await makeTenant(api, "soak", { brain_url: served.url });
   const lines = await Promise.all(LINES.map((l) => speech(l)));
@@ -132,9 +167,13 @@ if (import.meta.main) {
   const t0 = performance.now();
   const until = t0 + SECONDS * 1000;
   const sample = async () => {
+    const kinds = byKind(readMappings(pid));
     samples.push({
       t: (performance.now() - t0) / 1000,
       rssMb: statusKb(pid, "VmRSS") / 1024,
+      anonMb: statusKb(pid, "RssAnon") / 1024,
+      cHeapMb: ((kinds.get("C heap (brk)") ?? 0) + (kinds.get("C heap (thread arenas)") ?? 0)) /
+        1024,
       threads: statusKb(pid, "Threads"),
       fds: [...Deno.readDirSync(`/proc/${pid}/fd`)].length,
       heapMb: (await metricValue(worker.url, "voice_process_heap_used_bytes")) / 1e6,
@@ -143,6 +182,17 @@ if (import.meta.main) {
   };
   await sample();
   const sampler = setInterval(() => void sample().catch(() => {}), SAMPLE_S * 1000);
+  let census2: Promise<Census> | undefined;
+  const censusTimer = !CENSUS ? undefined : setTimeout(() => {
+    census2 = heapCensus(inspectPort!);
+  }, 120_000);
+  const settled: { t: number; rssMb: number }[] = [];
+  const inspector = SETTLED ? await Inspector.connect(inspectPort!) : undefined;
+  const readSettled = async () => {
+    await settle(inspector!);
+    settled.push({ t: (performance.now() - t0) / 1000, rssMb: statusKb(pid, "VmRSS") / 1024 });
+  };
+  const settler = inspector && setInterval(() => void readSettled().catch(() => {}), 60_000);
   console.log(`soak: ${CALLS} concurrent calls for ${SECONDS} s against one worker (pid ${pid})`);
   try {
     await Promise.all(Array.from({ length: CALLS }, async (_, slot) => {
@@ -162,6 +212,17 @@ if (import.meta.main) {
     await sample();
   } finally {
     clearInterval(sampler);
+    clearTimeout(censusTimer);
+    clearInterval(settler);
+  }
+  if (inspector) await readSettled();
+  if (inspectPort !== undefined && census2) {
+    const [a, b] = [await census2, await heapCensus(inspectPort)];
+    console.log(
+      `JS heap by constructor, minute 2 → the end (calls torn down): ${
+        (a.totalBytes / 1e6).toFixed(1)
+      } → ${(b.totalBytes / 1e6).toFixed(1)} MB; what grew most:\n${formatDiff(diffCensus(a, b))}`,
+    );
   }
 
   const warm = samples.filter((s) => s.t >= 60);
@@ -175,6 +236,8 @@ if (import.meta.main) {
   for (
     const [name, pick] of [
       ["worker RSS MB", (s: Sample) => s.rssMb],
+      ["  anonymous MB", (s: Sample) => s.anonMb],
+      ["  C heap MB", (s: Sample) => s.cHeapMb],
       ["JS heap MB", (s: Sample) => s.heapMb],
       ["threads", (s: Sample) => s.threads],
       ["open fds", (s: Sample) => s.fds],
@@ -186,7 +249,24 @@ if (import.meta.main) {
       }   ${perMin(pick).padStart(10)}`,
     );
   }
+  if (settled.length) {
+    const w = settled.filter((s) => s.t >= 60);
+    console.log(
+      `worker RSS settled (after a full GC and a release, once a minute): ${
+        settled.map((s) => s.rssMb.toFixed(0)).join(" ")
+      } MB; slope per minute after 1 min ${
+        slope(w.map((s) => s.t / 60), w.map((s) => s.rssMb)).toFixed(3)
+      }`,
+    );
+  }
   console.log(`calls in progress at the end: ${last.calls}`);
+  const releases = await metricValue(worker.url, "voice_process_memory_releases_total");
+  const releaseS = await metricValue(worker.url, "voice_process_memory_release_seconds_total");
+  console.log(
+    `freed memory given back ${releases} times, ${
+      (1000 * releaseS / releases).toFixed(1)
+    } ms each on average (main thread)`,
+  );
   console.log("minute   turns   latency p50 ms   p99 ms");
   for (let m = 0; m * 60 < SECONDS; m++) {
     const inMin = latencies.filter((l) => l.at - t0 >= m * 60_000 && l.at - t0 < (m + 1) * 60_000)
@@ -197,6 +277,7 @@ if (import.meta.main) {
       }   ${quantile(inMin, 0.99).toFixed(0).padStart(6)}`,
     );
   }
+  inspector?.close();
   await worker.stop();
   await api.close();
   await served.shutdown();

@@ -17,6 +17,7 @@ import { drainCalls } from "./drain.ts";
 import { countInFlight } from "../../common/http/in_flight.ts";
 import { recognitionThreads, runnerCapacities, supervisorGone } from "./runners.ts";
 import { brainLimits } from "../brain/limits.ts";
+import { releaseFreedMemoryEvery } from "../../common/freed_memory.ts";
 
 const log = logger("worker");
 
@@ -56,6 +57,11 @@ export async function runWorker(
     recognition: engines.recognition.engines.map((e) => e.name).join(" "),
     synthesis: engines.synthesis.engines.map((e) => e.name).join(" "),
   });
+  // Without it, what calls free stays resident in glibc's arenas and the worker's RSS ratchets up
+  // (bench/media/README.md, soak).
+  if (settings.memoryReleaseSeconds > 0) {
+    releaseFreedMemoryEvery(settings.memoryReleaseSeconds * 1000);
+  }
   const metrics = new WorkerMetrics();
   const context: WorkerContext = {
     metrics,
