@@ -194,7 +194,12 @@ Deno.test("a malformed request gets 400 naming the fault", async () => {
       port,
       KNOWN,
     ));
-  assert(result.messages.includes("SIP/2.0 400 Bad Request (Max-Forwards is not a number)"), result.messages);
-  assert(result.messages.includes("SIP/2.0 400 Bad Request (Content-Length is longer than the body)"));
+  assert(
+    result.messages.includes("SIP/2.0 400 Bad Request (Max-Forwards is not a number)"),
+    result.messages,
+  );
+  assert(
+    result.messages.includes("SIP/2.0 400 Bad Request (Content-Length is longer than the body)"),
+  );
   assertEquals(events, []);
 });

@@ -41,7 +41,11 @@ export async function runSipp(scenario: string, port: number, service: string): 
       stderr: "piped",
     }).output();
     const read = (f: string) => Deno.readTextFile(`${dir}/${f}`).catch(() => "");
-    return { code: out.code, errors: await read("errors.log"), messages: await read("messages.log") };
+    return {
+      code: out.code,
+      errors: await read("errors.log"),
+      messages: await read("messages.log"),
+    };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
