@@ -80,7 +80,7 @@ Deno.test("an OPTIONS keep-alive is answered 200 with the methods the UAS allows
     ));
 });
 
-Deno.test("an INVITE is answered 180 then 200 with PCMA and telephone-event, ACKed, and the caller's BYE gets 200", async () => {
+async function wholeCall(transport: "udp" | "tcp") {
   const { events, uas } = await withUas(100, (port) =>
     runSipp(
       `${HEAD}<scenario name="call">
@@ -98,6 +98,7 @@ Deno.test("an INVITE is answered 180 then 200 with PCMA and telephone-event, ACK
 </scenario>`,
       port,
       KNOWN,
+      transport,
     ));
   assertEquals(events.map((e) => e.type), ["invited", "answered", "confirmed", "ended"]);
   const [invited, answered, , ended] = events;
@@ -111,7 +112,13 @@ Deno.test("an INVITE is answered 180 then 200 with PCMA and telephone-event, ACK
   ]);
   assert(ended.type === "ended" && ended.reason === "caller_hung_up");
   assertEquals(uas.activeCalls, 0);
-});
+}
+
+Deno.test("an INVITE is answered 180 then 200 with PCMA and telephone-event, ACKed, and the caller's BYE gets 200", () =>
+  wholeCall("udp"));
+
+Deno.test("the same call over one TCP connection, framed by Content-Length", () =>
+  wholeCall("tcp"));
 
 Deno.test("a CANCEL before the answer gets 200 and the INVITE 487, and the call ends cancelled", async () => {
   const { events } = await withUas(20_000, (port) =>

@@ -17,6 +17,14 @@ import { type AnswerChoice, answerOffer } from "./sdp.ts";
 import { openRtpPort, type RtpPort } from "./rtp_port.ts";
 import { InviteServerTransaction, NonInviteServerTransaction } from "./transaction.ts";
 import { bindUdp, type DatagramSocket, type Peer } from "./udp.ts";
+import { listenTcp, type StreamListener, type StreamSource } from "./tcp.ts";
+
+/** How a request came in and how its responses go back. */
+interface Channel {
+  transport: "UDP" | "TCP";
+  from: Peer;
+  send(bytes: Uint8Array, request: SipRequest): void;
+}
 
 /** What a dialled number leads to; the numbers resource (later work) will say which agent. */
 export interface PhoneTarget {
@@ -65,6 +73,7 @@ type Transaction = InviteServerTransaction | NonInviteServerTransaction;
 
 export class SipUas {
   private socket?: DatagramSocket;
+  private tcp?: StreamListener;
   private readonly transactions = new Map<string, Transaction>();
   /** Calls by Call-ID and our tag (the UAS half of a dialog id, section 12). */
   private readonly calls = new Map<string, PhoneCall>();
@@ -76,13 +85,27 @@ export class SipUas {
     this.timers = opts.timers ?? RFC_TIMERS;
   }
 
+  /** Binds UDP and TCP on one port number, as trunks expect (any free one when port is 0). */
   async listen(): Promise<number> {
-    this.socket = await bindUdp(
-      this.opts.host,
-      this.opts.port ?? 0,
-      (b, from) => this.receive(b, from),
-    );
-    return this.socket.port;
+    for (let attempt = 0;; attempt++) {
+      const socket = await bindUdp(
+        this.opts.host,
+        this.opts.port ?? 0,
+        (b, from) => this.receive(b, from),
+      );
+      try {
+        this.tcp = listenTcp(this.opts.host, socket.port, {
+          message: (bytes, source) => this.receiveStream(bytes, source),
+          broken: (reason, bytes, source) => this.refuseStream(reason, bytes, source),
+        });
+        this.socket = socket;
+        return socket.port;
+      } catch (err) {
+        await socket.close();
+        // An ephemeral UDP port whose TCP twin is taken: try another.
+        if (!(err instanceof Deno.errors.AddrInUse) || this.opts.port || attempt >= 8) throw err;
+      }
+    }
   }
 
   get port(): number {
@@ -98,11 +121,37 @@ export class SipUas {
   async close(): Promise<void> {
     for (const call of [...this.calls.values()]) await this.endCall(call, "shutdown");
     await this.socket?.close();
+    await this.tcp?.close();
   }
 
   /** One datagram from `from`: parsed, matched to a transaction or dialog, answered. */
   receive(bytes: Uint8Array, from: Peer): void {
-    const parsed = parseMessage(bytes);
+    this.handle(parseMessage(bytes), {
+      transport: "UDP",
+      from,
+      send: (b, request) => this.sendUdp(b, request, from),
+    });
+  }
+
+  private receiveStream(bytes: Uint8Array, source: StreamSource): void {
+    this.handle(parseMessage(bytes, true), this.streamChannel(source));
+  }
+
+  /** A TCP stream that cannot be framed: a 400 if the head says where, then the connection closes. */
+  private refuseStream(reason: string, bytes: Uint8Array, source: StreamSource): void {
+    const parsed = parseMessage(bytes, true);
+    this.handle(
+      parsed.ok ? { ok: false, reason, partial: parsed.message } : parsed,
+      this.streamChannel(source),
+    );
+  }
+
+  private streamChannel(source: StreamSource): Channel {
+    return { transport: "TCP", from: source.peer, send: (b) => source.reply(b) };
+  }
+
+  private handle(parsed: ReturnType<typeof parseMessage>, channel: Channel): void {
+    const from = channel.from;
     if (!parsed.ok) {
       // A request we can still address gets 400 naming the fault (section 8.2); ACKs and
       // responses are never answered, and without a Via there is nowhere to answer.
@@ -113,7 +162,7 @@ export class SipUas {
         reason: `Bad Request (${parsed.reason})`,
         toTag: randomToken(),
       });
-      this.send(serialize(bad), p, from);
+      channel.send(serialize(bad), p);
       return;
     }
     const request = parsed.message;
@@ -123,8 +172,8 @@ export class SipUas {
     if (request.method === "ACK") return this.ack(request, key);
     const existing = this.transactions.get(key);
     if (existing) return existing.receive(request);
-    if (request.method === "INVITE") void this.invite(request, key, from);
-    else this.nonInvite(request, key, from);
+    if (request.method === "INVITE") void this.invite(request, key, channel);
+    else this.nonInvite(request, key, channel);
   }
 
   private ack(request: SipRequest, key: string): void {
@@ -138,8 +187,8 @@ export class SipUas {
     this.emit({ type: "confirmed", callId: call.callId });
   }
 
-  private nonInvite(request: SipRequest, key: string, from: Peer): void {
-    const tx = new NonInviteServerTransaction(request, this.txOptions(request, key, from));
+  private nonInvite(request: SipRequest, key: string, channel: Channel): void {
+    const tx = new NonInviteServerTransaction(request, this.txOptions(request, key, channel));
     this.transactions.set(key, tx);
     const unsupported = request.method !== "CANCEL" ? headerList(request, "Require") : [];
     if (unsupported.length > 0) {
@@ -181,9 +230,9 @@ export class SipUas {
     if (call) void this.endCall(call, "caller_cancelled");
   }
 
-  private async invite(request: SipRequest, key: string, from: Peer): Promise<void> {
+  private async invite(request: SipRequest, key: string, channel: Channel): Promise<void> {
     const callId = header(request, "Call-ID")!;
-    const tx = new InviteServerTransaction(request, this.txOptions(request, key, from, callId));
+    const tx = new InviteServerTransaction(request, this.txOptions(request, key, channel, callId));
     this.transactions.set(key, tx);
     // 100 at once (section 17.2.1): the lookup may take longer than the caller's 200 ms.
     tx.respond(responseTo(request, 100));
@@ -244,7 +293,9 @@ export class SipUas {
       }]);
     }
     this.calls.set(`${callId};${call.localTag}`, call);
-    tx.respond(responseTo(request, 180, { toTag: call.localTag, headers: [this.contact()] }));
+    tx.respond(
+      responseTo(request, 180, { toTag: call.localTag, headers: [this.contact(request)] }),
+    );
     call.answerTimer = this.clock.after(this.opts.ringingMs ?? 0, () => {
       if (call.state !== "ringing" || tx.answered) return;
       call.state = "answered";
@@ -268,7 +319,7 @@ export class SipUas {
   private ok(request: SipRequest, call: PhoneCall, sdp: string) {
     return responseTo(request, 200, {
       toTag: call.localTag,
-      headers: [this.contact(), ...this.capabilities(), {
+      headers: [this.contact(request), ...this.capabilities(), {
         name: "Content-Type",
         value: "application/sdp",
       }],
@@ -285,12 +336,12 @@ export class SipUas {
     this.emit({ type: "ended", callId: call.callId, reason });
   }
 
-  private txOptions(request: SipRequest, key: string, from: Peer, callId?: string) {
+  private txOptions(request: SipRequest, key: string, channel: Channel, callId?: string) {
     return {
       clock: this.clock,
       timers: this.timers,
-      reliable: false,
-      send: (bytes: Uint8Array) => this.send(bytes, request, from),
+      reliable: channel.transport === "TCP",
+      send: (bytes: Uint8Array) => channel.send(bytes, request),
       onEnd: (reason: "done" | "no_ack") => {
         this.transactions.delete(key);
         if (reason !== "no_ack" || callId === undefined) return;
@@ -304,7 +355,7 @@ export class SipUas {
   }
 
   /** Section 18.2.2: responses go where the request came from, at the Via's port unless rport. */
-  private send(bytes: Uint8Array, request: SipRequest, from: Peer): void {
+  private sendUdp(bytes: Uint8Array, request: SipRequest, from: Peer): void {
     const via = parseVia(headerList(request, "Via")[0] ?? "");
     const port = via?.params.has("rport") ? from.port : via?.port ?? 5060;
     this.socket?.send(bytes, { address: from.address, port });
@@ -319,9 +370,11 @@ export class SipUas {
     };
   }
 
-  private contact(): Header {
+  /** Our Contact, on the transport the dialog started on (section 12.1.1). */
+  private contact(request: SipRequest): Header {
     const host = this.opts.host.includes(":") ? `[${this.opts.host}]` : this.opts.host;
-    return { name: "Contact", value: `<sip:${host}:${this.port}>` };
+    const tcp = parseVia(headerList(request, "Via")[0] ?? "")?.transport === "TCP";
+    return { name: "Contact", value: `<sip:${host}:${this.port}${tcp ? ";transport=tcp" : ""}>` };
   }
 
   private capabilities(): Header[] {

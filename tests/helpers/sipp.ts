@@ -21,8 +21,16 @@ export async function freeUdpPort(): Promise<number> {
   return port;
 }
 
-/** Plays `scenario` (SIPp XML) once against `port`, dialling `service` (the Request-URI user). */
-export async function runSipp(scenario: string, port: number, service: string): Promise<SippRun> {
+/**
+ * Plays `scenario` (SIPp XML) once against `port`, dialling `service` (the Request-URI user), over
+ * UDP or one TCP connection.
+ */
+export async function runSipp(
+  scenario: string,
+  port: number,
+  service: string,
+  transport: "udp" | "tcp" = "udp",
+): Promise<SippRun> {
   const dir = await Deno.makeTempDir({ prefix: "sipp-" });
   try {
     await Deno.writeTextFile(`${dir}/scenario.xml`, scenario);
@@ -31,6 +39,7 @@ export async function runSipp(scenario: string, port: number, service: string): 
       args: [
         `127.0.0.1:${port}`,
         ...["-sf", `${dir}/scenario.xml`, "-s", service, "-m", "1", "-l", "1"],
+        ...["-t", transport === "udp" ? "u1" : "t1"],
         ...["-i", "127.0.0.1", "-p", String(local), "-mp", String(media)],
         ...["-timeout", "30", "-timeout_error", "-recv_timeout", "10000", "-nostdin"],
         ...["-trace_err", "-error_file", `${dir}/errors.log`],
