@@ -121,7 +121,7 @@ Deno.test("the same call over one TCP connection, framed by Content-Length", () 
   wholeCall("tcp"));
 
 Deno.test("a CANCEL before the answer gets 200 and the INVITE 487, and the call ends cancelled", async () => {
-  const { events } = await withUas(20_000, (port) =>
+  const { events, uas } = await withUas(20_000, (port) =>
     runSipp(
       `${HEAD}<scenario name="cancel">
   <send retrans="500"><![CDATA[${dialog("INVITE", 1)}${OFFER}]]></send>
@@ -156,6 +156,7 @@ Deno.test("a CANCEL before the answer gets 200 and the INVITE 487, and the call 
     ));
   assertEquals(events.map((e) => e.type), ["invited", "ended"]);
   assert(events[1].type === "ended" && events[1].reason === "caller_cancelled");
+  assertEquals(uas.activeCalls, 0);
 });
 
 Deno.test("an INVITE for a number the lookup does not know gets 404 and no call", async () => {

@@ -113,9 +113,9 @@ export class SipUas {
     return this.socket.port;
   }
 
-  /** Calls not yet ended. */
+  /** Calls held: ringing or answered. An ended call is forgotten at once. */
   get activeCalls(): number {
-    return [...this.calls.values()].filter((c) => c.state !== "ended").length;
+    return this.calls.size;
   }
 
   async close(): Promise<void> {
@@ -330,6 +330,8 @@ export class SipUas {
   private async endCall(call: PhoneCall, reason: CallEndReason): Promise<void> {
     if (call.state === "ended") return;
     call.state = "ended";
+    // Forgotten at once: a retransmitted BYE is answered by its transaction, not the dialog.
+    this.calls.delete(`${call.callId};${call.localTag}`);
     call.answerTimer?.cancel();
     call.invite.acknowledged(); // a BYE before the ACK stops the 2xx retransmissions too
     await call.rtp?.close();
