@@ -9,7 +9,7 @@ import { type CallEvent, SipUas } from "../media/sip/uas.ts";
 const OFFER =
   "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n";
 
-async function setup(ringingMs = 0) {
+async function setup(ringingMs = 0, listener?: (e: CallEvent) => void) {
   const clock = new ManualClock();
   const events: CallEvent[] = [];
   const uas = new SipUas({
@@ -17,7 +17,10 @@ async function setup(ringingMs = 0) {
     lookup: (n) => n === "+15550100" ? { agentId: "a1" } : undefined,
     ringingMs,
     clock,
-    onEvent: (e) => events.push(e),
+    onEvent: (e) => {
+      events.push(e);
+      listener?.(e);
+    },
   });
   const port = await uas.listen();
   const socket = dgram.createSocket("udp4");
@@ -172,6 +175,105 @@ Deno.test("a response goes to the source port when the Via asks for rport, with 
       header(t.received[0], "Via"),
       `SIP/2.0/UDP 192.0.2.1:9;branch=z9hG4bK-r;rport=${t.local};received=127.0.0.1`,
     );
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a call event listener that throws neither stops the call nor the UAS", async () => {
+  const t = await setup(0, () => {
+    throw new Error("listener bug");
+  });
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    assertEquals(t.received.map((r) => r.status), [100, 180, 200]);
+    t.send("OPTIONS", { branch: "z9hG4bK-2", cseq: 2 });
+    await t.waitFor(4);
+    assertEquals(t.received[3].status, 200);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a retransmitted BYE after the call ended is answered 200 again, not 481", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    const toTag = /tag=([^;]+)/.exec(header(t.received[2], "To")!)![1];
+    t.send("ACK", { branch: "z9hG4bK-ack", toTag });
+    t.send("BYE", { branch: "z9hG4bK-bye", toTag, cseq: 2 });
+    await t.waitFor(4);
+    t.send("BYE", { branch: "z9hG4bK-bye", toTag, cseq: 2 });
+    await t.waitFor(5);
+    assertEquals(t.received.slice(3).map((r) => [r.status, header(r, "CSeq")]), [
+      [200, "2 BYE"],
+      [200, "2 BYE"],
+    ]);
+    assertEquals(t.uas.activeCalls, 0);
+    assertEquals(t.events.filter((e) => e.type === "ended").length, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a 200 never ACKed ends the call as no_ack after 64*T1", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    t.clock.advance(64 * 500 - 1);
+    assertEquals(t.uas.activeCalls, 1);
+    t.clock.advance(1);
+    const ended = () => t.events.find((e) => e.type === "ended");
+    for (let i = 0; i < 50 && !ended(); i++) await new Promise((r) => setTimeout(r, 10));
+    assertEquals(t.uas.activeCalls, 0);
+    const end = ended();
+    assert(end?.type === "ended" && end.reason === "no_ack", JSON.stringify(t.events));
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a re-INVITE putting the call on hold is answered recvonly in the same dialog", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    const toTag = /tag=([^;]+)/.exec(header(t.received[2], "To")!)![1];
+    t.send("ACK", { branch: "z9hG4bK-ack", toTag });
+    t.send("INVITE", { branch: "z9hG4bK-hold", toTag, cseq: 2, body: OFFER + "a=sendonly\r\n" });
+    await t.waitFor(5);
+    const ok = t.received[4];
+    assertEquals([ok.status, header(ok, "CSeq")], [200, "2 INVITE"]);
+    const sdp = new TextDecoder().decode(ok.body);
+    assert(sdp.includes("a=recvonly") && sdp.includes("o=- ") && / 2 IN IP4 /.test(sdp), sdp);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a CANCEL after the answer gets 200 and leaves the call up", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    t.send("CANCEL");
+    await t.waitFor(4);
+    assertEquals(t.received.map((r) => r.status), [100, 180, 200, 200]);
+    assertEquals(header(t.received[3], "CSeq"), "1 CANCEL");
+    assertEquals(t.uas.activeCalls, 1);
   } finally {
     await t.close();
   }

@@ -2,6 +2,7 @@
 // for the numbers its lookup knows (180 then 200 with an SDP answer), takes CANCEL, BYE and
 // OPTIONS, and refuses the rest with the RFC's codes. It answers the signalling only: RTP lands on
 // a port per call that nothing plays into the call pipeline yet (docs/sip.md says what is left).
+import { logger } from "../../common/log.ts";
 import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "./clock.ts";
 import { dialledUser, parseNameAddr, parseVia, tagOf } from "./headers.ts";
 import {
@@ -56,6 +57,7 @@ export interface UasOptions {
   onEvent?: (event: CallEvent) => void;
 }
 
+const log = logger("sip");
 const ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS";
 
 interface PhoneCall {
@@ -172,8 +174,29 @@ export class SipUas {
     if (request.method === "ACK") return this.ack(request, key);
     const existing = this.transactions.get(key);
     if (existing) return existing.receive(request);
-    if (request.method === "INVITE") void this.invite(request, key, channel);
-    else this.nonInvite(request, key, channel);
+    if (request.method === "INVITE") {
+      this.invite(request, key, channel).catch((err) => this.failed(request, key, err));
+    } else {
+      try {
+        this.nonInvite(request, key, channel);
+      } catch (err) {
+        this.failed(request, key, err);
+      }
+    }
+  }
+
+  /** A fault of ours while handling a request: 500 if it is still unanswered, and keep serving. */
+  private failed(request: SipRequest, key: string, err: unknown): void {
+    log.error("SIP request failed", {
+      method: request.method,
+      call_id: header(request, "Call-ID"),
+      error: String(err),
+    });
+    const tx = this.transactions.get(key);
+    const open = tx instanceof InviteServerTransaction
+      ? !tx.answered
+      : tx?.state === "trying" || tx?.state === "proceeding";
+    if (tx && open) tx.respond(responseTo(request, 500, { toTag: randomToken() }));
   }
 
   private ack(request: SipRequest, key: string): void {
@@ -383,8 +406,13 @@ export class SipUas {
     return [{ name: "Allow", value: ALLOW }];
   }
 
+  /** The listener is the caller's code: its fault is logged, and the SIP dialogue goes on. */
   private emit(event: CallEvent): void {
-    this.opts.onEvent?.(event);
+    try {
+      this.opts.onEvent?.(event);
+    } catch (err) {
+      log.error("SIP call event listener failed", { event: event.type, error: String(err) });
+    }
   }
 }
 
