@@ -1,6 +1,7 @@
 // The SIP UAS over UDP from a raw socket: the refusals and retransmission rules SIPp's scenarios
 // do not reach. Time for the RFC timers is a hand-turned clock; the sockets are real.
 import dgram from "node:dgram";
+import fc from "fast-check";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { ManualClock } from "./helpers/manual_clock.ts";
 import { header, parseMessage, type SipResponse } from "../media/sip/message.ts";
@@ -274,6 +275,49 @@ Deno.test("a CANCEL after the answer gets 200 and leaves the call up", async () 
     assertEquals(t.received.map((r) => r.status), [100, 180, 200, 200]);
     assertEquals(header(t.received[3], "CSeq"), "1 CANCEL");
     assertEquals(t.uas.activeCalls, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a storm of near-valid INVITEs leaves the UAS answering", async () => {
+  const t = await setup(0);
+  try {
+    const valid = new TextEncoder().encode(
+      [
+        "INVITE sip:+15550100@127.0.0.1 SIP/2.0",
+        `Via: SIP/2.0/UDP 127.0.0.1:${t.local};branch=z9hG4bK-storm`,
+        "From: <sip:+15550111@127.0.0.1>;tag=s",
+        "To: <sip:+15550100@127.0.0.1>",
+        "Call-ID: storm",
+        "CSeq: 1 INVITE",
+        "Content-Type: application/sdp",
+        `Content-Length: ${OFFER.length}`,
+        "",
+        OFFER,
+      ].join("\r\n"),
+    );
+    const edits = fc.sample(
+      fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      { numRuns: 300, seed: 27 },
+    );
+    for (const [i, list] of edits.entries()) {
+      const bytes = valid.slice();
+      for (const [at, byte] of list) bytes[at] = byte;
+      // Each its own branch and Call-ID where the edits left them, so most start a transaction.
+      const text = new TextDecoder().decode(bytes).replace("z9hG4bK-storm", `z9hG4bK-${i}`)
+        .replace("Call-ID: storm", `Call-ID: storm-${i}`);
+      t.uas.receive(new TextEncoder().encode(text), { address: "127.0.0.1", port: t.local });
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    t.send("OPTIONS", { branch: "z9hG4bK-after", cseq: 9 });
+    const answered = () =>
+      t.received.some((r) => header(r, "CSeq") === "9 OPTIONS" && r.status === 200);
+    for (let i = 0; i < 200 && !answered(); i++) await new Promise((r) => setTimeout(r, 10));
+    assert(answered(), "OPTIONS after the storm was not answered");
   } finally {
     await t.close();
   }
