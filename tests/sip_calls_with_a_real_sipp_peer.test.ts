@@ -1,7 +1,7 @@
 // The SIP UAS (media/sip/) against a real SIP peer, SIPp 3.6: each scenario fails SIPp's call (exit
 // code 1) on any unexpected or missing message, and the UAS's own events say what it did.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { runSipp, type SippRun } from "./helpers/sipp.ts";
+import { freeUdpPort, runSipp, SIPP, type SippRun } from "./helpers/sipp.ts";
 import { type CallEvent, SipUas } from "../media/sip/uas.ts";
 
 const KNOWN = "+15550100";
@@ -210,4 +210,47 @@ Deno.test("a malformed request gets 400 naming the fault", async () => {
     result.messages.includes("SIP/2.0 400 Bad Request (Content-Length is longer than the body)"),
   );
   assertEquals(events, []);
+});
+
+Deno.test("50 calls at once are all answered, ACKed and hung up by the caller", async () => {
+  const events: CallEvent[] = [];
+  let active = 0, peak = 0;
+  const uas = new SipUas({
+    host: "127.0.0.1",
+    lookup: (dialled) => NUMBERS.get(dialled),
+    onEvent: (e) => {
+      events.push(e);
+      if (e.type === "answered") peak = Math.max(peak, ++active);
+      if (e.type === "ended") active--;
+    },
+  });
+  const port = await uas.listen();
+  try {
+    // SIPp's built-in uac: INVITE, 180, 200, ACK, a 3 s hold, BYE; 50 calls started at 100/s,
+    // so all 50 are up together.
+    const out = await new Deno.Command(SIPP, {
+      args: [
+        `127.0.0.1:${port}`,
+        ...["-sn", "uac", "-s", KNOWN, "-m", "50", "-l", "50", "-r", "100", "-d", "3000"],
+        ...[
+          "-i",
+          "127.0.0.1",
+          "-p",
+          String(await freeUdpPort()),
+          "-mp",
+          String(await freeUdpPort()),
+        ],
+        ...["-nostdin", "-timeout", "60", "-timeout_error"],
+      ],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    assertEquals(out.code, 0);
+    const count = (type: string) => events.filter((e) => e.type === type).length;
+    assertEquals([count("answered"), count("confirmed"), count("ended")], [50, 50, 50]);
+    assertEquals(peak, 50);
+    assertEquals(uas.activeCalls, 0);
+  } finally {
+    await uas.close();
+  }
 });

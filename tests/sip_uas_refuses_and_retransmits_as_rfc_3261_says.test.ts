@@ -322,3 +322,33 @@ Deno.test("a storm of near-valid INVITEs leaves the UAS answering", async () => 
     await t.close();
   }
 });
+
+Deno.test("over TCP a message without Content-Length gets 400 and the connection is closed", async () => {
+  const t = await setup(0);
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: t.uas.port });
+    const request = [
+      `OPTIONS sip:+15550100@127.0.0.1 SIP/2.0`,
+      "Via: SIP/2.0/TCP 127.0.0.1:5099;branch=z9hG4bK-tcp",
+      "From: <sip:+15550111@127.0.0.1>;tag=t",
+      "To: <sip:+15550100@127.0.0.1>",
+      "Call-ID: tcp-1",
+      "CSeq: 1 OPTIONS",
+      "",
+      "",
+    ].join("\r\n");
+    await conn.write(new TextEncoder().encode(request));
+    let text = "";
+    const buf = new Uint8Array(4096);
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break; // the UAS closed the connection
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    conn.close();
+    assert(text.startsWith("SIP/2.0 400 Bad Request (Content-Length is required over TCP)"), text);
+    assert(text.includes("Call-ID: tcp-1"));
+  } finally {
+    await t.close();
+  }
+});

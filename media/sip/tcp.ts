@@ -50,6 +50,8 @@ export function listenTcp(host: string, port: number, handlers: StreamHandlers):
       },
     };
     const framer = new SipStreamFramer();
+    // The loop reads until the connection closes: leaving it early would cancel the readable side,
+    // which closes the connection before a last response (the 400) is written.
     try {
       for await (const chunk of conn.readable) {
         for (const framed of framer.push(chunk)) {
@@ -60,7 +62,6 @@ export function listenTcp(host: string, port: number, handlers: StreamHandlers):
             source.close();
           }
         }
-        if (!open) break;
       }
     } catch { /* reset by the peer */ }
     source.close();
