@@ -352,3 +352,37 @@ Deno.test("over TCP a message without Content-Length gets 400 and the connection
     await t.close();
   }
 });
+
+Deno.test("the CANCEL's 200 and the INVITE's 487 carry the To tag of the ringing", async () => {
+  const t = await setup(60_000);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.send("CANCEL");
+    await t.waitFor(4);
+    assertEquals(t.received.map((r) => r.status), [100, 180, 200, 487]);
+    const tags = t.received.slice(1).map((r) => /tag=([^;]+)/.exec(header(r, "To")!)?.[1]);
+    assertEquals(new Set(tags).size, 1);
+    assertEquals(t.uas.activeCalls, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a BYE while still ringing ends the call: 200 to the BYE, 487 to the INVITE", async () => {
+  const t = await setup(60_000);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    const toTag = /tag=([^;]+)/.exec(header(t.received[1], "To")!)![1];
+    t.send("BYE", { branch: "z9hG4bK-early", toTag, cseq: 2 });
+    await t.waitFor(4);
+    assertEquals(t.received.slice(2).map((r) => [r.status, header(r, "CSeq")]), [
+      [200, "2 BYE"],
+      [487, "1 INVITE"],
+    ]);
+    assertEquals(t.uas.activeCalls, 0);
+  } finally {
+    await t.close();
+  }
+});

@@ -242,15 +242,18 @@ export class SipUas {
     }
   }
 
-  /** Section 9.2: the CANCEL gets 200; the INVITE, if still unanswered, 487. */
+  /** Section 9.2: the CANCEL gets 200 (with the INVITE's To tag); the INVITE, if unanswered, 487. */
   private cancel(request: SipRequest, tx: NonInviteServerTransaction): void {
     const invite = this.transactions.get(transactionKey(request, "INVITE"));
     if (!(invite instanceof InviteServerTransaction)) return tx.respond(responseTo(request, 481));
-    tx.respond(responseTo(request, 200, { toTag: tagOf(header(invite.request, "To")) }));
-    if (invite.answered) return;
     const call = [...this.calls.values()].find((c) => c.invite === invite);
-    invite.respond(responseTo(invite.request, 487, { toTag: call?.localTag ?? randomToken() }));
-    if (call) void this.endCall(call, "caller_cancelled");
+    // Before the lookup ends there is no call yet, so no tag: the 487 below gets the same one.
+    const tag = call?.localTag ?? randomToken();
+    tx.respond(responseTo(request, 200, { toTag: tag }));
+    if (invite.answered) return;
+    if (call) return void this.endCall(call, "caller_cancelled");
+    invite.respond(responseTo(invite.request, 487, { toTag: tag }));
+    this.emit({ type: "ended", callId: header(request, "Call-ID")!, reason: "caller_cancelled" });
   }
 
   private async invite(request: SipRequest, key: string, channel: Channel): Promise<void> {
@@ -356,6 +359,11 @@ export class SipUas {
     // Forgotten at once: a retransmitted BYE is answered by its transaction, not the dialog.
     this.calls.delete(`${call.callId};${call.localTag}`);
     call.answerTimer?.cancel();
+    // Still ringing: the INVITE gets its final answer (section 15.1.2), 503 if we are going away.
+    if (!call.invite.answered) {
+      const status = reason === "shutdown" ? 503 : 487;
+      call.invite.respond(responseTo(call.invite.request, status, { toTag: call.localTag }));
+    }
     call.invite.acknowledged(); // a BYE before the ACK stops the 2xx retransmissions too
     await call.rtp?.close();
     this.emit({ type: "ended", callId: call.callId, reason });
