@@ -66,7 +66,7 @@ Deno.test("a replay of a recorded call shows where a changed brain answers diffe
       `after turn t1: "${heard}":`,
       `  units   recorded: "You said: ${heard}"\n`,
       `          replayed: "I heard: ${heard}"\n`,
-      `  actions recorded: transcript {"turn_id":"t1","text":"${heard}"}`,
+      `  actions recorded: transcript {"turn_id":"t1","text":"${heard}","typed":false}`,
       `          replayed: (none)`,
       `  config  recorded: (none)`,
     ];

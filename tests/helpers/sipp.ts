@@ -1,0 +1,61 @@
+// Runs SIPp 3.6 (Debian sip-tester, /usr/bin/sipp) as a real SIP peer: a scenario written into a
+// temp dir, one call against 127.0.0.1:<port>, on free local ports so parallel runs do not collide.
+import dgram from "node:dgram";
+
+export const SIPP = "/usr/bin/sipp";
+
+export interface SippRun {
+  /** 0: every call passed its scenario; 1: a call failed (an unexpected or missing message). */
+  code: number;
+  /** SIPp's own log of what went wrong, and the messages it sent and received. */
+  errors: string;
+  messages: string;
+}
+
+/** A UDP port free right now (SIPp binds its own: it takes a number, not a socket). */
+export async function freeUdpPort(): Promise<number> {
+  const socket = dgram.createSocket("udp4");
+  await new Promise<void>((ok) => socket.bind(0, "127.0.0.1", ok));
+  const port = socket.address().port;
+  await new Promise<void>((ok) => socket.close(() => ok()));
+  return port;
+}
+
+/**
+ * Plays `scenario` (SIPp XML) once against `port`, dialling `service` (the Request-URI user), over
+ * UDP or one TCP connection.
+ */
+export async function runSipp(
+  scenario: string,
+  port: number,
+  service: string,
+  transport: "udp" | "tcp" = "udp",
+): Promise<SippRun> {
+  const dir = await Deno.makeTempDir({ prefix: "sipp-" });
+  try {
+    await Deno.writeTextFile(`${dir}/scenario.xml`, scenario);
+    const [local, media] = [await freeUdpPort(), await freeUdpPort()];
+    const out = await new Deno.Command(SIPP, {
+      args: [
+        `127.0.0.1:${port}`,
+        ...["-sf", `${dir}/scenario.xml`, "-s", service, "-m", "1", "-l", "1"],
+        ...["-t", transport === "udp" ? "u1" : "t1"],
+        ...["-i", "127.0.0.1", "-p", String(local), "-mp", String(media)],
+        ...["-timeout", "30", "-timeout_error", "-recv_timeout", "10000", "-nostdin"],
+        ...["-trace_err", "-error_file", `${dir}/errors.log`],
+        ...["-trace_msg", "-message_file", `${dir}/messages.log`],
+      ],
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const read = (f: string) => Deno.readTextFile(`${dir}/${f}`).catch(() => "");
+    return {
+      code: out.code,
+      errors: await read("errors.log"),
+      messages: await read("messages.log"),
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}

@@ -1,0 +1,388 @@
+// The SIP UAS over UDP from a raw socket: the refusals and retransmission rules SIPp's scenarios
+// do not reach. Time for the RFC timers is a hand-turned clock; the sockets are real.
+import dgram from "node:dgram";
+import fc from "fast-check";
+import { assert, assertEquals } from "./helpers/assert.ts";
+import { ManualClock } from "./helpers/manual_clock.ts";
+import { header, parseMessage, type SipResponse } from "../media/sip/message.ts";
+import { type CallEvent, SipUas } from "../media/sip/uas.ts";
+
+const OFFER =
+  "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n";
+
+async function setup(ringingMs = 0, listener?: (e: CallEvent) => void) {
+  const clock = new ManualClock();
+  const events: CallEvent[] = [];
+  const uas = new SipUas({
+    host: "127.0.0.1",
+    lookup: (n) => n === "+15550100" ? { agentId: "a1" } : undefined,
+    ringingMs,
+    clock,
+    onEvent: (e) => {
+      events.push(e);
+      listener?.(e);
+    },
+  });
+  const port = await uas.listen();
+  const socket = dgram.createSocket("udp4");
+  await new Promise<void>((ok) => socket.bind(0, "127.0.0.1", ok));
+  const received: SipResponse[] = [];
+  socket.on("message", (m) => {
+    const r = parseMessage(new Uint8Array(m));
+    if (r.ok && r.message.kind === "response") received.push(r.message);
+  });
+  const local = socket.address().port;
+  const send = (
+    method: string,
+    opts: {
+      cseq?: number;
+      branch?: string;
+      toTag?: string;
+      extra?: string[];
+      body?: string;
+      via?: string;
+    } = {},
+  ) => {
+    const body = opts.body ?? "";
+    const text = [
+      `${method} sip:+15550100@127.0.0.1:${port} SIP/2.0`,
+      opts.via ?? `Via: SIP/2.0/UDP 127.0.0.1:${local};branch=${opts.branch ?? "z9hG4bK-1"}`,
+      "From: <sip:+15550111@127.0.0.1>;tag=caller",
+      `To: <sip:+15550100@127.0.0.1>${opts.toTag ? `;tag=${opts.toTag}` : ""}`,
+      "Call-ID: call-1",
+      `CSeq: ${opts.cseq ?? 1} ${method}`,
+      ...(body ? ["Content-Type: application/sdp"] : []),
+      ...(opts.extra ?? []),
+      `Content-Length: ${body.length}`,
+      "",
+      body,
+    ].join("\r\n");
+    socket.send(new TextEncoder().encode(text), port, "127.0.0.1");
+  };
+  const waitFor = async (n: number) => {
+    for (let i = 0; i < 200 && received.length < n; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert(received.length >= n, `expected ${n} responses, got ${received.map((r) => r.status)}`);
+  };
+  const close = async () => {
+    await uas.close();
+    await new Promise<void>((ok) => socket.close(() => ok()));
+  };
+  return { clock, events, uas, send, received, waitFor, close, local };
+}
+
+Deno.test("a retransmitted INVITE makes one call and is answered with the last provisional", async () => {
+  const t = await setup(60_000);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(3);
+    assertEquals(t.received.map((r) => r.status), [100, 180, 180]);
+    assertEquals(t.events.filter((e) => e.type === "invited").length, 1);
+    assertEquals(t.uas.activeCalls, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the 200 is retransmitted over UDP until the ACK, then the call is confirmed", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0); // the ring ends: 200
+    await t.waitFor(3);
+    t.clock.advance(500);
+    await t.waitFor(4);
+    t.clock.advance(1000);
+    await t.waitFor(5);
+    assertEquals(t.received.map((r) => r.status), [100, 180, 200, 200, 200]);
+    const toTag = /tag=([^;]+)/.exec(header(t.received[2], "To")!)![1];
+    t.send("ACK", { branch: "z9hG4bK-ack", toTag });
+    for (let i = 0; i < 50 && !t.events.some((e) => e.type === "confirmed"); i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    t.clock.advance(10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    assertEquals(t.received.length, 5);
+    assertEquals(t.events.map((e) => e.type), ["invited", "answered", "confirmed"]);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a BYE outside any dialog gets 481 and changes nothing", async () => {
+  const t = await setup();
+  try {
+    t.send("BYE", { toTag: "nope", cseq: 2 });
+    await t.waitFor(1);
+    assertEquals(t.received[0].status, 481);
+    assertEquals(t.events, []);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a method the UAS does not serve gets 405 with Allow", async () => {
+  const t = await setup();
+  try {
+    t.send("REGISTER");
+    await t.waitFor(1);
+    assertEquals([t.received[0].status, header(t.received[0], "Allow")], [
+      405,
+      "INVITE, ACK, CANCEL, BYE, OPTIONS",
+    ]);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("an extension the caller requires gets 420 naming it, and no call", async () => {
+  const t = await setup();
+  try {
+    t.send("INVITE", { body: OFFER, extra: ["Require: 100rel, timer"] });
+    await t.waitFor(2);
+    assertEquals([t.received[1].status, header(t.received[1], "Unsupported")], [
+      420,
+      "100rel, timer",
+    ]);
+    assertEquals(t.uas.activeCalls, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("an offer with no phone codec gets 488 with a Warning, and no call", async () => {
+  const t = await setup();
+  try {
+    t.send("INVITE", { body: OFFER.replace("RTP/AVP 0", "RTP/AVP 111") });
+    await t.waitFor(2);
+    assertEquals(t.received[1].status, 488);
+    assert(header(t.received[1], "Warning")?.includes("no audio stream in PCMU or PCMA"));
+    assertEquals(t.uas.activeCalls, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a response goes to the source port when the Via asks for rport, with received stamped", async () => {
+  const t = await setup();
+  try {
+    t.send("OPTIONS", { via: "Via: SIP/2.0/UDP 192.0.2.1:9;branch=z9hG4bK-r;rport" });
+    await t.waitFor(1);
+    assertEquals(
+      header(t.received[0], "Via"),
+      `SIP/2.0/UDP 192.0.2.1:9;branch=z9hG4bK-r;rport=${t.local};received=127.0.0.1`,
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a call event listener that throws neither stops the call nor the UAS", async () => {
+  const t = await setup(0, () => {
+    throw new Error("listener bug");
+  });
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    assertEquals(t.received.map((r) => r.status), [100, 180, 200]);
+    t.send("OPTIONS", { branch: "z9hG4bK-2", cseq: 2 });
+    await t.waitFor(4);
+    assertEquals(t.received[3].status, 200);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a retransmitted BYE after the call ended is answered 200 again, not 481", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    const toTag = /tag=([^;]+)/.exec(header(t.received[2], "To")!)![1];
+    t.send("ACK", { branch: "z9hG4bK-ack", toTag });
+    t.send("BYE", { branch: "z9hG4bK-bye", toTag, cseq: 2 });
+    await t.waitFor(4);
+    t.send("BYE", { branch: "z9hG4bK-bye", toTag, cseq: 2 });
+    await t.waitFor(5);
+    assertEquals(t.received.slice(3).map((r) => [r.status, header(r, "CSeq")]), [
+      [200, "2 BYE"],
+      [200, "2 BYE"],
+    ]);
+    assertEquals(t.uas.activeCalls, 0);
+    assertEquals(t.events.filter((e) => e.type === "ended").length, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a 200 never ACKed ends the call as no_ack after 64*T1", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    t.clock.advance(64 * 500 - 1);
+    assertEquals(t.uas.activeCalls, 1);
+    t.clock.advance(1);
+    const ended = () => t.events.find((e) => e.type === "ended");
+    for (let i = 0; i < 50 && !ended(); i++) await new Promise((r) => setTimeout(r, 10));
+    assertEquals(t.uas.activeCalls, 0);
+    const end = ended();
+    assert(end?.type === "ended" && end.reason === "no_ack", JSON.stringify(t.events));
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a re-INVITE putting the call on hold is answered recvonly in the same dialog", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    const toTag = /tag=([^;]+)/.exec(header(t.received[2], "To")!)![1];
+    t.send("ACK", { branch: "z9hG4bK-ack", toTag });
+    t.send("INVITE", { branch: "z9hG4bK-hold", toTag, cseq: 2, body: OFFER + "a=sendonly\r\n" });
+    await t.waitFor(5);
+    const ok = t.received[4];
+    assertEquals([ok.status, header(ok, "CSeq")], [200, "2 INVITE"]);
+    const sdp = new TextDecoder().decode(ok.body);
+    assert(sdp.includes("a=recvonly") && sdp.includes("o=- ") && / 2 IN IP4 /.test(sdp), sdp);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a CANCEL after the answer gets 200 and leaves the call up", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.clock.advance(0);
+    await t.waitFor(3);
+    t.send("CANCEL");
+    await t.waitFor(4);
+    assertEquals(t.received.map((r) => r.status), [100, 180, 200, 200]);
+    assertEquals(header(t.received[3], "CSeq"), "1 CANCEL");
+    assertEquals(t.uas.activeCalls, 1);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a storm of near-valid INVITEs leaves the UAS answering", async () => {
+  const t = await setup(0);
+  try {
+    const valid = new TextEncoder().encode(
+      [
+        "INVITE sip:+15550100@127.0.0.1 SIP/2.0",
+        `Via: SIP/2.0/UDP 127.0.0.1:${t.local};branch=z9hG4bK-storm`,
+        "From: <sip:+15550111@127.0.0.1>;tag=s",
+        "To: <sip:+15550100@127.0.0.1>",
+        "Call-ID: storm",
+        "CSeq: 1 INVITE",
+        "Content-Type: application/sdp",
+        `Content-Length: ${OFFER.length}`,
+        "",
+        OFFER,
+      ].join("\r\n"),
+    );
+    const edits = fc.sample(
+      fc.array(fc.tuple(fc.nat(valid.length - 1), fc.integer({ min: 0, max: 255 })), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+      { numRuns: 300, seed: 27 },
+    );
+    for (const [i, list] of edits.entries()) {
+      const bytes = valid.slice();
+      for (const [at, byte] of list) bytes[at] = byte;
+      // Each its own branch and Call-ID where the edits left them, so most start a transaction.
+      const text = new TextDecoder().decode(bytes).replace("z9hG4bK-storm", `z9hG4bK-${i}`)
+        .replace("Call-ID: storm", `Call-ID: storm-${i}`);
+      t.uas.receive(new TextEncoder().encode(text), { address: "127.0.0.1", port: t.local });
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    t.send("OPTIONS", { branch: "z9hG4bK-after", cseq: 9 });
+    const answered = () =>
+      t.received.some((r) => header(r, "CSeq") === "9 OPTIONS" && r.status === 200);
+    for (let i = 0; i < 200 && !answered(); i++) await new Promise((r) => setTimeout(r, 10));
+    assert(answered(), "OPTIONS after the storm was not answered");
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("over TCP a message without Content-Length gets 400 and the connection is closed", async () => {
+  const t = await setup(0);
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: t.uas.port });
+    const request = [
+      `OPTIONS sip:+15550100@127.0.0.1 SIP/2.0`,
+      "Via: SIP/2.0/TCP 127.0.0.1:5099;branch=z9hG4bK-tcp",
+      "From: <sip:+15550111@127.0.0.1>;tag=t",
+      "To: <sip:+15550100@127.0.0.1>",
+      "Call-ID: tcp-1",
+      "CSeq: 1 OPTIONS",
+      "",
+      "",
+    ].join("\r\n");
+    await conn.write(new TextEncoder().encode(request));
+    let text = "";
+    const buf = new Uint8Array(4096);
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break; // the UAS closed the connection
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    conn.close();
+    assert(text.startsWith("SIP/2.0 400 Bad Request (Content-Length is required over TCP)"), text);
+    assert(text.includes("Call-ID: tcp-1"));
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("the CANCEL's 200 and the INVITE's 487 carry the To tag of the ringing", async () => {
+  const t = await setup(60_000);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    t.send("CANCEL");
+    await t.waitFor(4);
+    assertEquals(t.received.map((r) => r.status), [100, 180, 200, 487]);
+    const tags = t.received.slice(1).map((r) => /tag=([^;]+)/.exec(header(r, "To")!)?.[1]);
+    assertEquals(new Set(tags).size, 1);
+    assertEquals(t.uas.activeCalls, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a BYE while still ringing ends the call: 200 to the BYE, 487 to the INVITE", async () => {
+  const t = await setup(60_000);
+  try {
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(2);
+    const toTag = /tag=([^;]+)/.exec(header(t.received[1], "To")!)![1];
+    t.send("BYE", { branch: "z9hG4bK-early", toTag, cseq: 2 });
+    await t.waitFor(4);
+    assertEquals(t.received.slice(2).map((r) => [r.status, header(r, "CSeq")]), [
+      [200, "2 BYE"],
+      [487, "1 INVITE"],
+    ]);
+    assertEquals(t.uas.activeCalls, 0);
+  } finally {
+    await t.close();
+  }
+});
