@@ -88,7 +88,7 @@ async function speechWavs(): Promise<{ dir: string; wav22: string; wav48: string
     wav22,
     "Hello, this is the test caller. Can you hear me?",
   ]);
-  await run("sox", [wav22, "-r", "48000", "-c", "1", "-b", "16", wav48]);
+  await run("sox", ["-D", wav22, "-r", "48000", "-c", "1", "-b", "16", wav48]);
   return { dir, wav22, wav48 };
 }
 

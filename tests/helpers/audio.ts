@@ -11,10 +11,14 @@ async function run(cmd: string, args: string[]) {
   }
 }
 
-/** `raw` as 16-bit mono at `rate`, with `padSeconds` of silence around, in `out`. */
+/**
+ * `raw` as 16-bit mono at `rate`, with `padSeconds` of silence around, in `out`. Without dither
+ * (`-D`): sox dithers a resampled 16-bit output with fresh noise each run, which made the same
+ * sentence a different fixture each time and recognition tests near their bounds flaky.
+ */
 function toMono16(raw: string, out: string, rate: number, padSeconds: number) {
   const pad = String(padSeconds);
-  return run("sox", [raw, "-r", String(rate), "-c", "1", "-b", "16", out, "pad", pad, pad]);
+  return run("sox", ["-D", raw, "-r", String(rate), "-c", "1", "-b", "16", out, "pad", pad, pad]);
 }
 
 /** A WAV of `text` spoken by espeak-ng, at 48 kHz mono, with `padSeconds` of silence around. */
