@@ -24,7 +24,7 @@ export function createExampleBrain(): Brain {
         return;
       }
       yield `You said: ${turn.text}`;
-      if (/\b(story|long)\b/.test(words)) {
+      if (/\b(story|stories|long)\b/.test(words)) {
         for (const sentence of STORY) {
           if (turn.signal.aborted) return; // the caller interrupted
           yield sentence;

@@ -39,7 +39,7 @@ async def answer(turn, session):
         session.end("caller said goodbye")
         return
     yield f"You said: {turn.text}"
-    if re.search(r"\b(story|long)\b", words):
+    if re.search(r"\b(story|stories|long)\b", words):
         for sentence in STORY:
             # On barge-in the SDK closes this generator; the flag is for code between awaits.
             if turn.cancelled:
