@@ -17,7 +17,14 @@ import { createBrain } from "../../sdk/brain/mod.ts";
 import { buildDemoPage } from "../../web/build.ts";
 import type { CallState } from "../../web/call/call.ts";
 import type { BotUnit } from "../../web/call/conversation.ts";
-import { type Browser, CHROMIUM, launchChromium, saveArtifact } from "./helpers/chromium.ts";
+import {
+  type Browser,
+  CHROMIUM,
+  launchChromium,
+  saveArtifact,
+  silentWav,
+  waitForPage,
+} from "./helpers/chromium.ts";
 import { serveStatic } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
@@ -38,29 +45,10 @@ function snapshot(page: Page): Promise<Snapshot> {
   });
 }
 
-async function waitForPage(page: Page, ok: (s: Snapshot) => boolean, ms: number) {
-  const until = Date.now() + ms;
-  let s = await snapshot(page);
-  while (!ok(s) && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 150));
-    s = await snapshot(page);
-  }
-  return s;
-}
-
-async function silentWav(): Promise<string> {
-  const out = await Deno.makeTempFile({ prefix: "silent-mic-", suffix: ".wav" });
-  const sox = await new Deno.Command("sox", {
-    args: ["-n", "-r", "48000", "-c", "1", "-b", "16", out, "trim", "0", "10"],
-  }).output();
-  if (!sox.success) throw new Error(new TextDecoder().decode(sox.stderr));
-  return out;
-}
-
 /** The demo page's whole call from inside a namespace shaped by `shape`; returns what it saw. */
 async function callFromNamespace(label: string, shape: (ns: Netns) => Promise<void>) {
   const dist = await buildDemoPage();
-  const wav = await silentWav();
+  const wav = await silentWav(10);
   const brain = createBrain({
     onSessionStart: () => GREETING,
     async *onTurn() {},
@@ -99,6 +87,7 @@ async function callFromNamespace(label: string, shape: (ns: Netns) => Promise<vo
     await page.click("#call");
     let s = await waitForPage(
       page,
+      snapshot,
       (s) => s.bot.some((u) => u.text === GREETING && u.status === "completed"),
       45_000,
     );
@@ -113,6 +102,7 @@ async function callFromNamespace(label: string, shape: (ns: Netns) => Promise<vo
     await page.click("#msg-send");
     s = await waitForPage(
       page,
+      snapshot,
       (s) => s.state?.end !== undefined || s.state?.phase === "failed",
       30_000,
     );

@@ -12,7 +12,7 @@ import { speechWav } from "../helpers/audio.ts";
 import { buildWeb } from "../../web/build.ts";
 import type { CallState } from "../../web/call/call.ts";
 import type { EnergySample } from "../../web/call/meter.ts";
-import { type Browser, launchChromium, saveArtifact } from "./helpers/chromium.ts";
+import { type Browser, launchChromium, saveArtifact, waitForPage } from "./helpers/chromium.ts";
 import { serveStatic } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
@@ -42,15 +42,6 @@ function snapshot(page: Page): Promise<Snapshot> {
 }
 
 /** Polls the page until `ok(snapshot)` or `ms` pass; returns the last snapshot either way. */
-async function waitForPage(page: Page, ok: (s: Snapshot) => boolean, ms: number) {
-  const until = Date.now() + ms;
-  let s = await snapshot(page);
-  while (!ok(s) && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 100));
-    s = await snapshot(page);
-  }
-  return s;
-}
 
 /** Peak and silence floor (10th percentile) of a series of RMS samples. */
 function energy(samples: EnergySample[]) {
@@ -99,7 +90,7 @@ Deno.test({
       });
 
       await page.click("#call");
-      let s = await waitForPage(page, (s) => s.state?.botReady === true, 20_000);
+      let s = await waitForPage(page, snapshot, (s) => s.state?.botReady === true, 20_000, 100);
       assertEquals(s.state?.phase, "ready", `call did not get ready: ${JSON.stringify(s.state)}`);
       assertEquals((s.state?.botReadyData as { version?: string })?.version, "2.1.0");
       assert(s.state?.connected, "the transport reported connected");
@@ -113,14 +104,14 @@ Deno.test({
       assertEquals(offer?.authorization, headers.Authorization ?? headers.authorization);
       assertEquals(s.state?.sessionId, connectBody.session_id);
 
-      s = await waitForPage(page, (s) => s.state?.botAudioStarted === true, 5_000);
+      s = await waitForPage(page, snapshot, (s) => s.state?.botAudioStarted === true, 5_000, 100);
       assert(s.state?.botAudioStarted, "trackStarted never fired for the bot's audio");
 
       // The fake microphone really speaks (else a silent echo would prove nothing)...
-      s = await waitForPage(page, (s) => spokeClearly(s.mic), 10_000);
+      s = await waitForPage(page, snapshot, (s) => spokeClearly(s.mic), 10_000, 100);
       assert(spokeClearly(s.mic), `microphone energy ${JSON.stringify(energy(s.mic))}`);
       // ...and that speech comes back on the bot's track, clearly above its silence.
-      s = await waitForPage(page, (s) => spokeClearly(s.bot), 15_000);
+      s = await waitForPage(page, snapshot, (s) => spokeClearly(s.bot), 15_000, 100);
       const bot = energy(s.bot);
       await saveArtifact(
         "chromium_echo_call.energy.json",
@@ -175,7 +166,7 @@ Deno.test({
       page.on("request", (r) => requests.push(`${r.method()} ${r.url()}`));
 
       await page.click("#call");
-      const s = await waitForPage(page, (s) => s.state?.phase === "refused", 10_000);
+      const s = await waitForPage(page, snapshot, (s) => s.state?.phase === "refused", 10_000, 100);
       assertEquals(s.state?.refusal?.status, 403, JSON.stringify(s.state));
       assertEquals(s.state?.refusal?.code, "origin_not_allowed");
       assertEquals(s.state?.connectAttempted, false);

@@ -19,7 +19,13 @@ import type {
   SpeakingChange,
   TranscriptLine,
 } from "../../web/call/conversation.ts";
-import { ARTIFACTS, type Browser, launchChromium, saveArtifact } from "./helpers/chromium.ts";
+import {
+  ARTIFACTS,
+  type Browser,
+  launchChromium,
+  saveArtifact,
+  waitForPage,
+} from "./helpers/chromium.ts";
 import { serveStatic, type StaticServer } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
@@ -56,15 +62,6 @@ function snapshot(page: Page): Promise<Snapshot> {
 }
 
 /** Polls the page until `ok(snapshot)` or `ms` pass; returns the last snapshot either way. */
-async function waitForPage(page: Page, ok: (s: Snapshot) => boolean, ms: number) {
-  const until = Date.now() + ms;
-  let s = await snapshot(page);
-  while (!ok(s) && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 150));
-    s = await snapshot(page);
-  }
-  return s;
-}
 
 const shot = async (page: Page, name: string) =>
   await saveArtifact(`demo/${name}.png`, await page.screenshot({ fullPage: true }));
@@ -140,7 +137,7 @@ Deno.test({
       await shot(page, "1-before-call");
 
       await page.click("#call");
-      let s = await waitForPage(page, (s) => s.state?.phase === "ready", 20_000);
+      let s = await waitForPage(page, snapshot, (s) => s.state?.phase === "ready", 20_000);
       assertEquals(s.state?.phase, "ready", `call did not get ready: ${JSON.stringify(s.state)}`);
 
       // The choice went into sessions.connect with both language legs; the id is on the page.
@@ -155,7 +152,12 @@ Deno.test({
       assertEquals(await page.textContent("#session-id"), sessionId);
 
       // The greeting is bot output.
-      s = await waitForPage(page, (s) => s.bot.some((u) => u.text.includes(GREETING)), 20_000);
+      s = await waitForPage(
+        page,
+        snapshot,
+        (s) => s.bot.some((u) => u.text.includes(GREETING)),
+        20_000,
+      );
       assert(
         s.bot.some((u) => u.text.includes(GREETING)),
         `no greeting in bot output: ${JSON.stringify(s.bot)}`,
@@ -163,7 +165,7 @@ Deno.test({
       await shot(page, "2-greeting");
 
       // The caller's words arrive as a final transcript line, shown in black.
-      s = await waitForPage(page, (s) => speech(s).length > 0, 30_000);
+      s = await waitForPage(page, snapshot, (s) => speech(s).length > 0, 30_000);
       assert(speech(s).length > 0, `no final caller transcript: ${JSON.stringify(s.transcript)}`);
       assert(
         await page.locator("#conversation li.user.final .text").count() > 0,
@@ -171,7 +173,7 @@ Deno.test({
       );
 
       // The brain answers "You said: ..." and the part the caller heard is marked.
-      s = await waitForPage(page, (s) => answer(s) !== undefined, 30_000);
+      s = await waitForPage(page, snapshot, (s) => answer(s) !== undefined, 30_000);
       const unit = answer(s);
       assert(unit, `no "You said:" bot output with heard text: ${JSON.stringify(s.bot)}`);
       assert(unit.text.startsWith(unit.heard.trimEnd()), JSON.stringify(unit));
@@ -194,7 +196,12 @@ Deno.test({
       await page.fill("#msg-type", "ping");
       await page.fill("#msg-data", '{"n": 1}');
       await page.click("#msg-send");
-      s = await waitForPage(page, (s) => s.actions.some((a) => a.type === "pong"), 10_000);
+      s = await waitForPage(
+        page,
+        snapshot,
+        (s) => s.actions.some((a) => a.type === "pong"),
+        10_000,
+      );
       const pong = s.actions.find((a) => a.type === "pong");
       assert(pong, `no pong action: ${JSON.stringify(s.actions)}`);
       assertEquals((pong.data as { got: unknown }).got, { n: 1 });
@@ -206,7 +213,7 @@ Deno.test({
       await page.click("#hangup");
       const record = await service.record(sessionId, "ended");
       assertEquals(record.end_reason, "hangup");
-      await waitForPage(page, (s) => s.state?.phase === "ended", 5_000);
+      await waitForPage(page, snapshot, (s) => s.state?.phase === "ended", 5_000);
       assertEquals(await page.textContent("#phase"), "ended");
     } finally {
       // Kept after any run, passing or not (test-artifacts/ is gitignored).

@@ -10,7 +10,14 @@ import { createBrain } from "../../sdk/brain/mod.ts";
 import { buildDemoPage } from "../../web/build.ts";
 import type { CallState } from "../../web/call/call.ts";
 import type { Action, BotUnit } from "../../web/call/conversation.ts";
-import { ARTIFACTS, type Browser, launchChromium, saveArtifact } from "./helpers/chromium.ts";
+import {
+  ARTIFACTS,
+  type Browser,
+  launchChromium,
+  saveArtifact,
+  silentWav,
+  waitForPage,
+} from "./helpers/chromium.ts";
 import { serveStatic, type StaticServer } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
@@ -38,26 +45,6 @@ function snapshot(page: Page): Promise<Snapshot> {
   });
 }
 
-async function waitForPage(page: Page, ok: (s: Snapshot) => boolean, ms: number) {
-  const until = Date.now() + ms;
-  let s = await snapshot(page);
-  while (!ok(s) && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 150));
-    s = await snapshot(page);
-  }
-  return s;
-}
-
-/** Ten seconds of silence for the fake microphone (Chromium's default device beeps). */
-async function silentWav(): Promise<string> {
-  const out = await Deno.makeTempFile({ prefix: "silent-mic-", suffix: ".wav" });
-  const sox = await new Deno.Command("sox", {
-    args: ["-n", "-r", "48000", "-c", "1", "-b", "16", out, "trim", "0", "10"],
-  }).output();
-  if (!sox.success) throw new Error(new TextDecoder().decode(sox.stderr));
-  return out;
-}
-
 Deno.test({
   name: "Demo page: when the brain ends the call, the page shows why (brain_ended)",
   sanitizeOps: false,
@@ -65,7 +52,7 @@ Deno.test({
   async fn() {
     await Deno.mkdir(ARTIFACTS + "demo", { recursive: true });
     const dist = await buildDemoPage();
-    const wav = await silentWav();
+    const wav = await silentWav(10);
     const brain = createBrain({
       onSessionStart: () => GREETING,
       async *onTurn() {}, // the microphone is silent: no turn is expected
@@ -99,6 +86,7 @@ Deno.test({
       await page.click("#call");
       let s = await waitForPage(
         page,
+        snapshot,
         (s) => s.bot.some((u) => u.text === GREETING && u.status === "completed"),
         30_000,
       );
@@ -109,7 +97,7 @@ Deno.test({
       await page.fill("#msg-type", "bye");
       await page.fill("#msg-data", "");
       await page.click("#msg-send");
-      s = await waitForPage(page, (s) => s.state?.end !== undefined, 20_000);
+      s = await waitForPage(page, snapshot, (s) => s.state?.end !== undefined, 20_000);
       assertEquals(s.state?.end, { status: "ended", reason: "brain_ended" });
       assertEquals(s.state?.phase, "ended");
       const record = await service.record(sessionId, "ended");

@@ -11,7 +11,14 @@ import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
 import { buildDemoPage } from "../../web/build.ts";
 import type { CallState } from "../../web/call/call.ts";
 import type { Action, BotUnit, TranscriptLine } from "../../web/call/conversation.ts";
-import { ARTIFACTS, type Browser, launchChromium, saveArtifact } from "./helpers/chromium.ts";
+import {
+  ARTIFACTS,
+  type Browser,
+  launchChromium,
+  saveArtifact,
+  silentWav,
+  waitForPage,
+} from "./helpers/chromium.ts";
 import { serveStatic, type StaticServer } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
@@ -40,26 +47,6 @@ function snapshot(page: Page): Promise<Snapshot> {
   });
 }
 
-async function waitForPage(page: Page, ok: (s: Snapshot) => boolean, ms: number) {
-  const until = Date.now() + ms;
-  let s = await snapshot(page);
-  while (!ok(s) && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 150));
-    s = await snapshot(page);
-  }
-  return s;
-}
-
-/** A microphone that hears nothing: the turn is typed, never spoken. */
-async function silentWav(): Promise<string> {
-  const out = await Deno.makeTempFile({ prefix: "demo-silent-", suffix: ".wav" });
-  const sox = await new Deno.Command("sox", {
-    args: ["-n", "-r", "48000", "-c", "1", "-b", "16", out, "trim", "0", "30"],
-  }).output();
-  if (!sox.success) throw new Error(new TextDecoder().decode(sox.stderr));
-  return out;
-}
-
 Deno.test({
   name: "Demo page: a typed line goes as a typed turn and its answer is spoken and heard",
   sanitizeOps: false,
@@ -67,7 +54,7 @@ Deno.test({
   async fn() {
     await Deno.mkdir(ARTIFACTS + "demo-typed", { recursive: true });
     const dist = await buildDemoPage();
-    const wav = await silentWav();
+    const wav = await silentWav(30);
     let service: CallService | undefined, site: StaticServer | undefined;
     let browser: Browser | undefined, page: Page | undefined;
     try {
@@ -90,16 +77,21 @@ Deno.test({
         (globalThis as unknown as { callPage: { ready: Promise<void> } }).callPage.ready
       );
       await page.click("#call");
-      let s = await waitForPage(page, (s) => s.state?.phase === "ready", 20_000);
+      let s = await waitForPage(page, snapshot, (s) => s.state?.phase === "ready", 20_000);
       assertEquals(s.state?.phase, "ready", JSON.stringify(s.state));
       const sessionId = s.state!.sessionId!;
       // The greeting plays out first: the typed line is then a turn of its own, not a cut.
-      s = await waitForPage(page, (s) => s.bot.some((u) => u.status === "completed"), 20_000);
+      s = await waitForPage(
+        page,
+        snapshot,
+        (s) => s.bot.some((u) => u.status === "completed"),
+        20_000,
+      );
 
       await page.fill("#typed-text", TYPED);
       await page.click("#typed-send");
 
-      s = await waitForPage(page, (s) => s.transcript.some((l) => l.typed), 10_000);
+      s = await waitForPage(page, snapshot, (s) => s.transcript.some((l) => l.typed), 10_000);
       assertEquals(s.transcript.filter((l) => l.text.trim() !== ""), [
         { seq: s.transcript.find((l) => l.typed)!.seq, text: TYPED, final: true, typed: true },
       ]);
@@ -107,7 +99,12 @@ Deno.test({
       assertEquals(await page.inputValue("#typed-text"), "", "the box is cleared once sent");
 
       // The brain saw a typed turn: its transcript action says so.
-      s = await waitForPage(page, (s) => s.actions.some((a) => a.type === "transcript"), 10_000);
+      s = await waitForPage(
+        page,
+        snapshot,
+        (s) => s.actions.some((a) => a.type === "transcript"),
+        10_000,
+      );
       const shown = s.actions.find((a) => a.type === "transcript")?.data as
         | { text: string; typed: boolean }
         | undefined;
@@ -116,6 +113,7 @@ Deno.test({
       // Its answer is spoken: the page marks the part the caller heard, the worker logs it heard.
       s = await waitForPage(
         page,
+        snapshot,
         (s) => s.bot.some((u) => u.text === REPLY && u.status === "completed"),
         20_000,
       );

@@ -79,3 +79,33 @@ export async function saveArtifact(name: string, data: string | Uint8Array): Pro
   else await Deno.writeFile(path, data);
   return path;
 }
+
+/**
+ * Reads the page with `read` every `everyMs` until `ok` holds or `ms` pass; returns the last
+ * reading (the caller asserts on it, so a timeout shows what the page had).
+ */
+export async function waitForPage<S>(
+  page: Page,
+  read: (page: Page) => Promise<S>,
+  ok: (s: S) => boolean,
+  ms: number,
+  everyMs = 150,
+): Promise<S> {
+  const until = Date.now() + ms;
+  let s = await read(page);
+  while (!ok(s) && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, everyMs));
+    s = await read(page);
+  }
+  return s;
+}
+
+/** `seconds` of silence as a WAV for the fake microphone (Chromium's default device beeps). */
+export async function silentWav(seconds: number): Promise<string> {
+  const out = await Deno.makeTempFile({ prefix: "silent-mic-", suffix: ".wav" });
+  const sox = await new Deno.Command("sox", {
+    args: ["-n", "-r", "48000", "-c", "1", "-b", "16", out, "trim", "0", String(seconds)],
+  }).output();
+  if (!sox.success) throw new Error(new TextDecoder().decode(sox.stderr));
+  return out;
+}
