@@ -11,12 +11,6 @@
 import createRNNWasmModuleSync from "@jitsi/rnnoise-wasm/dist/rnnoise-sync.js";
 import { Resampler } from "../../wasm/resampler.ts";
 
-/** The noise suppressors a call can ask for (agent_input.pipeline.noise_suppression). */
-export const NOISE_SUPPRESSION = ["off", "rnnoise"] as const;
-export type NoiseSuppression = typeof NOISE_SUPPRESSION[number];
-/** What a call gets when it does not say (docs/decisions.md: measured, not assumed). */
-export const DEFAULT_NOISE_SUPPRESSION: NoiseSuppression = "off";
-
 interface RnnoiseModule {
   HEAPF32: Float32Array;
   _malloc(n: number): number;
