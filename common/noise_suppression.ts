@@ -11,3 +11,9 @@ export const DEFAULT_NOISE_SUPPRESSION: NoiseSuppression = "off";
 export function isNoiseSuppression(v: unknown): v is NoiseSuppression {
   return (NOISE_SUPPRESSION as readonly unknown[]).includes(v);
 }
+
+/** The suppressor a connect config (signed into the token) asks for, or the default. */
+export function noiseSuppressionOf(config: unknown): NoiseSuppression {
+  const v = (config as { noise_suppression?: unknown } | null | undefined)?.noise_suppression;
+  return isNoiseSuppression(v) ? v : DEFAULT_NOISE_SUPPRESSION;
+}
