@@ -5,10 +5,11 @@
 //      BENCH_NOISE_SENTENCES=20  BENCH_NOISE_SNRS=20,10,5
 //      BENCH_NOISE_KINDS=brown,pink,white,babble
 //
-// Audio: festival saying SCRIPTS and HELD_SCRIPTS (tests/helpers/test_speech.ts) at 16 kHz, 0.5 s of the room
-// before the words and 3 s after; noise of a kind (caller/noise.ts; babble = four other festival
-// talkers saying DEV_SCRIPTS, summed) mixed at an SNR against the speech's own RMS, running
-// through the whole turn. Each sentence is one turn on a fresh CallerAudio, pushed in 20 ms
+// Audio: festival saying SCRIPTS and HELD_SCRIPTS (tests/helpers/test_speech.ts) at 16 kHz,
+// 0.5 s of the room before the words and 3 s after; noise of a kind (caller/noise.ts; babble =
+// four other festival talkers saying DEV_SCRIPTS, summed) mixed at an SNR against the speech's
+// own RMS, running through the whole turn. Not through Opus (the noise would be in the room,
+// before the browser's encoder; bench/media/stt.ts measures Opus's own cost to WER). Each sentence is one turn on a fresh CallerAudio, pushed in 20 ms
 // frames, each once the VAD has acted on the one before.
 //  1. per noise kind and SNR, off and rnnoise: WER over the turns' text (the user turns sent);
 //     VAD end-of-speech error = where the VAD put the end of the speech (its last pause with no
