@@ -11,6 +11,7 @@ import {
   ROSTER_VOICES,
 } from "../../common/capabilities.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
+import type { NoiseSuppression } from "../../common/noise_suppression.ts";
 
 /** One set field: its canonical path ("tts.voice"), its value, and where the request put it. */
 export interface ConfigLeaf {
@@ -23,6 +24,8 @@ export interface ConfigJson {
   tts?: { voice?: string; language?: string };
   stt?: { language?: string };
   idle?: { timeout_ms?: number };
+  /** Beside the wire Config, decided at connect (common/noise_suppression.ts). */
+  noise_suppression?: NoiseSuppression;
 }
 
 export const IDLE_MIN_MS = 1000;

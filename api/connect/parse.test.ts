@@ -240,3 +240,31 @@ Deno.test("init is at most 16 KiB serialized", () => {
     { field: "agent_input.payload" },
   );
 });
+
+Deno.test("noise suppression is chosen per call in either form and kept with the config", () => {
+  const a = parse({ agent_id: "a", agent_input: { pipeline: { noise_suppression: "rnnoise" } } });
+  assertEquals(a.input.config, { noise_suppression: "rnnoise" });
+  const b = parse({ agent_id: "a", config: { noise_suppression: "off", idle: { timeout_ms: 0 } } });
+  assertEquals(b.input.config, { noise_suppression: "off", idle: { timeout_ms: 0 } });
+  assertEquals(parse({ agent_id: "a" }).input.config.noise_suppression, undefined);
+});
+
+Deno.test("an unknown noise suppressor is unsupported_config naming the field and the served ones", () => {
+  refused(
+    { agent_id: "a", agent_input: { pipeline: { noise_suppression: "krisp" } } },
+    "unsupported_config",
+    { field: "agent_input.pipeline.noise_suppression", allowed: ["off", "rnnoise"] },
+  );
+  refused({ agent_id: "a", config: { noise_suppression: true } }, "invalid_request", {
+    field: "config.noise_suppression",
+  });
+  refused(
+    {
+      agent_id: "a",
+      agent_input: { pipeline: { noise_suppression: "rnnoise" } },
+      config: { noise_suppression: "off" },
+    },
+    "conflicting_fields",
+    { fields: ["agent_input.pipeline.noise_suppression", "config.noise_suppression"] },
+  );
+});

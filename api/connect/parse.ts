@@ -10,6 +10,7 @@ import {
   isPlainObject,
   readConfigLeaves,
 } from "./config.ts";
+import { isNoiseSuppression, NOISE_SUPPRESSION } from "../../common/noise_suppression.ts";
 
 export interface ConnectRequest {
   agent_id: string;
@@ -90,6 +91,26 @@ function oneOf<T>(
     throw conflict(a.path, b.path);
   }
   return a.value ?? b.value;
+}
+
+/**
+ * noise_suppression sits beside the Config sections (pipeline or config) but is not part of the
+ * wire Config: it is decided once, at connect, and a brain cannot change it mid-call.
+ */
+function readNoiseSuppression(section: Record<string, unknown> | undefined, path: string) {
+  const v = section?.noise_suppression;
+  if (v === undefined || v === null) return undefined;
+  const field = `${path}.noise_suppression`;
+  if (typeof v !== "string") throw invalidRequest(field, `${field} must be a string.`);
+  if (!isNoiseSuppression(v)) {
+    throw new ApiError(
+      400,
+      "unsupported_config",
+      `${field} is ${JSON.stringify(v)}, which this service does not serve.`,
+      { field, allowed: [...NOISE_SUPPRESSION] },
+    );
+  }
+  return v;
 }
 
 function mergeLeaves(a: ConfigLeaf[], b: ConfigLeaf[]): Map<string, ConfigLeaf> {
@@ -189,10 +210,22 @@ export function parseConnectBody(body: unknown, caps: Capabilities): ConnectRequ
     (x, y) => x === y,
   );
 
+  const pipeline = optionalObject(agentInput.pipeline, "agent_input.pipeline");
+  const noise = oneOf(
+    {
+      value: readNoiseSuppression(pipeline, "agent_input.pipeline"),
+      path: "agent_input.pipeline.noise_suppression",
+    },
+    { value: readNoiseSuppression(config, "config"), path: "config.noise_suppression" },
+    (x, y) => x === y,
+  );
+
   const fromPipeline: ConfigLeaf[] = [];
-  readConfigLeaves(agentInput.pipeline, "agent_input.pipeline", fromPipeline);
+  readConfigLeaves(pipeline, "agent_input.pipeline", fromPipeline, undefined, "", [
+    "noise_suppression",
+  ]);
   const fromConfig: ConfigLeaf[] = [];
-  readConfigLeaves(config, "config", fromConfig, undefined, "", ["record"]);
+  readConfigLeaves(config, "config", fromConfig, undefined, "", ["record", "noise_suppression"]);
   const mergedInit = oneOf(
     { value: payload, path: "agent_input.payload" },
     { value: init, path: "init" },
@@ -201,6 +234,7 @@ export function parseConnectBody(body: unknown, caps: Capabilities): ConnectRequ
   const leaves = mergeLeaves(fromPipeline, fromConfig);
 
   const checked = checkConfig(leaves, caps);
+  if (noise) checked.noise_suppression = noise;
   const { displayName, metadata } = readLabels(body);
   if (mergedInit && utf8Bytes(JSON.stringify(mergedInit)) > LIMITS.initBytes) {
     throw new ApiError(400, "init_too_large", `init is larger than ${LIMITS.initBytes} bytes.`, {

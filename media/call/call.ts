@@ -10,6 +10,7 @@ import { CallerReceiver } from "../rtc/receiver.ts";
 import { RtviSession } from "../rtvi/session.ts";
 import { callEnded, signalling } from "../rtvi/protocol.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
+import { noiseSuppressionOf } from "../../common/noise_suppression.ts";
 import { Conversation, type ConversationOutcome } from "./conversation.ts";
 import { EchoSource } from "./echo.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
@@ -234,6 +235,7 @@ export class Call {
       recording: this.recording,
       endCall: (status, reason) => this.end(status, reason),
       endOfTurn: this.opts.endOfTurn,
+      noiseSuppression: noiseSuppressionOf(this.opts.input?.config),
     });
     this.conversation.turnLog.observer = {
       latency: (step, ms) => this.turnObserver?.latency(step, ms),

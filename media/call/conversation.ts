@@ -118,6 +118,7 @@ export class Conversation {
         language: this.config.stt.language,
         mode: o.endOfTurn,
         bargeInMs: o.bargeInMs,
+        noiseSuppression: o.noiseSuppression,
         hooks: this.callerHooks(),
         record: this.turnLog,
         log: o.log,

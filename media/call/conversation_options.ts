@@ -1,4 +1,5 @@
 // What a conversation is given and what it gives back (media/call/conversation.ts).
+import type { NoiseSuppression } from "../../common/noise_suppression.ts";
 import type { UsageRecord } from "../engines/routing.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import type { RtviSession } from "../rtvi/session.ts";
@@ -24,6 +25,8 @@ export interface ConversationOptions {
   endCall(status: "ended" | "failed", reason: string): void;
   /** VAD start window while the bot speaks (barge-in), in ms (default: caller_audio.ts). */
   bargeInMs?: number;
+  /** The caller's noise suppressor, from the connect config (default DEFAULT_NOISE_SUPPRESSION). */
+  noiseSuppression?: NoiseSuppression;
   /** END_OF_TURN: `adaptive` (default) or `fixed`; see media/turn/turn_taking.ts. */
   endOfTurn?: EndOfTurnMode;
   /** How long the brain has to answer SessionStart with a greeting (default: brainLimits). */

@@ -3,7 +3,8 @@
 // where the words matter, and a recorder (a stand-in engine keeping every sample it is pushed)
 // where the exact audio the recogniser hears is the point.
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { concat, silence } from "../../tests/helpers/test_signals.ts";
+import { concat, mix, silence, whiteNoise } from "../../tests/helpers/test_signals.ts";
+import type { NoiseSuppression } from "../../common/noise_suppression.ts";
 import { speech16k } from "../../tests/helpers/test_speech.ts";
 import { RecognitionRouter } from "../engines/routing.ts";
 import { PocketsphinxEngine } from "../stt/pocketsphinx.ts";
@@ -75,7 +76,11 @@ interface Setup {
   log: { kind: string; data: unknown }[];
 }
 
-async function setup(recognition: RecognitionRouter, mode?: "adaptive" | "fixed"): Promise<Setup> {
+async function setup(
+  recognition: RecognitionRouter,
+  mode?: "adaptive" | "fixed",
+  noiseSuppression?: NoiseSuppression,
+): Promise<Setup> {
   const heard = new Heard();
   const vad = await VoiceActivity.create();
   const record = new TurnLog();
@@ -86,6 +91,7 @@ async function setup(recognition: RecognitionRouter, mode?: "adaptive" | "fixed"
     openRecognition: (language) => recognition.open(language),
     language: EN,
     mode,
+    noiseSuppression,
     hooks: heard,
     record,
     log: { add: (_source, kind, data) => log.push({ kind, data }) },
@@ -237,3 +243,39 @@ Deno.test("a turn typed while the caller speaks goes after their words, marked a
     caller.close();
   }
 });
+
+/** Mean power in dB of `pcm`. */
+const powerDb = (pcm: Int16Array) =>
+  10 * Math.log10(pcm.reduce((s, v) => s + v * v, 0) / pcm.length);
+
+for (const suppression of ["rnnoise", "off", undefined] as const) {
+  const denoised = suppression === "rnnoise";
+  Deno.test(`a caller with noise suppression ${suppression ?? "not set"} is heard ${denoised ? "without" : "with"} the room's noise`, async () => {
+    const recorder = new Recorder("recorder", [EN]);
+    const { caller, heard, log } = await setup(
+      new RecognitionRouter([recorder], {}),
+      undefined,
+      suppression,
+    );
+    try {
+      const speech = concat(
+        silence(1500),
+        await speech16k("Cancel my order please"),
+        silence(2500),
+      );
+      const pcm = mix(speech, whiteNoise(speech.length / 16, -40));
+      await speak(caller, pcm);
+      await until(() => heard.named("user_turn").length > 0);
+      const started = log.find((e) => e.kind === "speech_started")!.data as { onset_ms: number };
+      // The pre-roll's first 100 ms, before the onset: the room alone.
+      const room = concat(...recorder.streams[0].utterances[0]).subarray(0, 1600);
+      const from = (started.onset_ms - ONSET_PRE_ROLL_MS) * 16;
+      const sent = pcm.subarray(from, from + 1600);
+      const drop = powerDb(sent) - powerDb(room);
+      if (denoised) assert(drop >= 10, `the room's noise fell by ${drop.toFixed(1)} dB only`);
+      else assertEquals(room, sent, "heard sample for sample as sent");
+    } finally {
+      caller.close();
+    }
+  });
+}

@@ -21,6 +21,8 @@ import {
   type UnitVerdict,
 } from "../turn/turn_taking.ts";
 import type { VadEvent, VoiceActivity } from "../vad/voice_activity.ts";
+import type { NoiseSuppression } from "../../common/noise_suppression.ts";
+import { NoiseSuppressor } from "./noise_suppressor.ts";
 import { PreRoll } from "./pre_roll.ts";
 
 /**
@@ -95,6 +97,8 @@ export interface CallerAudioOptions {
   language: string;
   /** Default adaptive (see turn_taking.ts). */
   mode?: EndOfTurnMode;
+  /** The call's noise suppressor (agent_input.pipeline.noise_suppression); default off. */
+  noiseSuppression?: NoiseSuppression;
   /** The VAD start window while the bot speaks (default BARGE_IN_START_MS). */
   bargeInMs?: number;
   hooks: CallerHooks;
@@ -127,6 +131,8 @@ export class CallerAudio {
   readonly #hooks: CallerHooks;
   readonly #record: UtteranceRecord;
   readonly #log: EventLog;
+  /** Runs before everything else: the pre-roll, the recogniser and the VAD hear its output. */
+  readonly #denoiser?: NoiseSuppressor;
   #recognising = false;
   #closed = false;
 
@@ -136,6 +142,7 @@ export class CallerAudio {
     this.#hooks = opts.hooks;
     this.#record = opts.record;
     this.#log = opts.log;
+    if (opts.noiseSuppression === "rnnoise") this.#denoiser = new NoiseSuppressor();
     this.#stt = this.#listen(opts.recognition);
     // Adaptive: pauses go to the turn machine, which ends the turn; the VAD's own end of speech
     // is only the upper bound.
@@ -155,8 +162,9 @@ export class CallerAudio {
    * One frame of the caller's audio, 16 kHz mono (copied before this returns). Resolves once the
    * VAD's events for it have been acted on (a caller may pace its pushes on it; a call does not).
    */
-  push(pcm: Int16Array): Promise<void> {
+  push(frame: Int16Array): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    const pcm = this.#denoiser ? this.#denoiser.process(frame) : frame;
     this.#preRoll.push(pcm);
     if (this.#recognising) this.#stt.push(pcm);
     const vad = this.#vad;
@@ -217,6 +225,7 @@ export class CallerAudio {
     this.#closed = true;
     this.#stt.close();
     this.#vad.close();
+    this.#denoiser?.close();
   }
 
   #listen(stream: RoutedStream): RoutedStream {
