@@ -56,7 +56,7 @@ export interface CallerOptions {
   udpBlocked?: boolean;
   /**
    * Called with the peer connection once its ICE sockets exist (after gathering, before the offer
-   * goes out): where an impairment harness (tests/helpers/lossy_link.ts) puts itself, so loss
+   * goes out): where an impairment harness (caller/lossy_link.ts) puts itself, so loss
    * covers the whole call, ICE checks and the DTLS/SCTP handshakes included.
    */
   onSockets?: (pc: RTCPeerConnection) => void;
