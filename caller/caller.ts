@@ -15,6 +15,7 @@ import {
 import { Pacer } from "../media/audio/pacer.ts";
 import { peerConfig } from "../media/rtc/config.ts";
 import "../media/rtc/werift_dtls_patch.ts";
+import "../media/rtc/werift_sctp_patch.ts";
 import { Emitter } from "../media/rtc/emitter.ts";
 import { OpusRtpSender } from "../media/rtc/rtp_sender.ts";
 import {
