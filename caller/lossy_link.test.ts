@@ -32,7 +32,7 @@ const runs = (lost: boolean[]) => {
 };
 
 Deno.test("bursty loss keeps the asked rate and loses packets in runs of about the asked length", () => {
-  const lost = losses(impairedLink({ loss: 0.05, burst: 4, jitterMs: 0 }, 3), 200_000);
+  const lost = losses(impairedLink({ loss: 0.05, burst: 4, jitterMs: 0, seed: 3 }), 200_000);
   const rate = lost.filter(Boolean).length / lost.length;
   assert(Math.abs(rate - 0.05) < 0.005, `rate ${rate}`);
   const r = runs(lost);
@@ -41,7 +41,7 @@ Deno.test("bursty loss keeps the asked rate and loses packets in runs of about t
 });
 
 Deno.test("random loss without bursts loses packets mostly one at a time", () => {
-  const lost = losses(impairedLink({ loss: 0.05, burst: 1, jitterMs: 0 }, 3), 200_000);
+  const lost = losses(impairedLink({ loss: 0.05, burst: 1, jitterMs: 0, seed: 3 }), 200_000);
   const r = runs(lost);
   const mean = r.reduce((a, b) => a + b, 0) / r.length;
   assert(mean < 1.1, `mean run ${mean}`);

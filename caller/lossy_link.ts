@@ -152,6 +152,8 @@ export interface Impairment {
   burst: number;
   /** Most a packet is held, in ms, each direction. */
   jitterMs: number;
+  /** Seed of the loss and jitter draws (default 1): the same seed, the same impairment. */
+  seed?: number;
 }
 
 /** `P[,BURST]`: P percent lost in each direction (0-100), in bursts of BURST packets on average. */
@@ -168,8 +170,8 @@ export function parseLoss(text: string): Pick<Impairment, "loss" | "burst"> {
 }
 
 /** A link with `impairment` in both directions, seeded. */
-export function impairedLink(impairment: Impairment, seed = 1): LossyLink {
-  const link = new LossyLink(seed);
+export function impairedLink(impairment: Impairment): LossyLink {
+  const link = new LossyLink(impairment.seed ?? 1);
   link.setLoss(impairment.loss);
   link.burst = impairment.burst;
   link.jitterMs = impairment.jitterMs;

@@ -100,7 +100,12 @@ Deno.test("--loss and --jitter give the call an impaired link; without them it h
   assert.ok(plain.kind === "run" && plain.command.options.impairment === undefined);
   const lossy = await parseCallArgs([...ID, "--loss", "5,3", "--jitter", "30"], {});
   assert.ok(lossy.kind === "run");
-  assert.deepEqual(lossy.command.options.impairment, { loss: 0.05, burst: 3, jitterMs: 30 });
+  assert.deepEqual(lossy.command.options.impairment, {
+    loss: 0.05,
+    burst: 3,
+    jitterMs: 30,
+    seed: 1,
+  });
 });
 
 Deno.test("usage mistakes exit 2 with the reason and the usage text", async () => {
