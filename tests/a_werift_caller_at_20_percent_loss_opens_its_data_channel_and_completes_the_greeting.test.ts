@@ -3,7 +3,8 @@
 // exchange, the greeting), its chat channel opens and the greeting arrives whole. Before
 // media/rtc/werift_dtls_patch.ts packed each DTLS flight into one datagram and made the server
 // answer a retransmitted Finished, these seeded links left DTLS unfinished (a flight taken without
-// its lost CertificateRequest, or a lost last flight never resent) and the channel never opened.
+// its lost CertificateRequest, or a lost last flight never resent) and the channel never opened;
+// before media/rtc/werift_sctp_patch.ts, a late DTLS on the worker's side ended the call.
 import { assert } from "./helpers/assert.ts";
 import { startInProcessCallService } from "./helpers/call_harness.ts";
 import { LossyLink } from "./helpers/lossy_link.ts";
@@ -17,8 +18,11 @@ Deno.test("a werift caller at 20 % random loss in both directions opens its data
   });
   const service = await startInProcessCallService(brain);
   try {
-    // Seeds whose links failed the call before the fix, each in its own way.
-    for (const seed of [7919, 15838]) {
+    // Seeds whose links failed the call before the fix, each in its own way: 7919 and 15838 left
+    // DTLS unfinished; 63352 lost the caller's last DTLS flight, so the worker's DTLS connected
+    // after the caller's SCTP had set up the association, and the worker's connection never
+    // reported connected (connect_timeout mid-greeting).
+    for (const seed of [7919, 15838, 63352]) {
       const r = await service.api.post(
         "/api/v1/sessions.connect",
         { agent_id: service.tenant.agent_id },
