@@ -30,6 +30,7 @@ const CLIENT = 1;
 const SERVER = 2;
 const FLIGHT4 = new Set([2, 11, 12, 13, 14]); // server_hello .. server_hello_done
 const FINISHED = 20;
+const FLIGHT5 = new Set([11, 15, 16, FINISHED]); // certificate .. finished
 /** change_cipher_spec and handshake records: the only ones sent as flights. */
 const HANDSHAKE_RECORD = new Set([20, 22]);
 /** A datagram that crosses any path unfragmented (the size WebRTC stacks keep DTLS under). */
@@ -47,7 +48,8 @@ proto.handleFragmentHandshake = function (this: any, messages: unknown[]) {
     if (out.some((h) => h.msg_type === FINISHED) && Array.isArray(this.dtls.lastMessage)) {
       for (const record of this.dtls.lastMessage) this.transport.send(record).catch(() => {});
     }
-    return [];
+    // A repeated flight 5 is answered above; a ClientHello (renegotiation) still goes to werift.
+    return out.filter((h) => !FLIGHT5.has(h.msg_type));
   }
   if (this.sessionType !== CLIENT || this.dtls.flight < 5) return out;
   return out.filter((h) => !FLIGHT4.has(h.msg_type));
