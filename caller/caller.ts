@@ -14,6 +14,8 @@ import {
 } from "werift";
 import { Pacer } from "../media/audio/pacer.ts";
 import { peerConfig } from "../media/rtc/config.ts";
+import "../media/rtc/werift_dtls_patch.ts";
+import "../media/rtc/werift_sctp_patch.ts";
 import { Emitter } from "../media/rtc/emitter.ts";
 import { OpusRtpSender } from "../media/rtc/rtp_sender.ts";
 import {
@@ -53,6 +55,12 @@ export interface CallerOptions {
    * nor uses a UDP one, so ICE can only succeed over TCP (RFC 6544).
    */
   udpBlocked?: boolean;
+  /**
+   * Called with the peer connection once its ICE sockets exist (after gathering, before the offer
+   * goes out): where an impairment harness (caller/lossy_link.ts) puts itself, so loss
+   * covers the whole call, ICE checks and the DTLS/SCTP handshakes included.
+   */
+  onSockets?: (pc: RTCPeerConnection) => void;
 }
 
 /** An RTVI envelope (or any JSON the server sends on the channel). */
@@ -118,6 +126,7 @@ export class TestCaller {
   #endStream: (() => void) | undefined;
   #closed = false;
   #opened: Promise<void>;
+  #socketsShown = false;
 
   private constructor(opts: CallerOptions) {
     this.#opts = opts;
@@ -359,6 +368,7 @@ export class TestCaller {
   async #negotiate(restart: boolean): Promise<void> {
     await this.pc.setLocalDescription(await this.pc.createOffer());
     await waitGathered(this.pc);
+    if (!this.#socketsShown) (this.#socketsShown = true, this.#opts.onSockets?.(this.pc));
     const kept = keepCandidates(this.pc.localDescription!.sdp, this.#allowed);
     const full = this.#opts.udpBlocked ? withoutUdpCandidates(kept) : kept;
     const trickle = this.#opts.trickle ?? true;

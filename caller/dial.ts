@@ -1,7 +1,7 @@
 // Dialling a session as a page does: sessions.connect with the key (and the page's Origin for a
 // pk_ key), then the offer to the worker endpoint it returns. Shared by the caller simulator and
 // the scenario runner; a refusal comes back as a failure with the service's error code.
-import { CallerHttpError, TestCaller } from "./caller.ts";
+import { CallerHttpError, type CallerOptions, TestCaller } from "./caller.ts";
 import type { Failure, FailureKind } from "./call_events.ts";
 
 export interface DialOptions {
@@ -18,6 +18,8 @@ export interface DialOptions {
   /** The connect body's `display_name` label. */
   displayName?: string;
   signal?: AbortSignal;
+  /** Given the peer connection once its sockets exist (where an impaired link is put). */
+  onSockets?: CallerOptions["onSockets"];
 }
 
 export type Dialled =
@@ -66,6 +68,7 @@ export async function dial(o: DialOptions, onSession?: (id: string) => void): Pr
     const caller = await TestCaller.connect({
       offerUrl: params.webrtc_request_params.endpoint,
       headers: params.webrtc_request_params.headers,
+      onSockets: o.onSockets,
     });
     return { kind: "ok", sessionId: params.session_id, caller };
   } catch (err) {

@@ -13,6 +13,7 @@
 // The bot hanging up after its reply to the last turn has begun is a normal end, not a failure.
 import type { RtviMessage } from "./caller.ts";
 import { dial } from "./dial.ts";
+import { impairedLink, type Impairment } from "./lossy_link.ts";
 import { speechEndSample, type SpokenTurn } from "./script.ts";
 import { wordErrorRate } from "../media/stt/wer.ts";
 import { summarise } from "./turn_latency.ts";
@@ -74,6 +75,11 @@ export interface SimulationOptions {
   expectHeard?: number;
   /** Aborting hangs up and ends with exit code 130. */
   signal?: AbortSignal;
+  /**
+   * Loss and jitter on the caller's own sockets from its first packet (caller/lossy_link.ts),
+   * seeded, so an impaired call repeats.
+   */
+  impairment?: Impairment;
 }
 
 /** A step failed. */
@@ -121,7 +127,8 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
     return result;
   };
 
-  const dialled = await dial(o, (id) => {
+  const link = o.impairment ? impairedLink(o.impairment) : undefined;
+  const dialled = await dial({ ...o, onSockets: link && ((pc) => link.attach(pc)) }, (id) => {
     result.session_id = id;
     emit({ type: "session", session_id: id });
   });

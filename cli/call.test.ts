@@ -95,6 +95,19 @@ Deno.test("flags fall back to VOICE_API_URL, VOICE_KEY and VOICE_AGENT, with the
   assert.equal(flags.command.json, true);
 });
 
+Deno.test("--loss and --jitter give the call an impaired link; without them it has none", async () => {
+  const plain = await parseCallArgs([...ID], {});
+  assert.ok(plain.kind === "run" && plain.command.options.impairment === undefined);
+  const lossy = await parseCallArgs([...ID, "--loss", "5,3", "--jitter", "30"], {});
+  assert.ok(lossy.kind === "run");
+  assert.deepEqual(lossy.command.options.impairment, {
+    loss: 0.05,
+    burst: 3,
+    jitterMs: 30,
+    seed: 1,
+  });
+});
+
 Deno.test("usage mistakes exit 2 with the reason and the usage text", async () => {
   const cases: [string[], RegExp][] = [
     [["--agent", "a"], /no key/],
@@ -106,6 +119,9 @@ Deno.test("usage mistakes exit 2 with the reason and the usage text", async () =
     [[...ID, "--bogus"], /Unknown option '--bogus'/],
     [[...ID, "/nonexistent/script.txt"], /cannot read script/],
     [[...ID, "--say", "  "], /--say needs some text/],
+    [[...ID, "--loss", "120"], /--loss: loss must be a percentage/],
+    [[...ID, "--loss", "5,0"], /--loss: burst must be/],
+    [[...ID, "--jitter", "5000"], /--jitter must be 0 to 2000 ms/],
   ];
   for (const [args, reason] of cases) {
     const r = await call(args);

@@ -14,6 +14,7 @@ import {
 } from "../caller/script.ts";
 import { formatEvent, simulateCall, type SimulationOptions } from "../caller/simulator.ts";
 import { type NoiseSpec, parseNoise } from "../caller/noise.ts";
+import { type Impairment, parseLoss } from "../caller/lossy_link.ts";
 import { runScenarioCommand } from "./call_scenario.ts";
 
 export const USAGE = `deno task call [SCRIPT...] [flags]
@@ -54,6 +55,11 @@ Caller voice (text turns):
                        speech stays where the clean speech ends
 
 Checks and output:
+  --loss P[,BURST]     lose P % of packets each way on the caller's own sockets, from its first
+                       packet (ICE, DTLS, SCTP, RTP), in bursts of BURST packets on average
+                       (default 1: independent losses); seeded, so a run repeats
+  --jitter MS          hold each packet up to MS ms each way (uniform), so some arrive reordered
+  --seed N             seed of --loss and --jitter (default 1): another seed, other packets lost
   --timeout SECONDS    limit of each step: bot-ready, greeting, transcript, reply (default 20)
   --expect-heard[=WER] fail when a text turn is heard with a word error rate over WER (default
                        0.25); without it the WER is printed, never judged
@@ -132,6 +138,9 @@ export async function parseCallArgs(
         "expect-heard": { type: "string" },
         "caller-voice": { type: "string" },
         noise: { type: "string" },
+        loss: { type: "string" },
+        jitter: { type: "string" },
+        seed: { type: "string" },
         scenario: { type: "string" },
         junit: { type: "string" },
         json: { type: "boolean" },
@@ -179,6 +188,25 @@ export async function parseCallArgs(
     noise = v.noise === undefined ? undefined : parseNoise(v.noise);
   } catch (err) {
     return { kind: "error", message: `--noise: ${(err as Error).message}` };
+  }
+  let impairment: Impairment | undefined;
+  try {
+    const loss = v.loss === undefined ? { loss: 0, burst: 1 } : parseLoss(v.loss);
+    const jitterMs = v.jitter === undefined ? 0 : Number(v.jitter);
+    if (!Number.isFinite(jitterMs) || jitterMs < 0 || jitterMs > 2000) {
+      throw new Error(`--jitter must be 0 to 2000 ms, not "${v.jitter}"`);
+    }
+    const seed = v.seed === undefined ? 1 : Number(v.seed);
+    if (!Number.isInteger(seed) || seed < 1 || seed > 2 ** 32 - 1) {
+      throw new Error(`--seed must be a whole number from 1, not "${v.seed}"`);
+    }
+    if (v.loss !== undefined || v.jitter !== undefined) impairment = { ...loss, jitterMs, seed };
+  } catch (err) {
+    const message = (err as Error).message;
+    return { kind: "error", message: message.startsWith("--") ? message : `--loss: ${message}` };
+  }
+  if (impairment && v.scenario !== undefined) {
+    return { kind: "error", message: "--loss and --jitter apply to a call, not yet a --scenario" };
   }
   if (v.junit !== undefined && v.scenario === undefined) {
     return { kind: "error", message: "--junit reports a --scenario" };
@@ -238,6 +266,7 @@ export async function parseCallArgs(
         displayName: v["display-name"],
         timeoutMs,
         expectHeard,
+        impairment,
       },
       turns,
       voice: v.voice ?? "VOICE_ARJUN",

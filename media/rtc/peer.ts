@@ -13,6 +13,7 @@ import {
   type RtpPacket,
 } from "werift";
 import "./werift_dtls_patch.ts";
+import "./werift_sctp_patch.ts";
 import { type IceOptions, peerConfig } from "./config.ts";
 import { Emitter } from "./emitter.ts";
 import { OpusRtpSender } from "./rtp_sender.ts";
