@@ -19,6 +19,8 @@ const NEEDED: [commandOrFile: string, pkg: string][] = [
   ["/usr/lib/python3/dist-packages/websockets/__init__.py", "python3-websockets"],
   ["/usr/lib/python3/dist-packages/google/protobuf/__init__.py", "python3-protobuf"],
   ["protoc", "protobuf-compiler"],
+  // The SIP tests (tests/sip_calls_with_a_real_sipp_peer.test.ts) call a real peer: SIPp.
+  ["sipp", "sip-tester"],
 ];
 
 function has(command: string): boolean {
