@@ -46,24 +46,34 @@ function tokenOf(c: Context): string {
   return token;
 }
 
-/** Verifies the token for this node and the session in the URL. */
-async function claimsFor(
-  c: Context,
-  w: OfferNode,
+/** Verifies a token for this node and the session `sessionId`. */
+async function verifiedClaims(
+  w: Pick<OfferNode, "verifier" | "nodeId">,
+  token: string,
+  sessionId: string | undefined,
   options: { ignoreExpiry?: boolean } = {},
 ): Promise<SessionClaims> {
   let claims: SessionClaims;
   try {
-    claims = await w.verifier.verify(tokenOf(c), w.nodeId, options);
+    claims = await w.verifier.verify(token, w.nodeId, options);
   } catch (err) {
     if (!(err instanceof TokenError)) throw err;
     if (err.reason === "wrong_node") throw new ApiError(403, "wrong_node", err.message);
     throw new ApiError(401, err.reason, err.message);
   }
-  if (claims.sid !== c.req.param("session_id")) {
+  if (claims.sid !== sessionId) {
     throw new ApiError(403, "wrong_session", "The session token is for another session.");
   }
   return claims;
+}
+
+/** Verifies the token for this node and the session in the URL. */
+function claimsFor(
+  c: Context,
+  w: OfferNode,
+  options: { ignoreExpiry?: boolean } = {},
+): Promise<SessionClaims> {
+  return verifiedClaims(w, tokenOf(c), c.req.param("session_id"), options);
 }
 
 const tokenUsed = () =>
@@ -108,7 +118,11 @@ function refusalFor(
 }
 
 /** The token may start the call: its session is waiting for it, on this node. */
-async function checkUnspent(w: OfferNode, sessionId: string, claims: SessionClaims) {
+async function checkUnspent(
+  w: Pick<OfferNode, "sql" | "nodeId">,
+  sessionId: string,
+  claims: SessionClaims,
+) {
   const state = await sessionTokenState(w.sql, sessionId);
   const refusal = refusalFor(state, claims, w.nodeId);
   if (refusal) throw refusal;
@@ -265,4 +279,27 @@ export async function patchCandidates(c: Context, w: OfferNode): Promise<Respons
     }
   }
   return c.json({ status: "success" });
+}
+
+/**
+ * A session token that comes some other way than an offer's bearer header (a telephony
+ * provider's media stream carries it in its start message or its URL): the offer's checks in the
+ * offer's order (signature, node, session, expiry, the session row), then spent atomically, once.
+ * Every refusal is the offer's ApiError and changes nothing.
+ */
+export async function spendSessionToken(
+  w: Pick<OfferNode, "verifier" | "nodeId" | "sql">,
+  sessionId: string,
+  token: string,
+): Promise<SessionClaims> {
+  const claims = await verifiedClaims(w, token, sessionId);
+  if (claims.exp * 1000 <= Date.now()) throw tokenExpired();
+  await checkUnspent(w, sessionId, claims);
+  const taken = await markConnecting(w.sql, sessionId, claims.jti, w.nodeId);
+  if (taken === "connected") return claims;
+  if (taken === "node_full") throw nodeFull(w.nodeId);
+  const record = await getSession(w.sql, sessionId);
+  if (!record) throw sessionNotFound();
+  if (record.status === "expired") throw tokenExpired();
+  throw tokenUsed();
 }
