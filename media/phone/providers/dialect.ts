@@ -1,0 +1,74 @@
+// What one telephony provider's media-stream protocol says, read into the few events a phone line
+// needs. Each provider folder has one dialect (its documented JSON messages); stream_line.ts runs
+// any of them over a WebSocket, so the line's timing, audio and ending are written once.
+import type { Carrier } from "../line.ts";
+
+export type StreamEvent =
+  /** Twilio's and Exotel's first message: the socket is up (nothing to do). */
+  | { kind: "connected" }
+  | {
+    kind: "start";
+    /** The provider's id of this stream: every message to it names it. */
+    streamId: string;
+    /** The provider's id of the phone call (Twilio CallSid, Plivo CallUUID, Exotel CallSid). */
+    callId: string;
+    /** The caller's and the dialled number, where the start message carries them. */
+    from?: string;
+    to?: string;
+    /** Custom parameters (Twilio `<Parameter>`, Exotel custom_parameters). */
+    params: Record<string, string>;
+    /** The caller audio's coding and rate as the provider states them. */
+    encoding: string;
+    sampleRate: number;
+  }
+  /** Caller audio: base64 payload, and where it sits in the caller's time when the provider says. */
+  | { kind: "media"; payload: string; timestampMs?: number }
+  | { kind: "dtmf"; digit: string; durationMs: number }
+  /** The provider played everything sent before the mark (Twilio/Exotel mark, Plivo playedStream). */
+  | { kind: "played"; name: string }
+  /** The provider dropped what it had queued (Plivo clearedAudio). */
+  | { kind: "cleared" }
+  | { kind: "stop" }
+  /** A message of no use to the line (a track it does not read, a new event type). */
+  | { kind: "other"; event: string };
+
+export interface StreamDialect {
+  readonly carrier: Exclude<Carrier, "sip">;
+  /** How audio is coded both ways: G.711 μ-law bytes, or 16-bit little-endian PCM. */
+  readonly audio: "mulaw" | "slin16";
+  /** Bot audio goes out in messages of this many 20 ms frames (the provider's smallest chunk). */
+  readonly framesPerMessage: number;
+  /** One parsed JSON message from the provider; throws on one that is not its protocol. */
+  read(message: unknown): StreamEvent;
+  media(streamId: string, payload: string): unknown;
+  mark(streamId: string, name: string): unknown;
+  clear(streamId: string): unknown;
+}
+
+/** The shape checks every dialect needs: a JSON object, strings where strings belong. */
+export function objectOf(v: unknown, what: string): Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new Error(`${what} is not an object`);
+  }
+  return v as Record<string, unknown>;
+}
+
+export function stringOf(v: unknown, what: string): string {
+  if (typeof v === "string") return v;
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  throw new Error(`${what} is not a string`);
+}
+
+/** A number the providers send as a number or a numeric string; undefined when absent or not one. */
+export function numberOf(v: unknown): number | undefined {
+  const n = typeof v === "string" && v !== "" ? Number(v) : v;
+  return typeof n === "number" && Number.isFinite(n) ? n : undefined;
+}
+
+/** String-valued entries of an object (custom parameters); anything else is left out. */
+export function stringsOf(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof v !== "object" || v === null) return out;
+  for (const [k, x] of Object.entries(v)) if (typeof x === "string") out[k] = x;
+  return out;
+}

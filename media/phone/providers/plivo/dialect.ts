@@ -1,0 +1,65 @@
+// Plivo Audio Streams, bidirectional (`<Stream bidirectional="true">`), as documented in "Stream
+// Event Protocol": https://www.plivo.com/docs/voice/audio-streaming/audio-streaming and the
+// `<Stream>` element: https://www.plivo.com/docs/voice/xml/the-stream-element
+// From Plivo: start (start.callId, streamId, mediaFormat), media (media.track, timestamp as Unix
+// ms, chunk, base64 payload), dtmf (dtmf.digit), playedStream (a checkpoint was played),
+// clearedAudio. No stop message: the stream ends when Plivo closes the socket. To Plivo: playAudio
+// (media.contentType audio/x-mulaw, sampleRate 8000, payload), checkpoint, clearAudio.
+import { numberOf, objectOf, type StreamDialect, type StreamEvent, stringOf } from "../dialect.ts";
+
+export const plivoDialect: StreamDialect = {
+  carrier: "plivo",
+  audio: "mulaw",
+  framesPerMessage: 1,
+  read(message: unknown): StreamEvent {
+    const m = objectOf(message, "message");
+    const event = stringOf(m.event, "event");
+    switch (event) {
+      case "start": {
+        const s = objectOf(m.start, "start");
+        const format = objectOf(s.mediaFormat ?? {}, "start.mediaFormat");
+        return {
+          kind: "start",
+          streamId: stringOf(s.streamId ?? m.streamId, "start.streamId"),
+          callId: stringOf(s.callId, "start.callId"),
+          // The numbers are not in the stream: they come with the session (the answer webhook).
+          params: {},
+          encoding: typeof format.encoding === "string" ? format.encoding : "audio/x-mulaw",
+          sampleRate: numberOf(format.sampleRate) ?? 8000,
+        };
+      }
+      case "media": {
+        const media = objectOf(m.media, "media");
+        if (media.track !== undefined && media.track !== "inbound") return { kind: "other", event };
+        return {
+          kind: "media",
+          payload: stringOf(media.payload, "media.payload"),
+          timestampMs: numberOf(media.timestamp),
+        };
+      }
+      case "dtmf": {
+        const dtmf = objectOf(m.dtmf, "dtmf");
+        return {
+          kind: "dtmf",
+          digit: stringOf(dtmf.digit, "dtmf.digit"),
+          durationMs: numberOf(dtmf.duration) ?? 0,
+        };
+      }
+      case "playedStream":
+        return { kind: "played", name: stringOf(m.name, "name") };
+      case "clearedAudio":
+        return { kind: "cleared" };
+      // Not in Plivo's list, but harmless to honour should it come.
+      case "stop":
+        return { kind: "stop" };
+      default:
+        return { kind: "other", event };
+    }
+  },
+  media: (_streamId, payload) => ({
+    event: "playAudio",
+    media: { contentType: "audio/x-mulaw", sampleRate: 8000, payload },
+  }),
+  mark: (streamId, name) => ({ event: "checkpoint", streamId, name }),
+  clear: (streamId) => ({ event: "clearAudio", streamId }),
+};

@@ -1,0 +1,69 @@
+// Twilio Media Streams, bidirectional (`<Connect><Stream>`), as documented in "Media Streams -
+// WebSocket Messages": https://www.twilio.com/docs/voice/media-streams/websocket-messages
+// From Twilio: connected, start (streamSid, callSid, customParameters, mediaFormat audio/x-mulaw
+// 8000), media (media.track, chunk, timestamp in ms since the stream began, base64 payload), dtmf
+// (dtmf.digit), mark (mark.name, once the audio before it has played), stop. To Twilio: media
+// (base64 audio/x-mulaw 8000, no header), mark, clear (drops the audio Twilio has buffered).
+import {
+  numberOf,
+  objectOf,
+  type StreamDialect,
+  type StreamEvent,
+  stringOf,
+  stringsOf,
+} from "../dialect.ts";
+
+export const twilioDialect: StreamDialect = {
+  carrier: "twilio",
+  audio: "mulaw",
+  // Twilio plays what it receives in order, any size; 20 ms keeps a barge-in's clear exact.
+  framesPerMessage: 1,
+  read(message: unknown): StreamEvent {
+    const m = objectOf(message, "message");
+    const event = stringOf(m.event, "event");
+    switch (event) {
+      case "connected":
+        return { kind: "connected" };
+      case "start": {
+        const s = objectOf(m.start, "start");
+        const format = objectOf(s.mediaFormat ?? {}, "start.mediaFormat");
+        const params = stringsOf(s.customParameters);
+        return {
+          kind: "start",
+          streamId: stringOf(s.streamSid ?? m.streamSid, "start.streamSid"),
+          callId: stringOf(s.callSid, "start.callSid"),
+          // The start message has no numbers: the webhook passes them as <Parameter>s.
+          from: params.from,
+          to: params.to,
+          params,
+          encoding: typeof format.encoding === "string" ? format.encoding : "audio/x-mulaw",
+          sampleRate: numberOf(format.sampleRate) ?? 8000,
+        };
+      }
+      case "media": {
+        const media = objectOf(m.media, "media");
+        // A bidirectional stream carries the inbound track only; anything else is not the caller.
+        if (media.track !== undefined && media.track !== "inbound") return { kind: "other", event };
+        return {
+          kind: "media",
+          payload: stringOf(media.payload, "media.payload"),
+          timestampMs: numberOf(media.timestamp),
+        };
+      }
+      case "dtmf": {
+        const dtmf = objectOf(m.dtmf, "dtmf");
+        // Twilio reports a key once, without its duration.
+        return { kind: "dtmf", digit: stringOf(dtmf.digit, "dtmf.digit"), durationMs: 0 };
+      }
+      case "mark":
+        return { kind: "played", name: stringOf(objectOf(m.mark, "mark").name, "mark.name") };
+      case "stop":
+        return { kind: "stop" };
+      default:
+        return { kind: "other", event };
+    }
+  },
+  media: (streamSid, payload) => ({ event: "media", streamSid, media: { payload } }),
+  mark: (streamSid, name) => ({ event: "mark", streamSid, mark: { name } }),
+  clear: (streamSid) => ({ event: "clear", streamSid }),
+};
