@@ -13,6 +13,8 @@ import type { Call } from "./call/call.ts";
 import type { EndOfTurnMode } from "./turn/turn_taking.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
+import { type AdmittedPhoneCall, telephonyStream } from "./signaling/telephony_stream.ts";
+import type { TelephonySettings } from "../common/telephony_settings.ts";
 import { WorkerMetrics } from "./node/metrics.ts";
 import { metricsResponse, requireMetricsToken } from "../common/metrics/http.ts";
 
@@ -40,6 +42,10 @@ export interface WorkerContext {
   adminToken?: string;
   /** The capacity the node registered (reported in the metrics). */
   capacity?: number;
+  /** Telephony providers' credentials (hang-up and transfer through their REST APIs). */
+  telephony?: TelephonySettings;
+  /** Runs a phone call admitted on a provider's media stream; absent, none are taken. */
+  startPhoneCall?: (call: AdmittedPhoneCall) => void;
 }
 
 export function createWorkerApp(w: WorkerContext): Hono {
@@ -66,6 +72,8 @@ export function createWorkerApp(w: WorkerContext): Hono {
     return answer;
   });
   app.patch("/sessions/:session_id/offer", route(patchCandidates));
+  // Telephony providers' media streams (Twilio, Plivo, Exotel): docs/telephony-websocket.md.
+  app.get("/telephony/:carrier/:session_id", route(telephonyStream));
   // Alive (liveness) even while draining; ready (readiness) only while it takes new calls.
   app.get(
     "/healthz",

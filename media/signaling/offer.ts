@@ -283,18 +283,32 @@ export async function patchCandidates(c: Context, w: OfferNode): Promise<Respons
 
 /**
  * A session token that comes some other way than an offer's bearer header (a telephony
- * provider's media stream carries it in its start message or its URL): the offer's checks in the
- * offer's order (signature, node, session, expiry, the session row), then spent atomically, once.
- * Every refusal is the offer's ApiError and changes nothing.
+ * provider's media stream carries it in its start message or its URL), checked as an offer's is
+ * and in the offer's order (signature, node, session, `check`, expiry, the session row) without
+ * spending it. Every refusal is the offer's ApiError and changes nothing.
  */
+export async function checkSessionToken(
+  w: Pick<OfferNode, "verifier" | "nodeId" | "sql">,
+  sessionId: string,
+  token: string,
+  /** A further check of the verified claims (throws an ApiError). */
+  check?: (claims: SessionClaims) => void,
+): Promise<SessionClaims> {
+  const claims = await verifiedClaims(w, token, sessionId);
+  check?.(claims);
+  if (claims.exp * 1000 <= Date.now()) throw tokenExpired();
+  await checkUnspent(w, sessionId, claims);
+  return claims;
+}
+
+/** checkSessionToken, then the token is spent atomically, once (as an accepted offer's is). */
 export async function spendSessionToken(
   w: Pick<OfferNode, "verifier" | "nodeId" | "sql">,
   sessionId: string,
   token: string,
+  check?: (claims: SessionClaims) => void,
 ): Promise<SessionClaims> {
-  const claims = await verifiedClaims(w, token, sessionId);
-  if (claims.exp * 1000 <= Date.now()) throw tokenExpired();
-  await checkUnspent(w, sessionId, claims);
+  const claims = await checkSessionToken(w, sessionId, token, check);
   const taken = await markConnecting(w.sql, sessionId, claims.jti, w.nodeId);
   if (taken === "connected") return claims;
   if (taken === "node_full") throw nodeFull(w.nodeId);

@@ -1,0 +1,141 @@
+// The worker's WebSocket route for telephony providers' media streams:
+// GET /telephony/{twilio|plivo|exotel}/{session_id}, upgraded. The control plane's webhook
+// (api/telephony/) opened the session and told the provider this URL with the session token:
+// in the URL's query (`session_token`, Plivo and Exotel), or, since Twilio's stream URL takes no
+// query string, as a `<Parameter>` that arrives in the start message's customParameters. The
+// token is checked exactly as an offer's is and spent once (offer.ts spendSessionToken); a
+// refusal is an HTTP error before the upgrade, or a close (1008, the reason) after it, and writes
+// nothing. A good one hands the phone line to the node's phone calls.
+import type { Context } from "hono";
+import { ApiError } from "../../common/http/errors.ts";
+import type { SessionClaims } from "../../common/token.ts";
+import type { TelephonySettings } from "../../common/telephony_settings.ts";
+import { logger } from "../../common/log.ts";
+import { checkSessionToken, type OfferNode, spendSessionToken } from "./offer.ts";
+import type { StreamDialect } from "../phone/providers/dialect.ts";
+import { type CallControl, StreamPhoneLine } from "../phone/providers/stream_line.ts";
+import { twilioDialect } from "../phone/providers/twilio/dialect.ts";
+import { plivoDialect } from "../phone/providers/plivo/dialect.ts";
+import { exotelDialect } from "../phone/providers/exotel/dialect.ts";
+import { TwilioCallControl } from "../phone/providers/twilio/rest.ts";
+import { PlivoCallControl } from "../phone/providers/plivo/rest.ts";
+
+const log = logger("telephony-stream");
+
+const DIALECTS: Record<string, StreamDialect> = {
+  twilio: twilioDialect,
+  plivo: plivoDialect,
+  exotel: exotelDialect,
+};
+
+/** The token's name in the stream URL's query and in Twilio's custom parameters. */
+export const SESSION_TOKEN_PARAM = "session_token";
+
+/** A phone call admitted on this node: its line (accepted) and the token's claims. */
+export interface AdmittedPhoneCall {
+  sessionId: string;
+  line: StreamPhoneLine;
+  claims: SessionClaims;
+}
+
+export interface TelephonyNode extends Pick<OfferNode, "verifier" | "nodeId" | "sql"> {
+  telephony?: TelephonySettings;
+  /** Runs the call over the line (media/call's phone call); absent, the node takes no phone calls. */
+  startPhoneCall?: (call: AdmittedPhoneCall) => void;
+}
+
+function controlFor(carrier: string, t: TelephonySettings | undefined): CallControl | undefined {
+  if (carrier === "twilio" && t?.twilio.accountSid && t.twilio.authToken) {
+    return new TwilioCallControl({
+      accountSid: t.twilio.accountSid,
+      authToken: t.twilio.authToken,
+      apiUrl: t.twilio.apiUrl,
+    });
+  }
+  if (carrier === "plivo" && t?.plivo.authId && t.plivo.authToken) {
+    return new PlivoCallControl({
+      authId: t.plivo.authId,
+      authToken: t.plivo.authToken,
+      apiUrl: t.plivo.apiUrl,
+    });
+  }
+  return undefined;
+}
+
+/** The phone numbers and carrier the webhook put in the session's metadata. */
+function phoneOf(claims: SessionClaims): Record<string, string> {
+  const input = claims.input as { metadata?: Record<string, string> } | null;
+  return input?.metadata ?? {};
+}
+
+/** A token opened for another provider's call is not good on this route. */
+const sameCarrier = (carrier: string) => (claims: SessionClaims) => {
+  if (phoneOf(claims).carrier !== carrier) {
+    throw new ApiError(
+      403,
+      "wrong_carrier",
+      `This session was not opened for a ${carrier} call.`,
+    );
+  }
+};
+
+export async function telephonyStream(c: Context, w: TelephonyNode): Promise<Response> {
+  const carrier = c.req.param("carrier")!;
+  const sessionId = c.req.param("session_id")!;
+  const dialect = DIALECTS[carrier];
+  if (!dialect) {
+    throw new ApiError(404, "unknown_carrier", "No media stream of that provider is served here.");
+  }
+  if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+    throw new ApiError(426, "upgrade_required", "This is a WebSocket endpoint.");
+  }
+  if (!w.startPhoneCall) {
+    throw new ApiError(503, "phone_calls_off", "This worker node does not take phone calls.");
+  }
+  const start = w.startPhoneCall;
+  // A token in the URL is checked before the upgrade, so a refusal is a plain HTTP answer; it is
+  // spent once the provider's start message has come (a stream that never starts spends nothing).
+  const queryToken = c.req.query(SESSION_TOKEN_PARAM);
+  if (queryToken) await checkSessionToken(w, sessionId, queryToken, sameCarrier(carrier));
+
+  const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
+  const line = new StreamPhoneLine(socket, dialect, {
+    control: controlFor(carrier, w.telephony),
+  });
+  void admit(line, sessionId, carrier, w, queryToken).then((claims) => {
+    if (!claims) return;
+    const phone = phoneOf(claims);
+    line.accept({ from: phone.from, to: phone.to });
+    log.info("phone call admitted", { session_id: sessionId, carrier, call_id: line.callId });
+    start({ sessionId, line, claims });
+  });
+  return response;
+}
+
+/** The claims once the start message has come and the token is good; undefined if refused. */
+async function admit(
+  line: StreamPhoneLine,
+  sessionId: string,
+  carrier: string,
+  w: TelephonyNode,
+  queryToken: string | undefined,
+): Promise<SessionClaims | undefined> {
+  let started;
+  try {
+    started = await line.started;
+  } catch {
+    return undefined; // Gone before it said anything: nothing was spent.
+  }
+  const token = queryToken ?? started.params[SESSION_TOKEN_PARAM];
+  try {
+    if (!token) {
+      throw new ApiError(401, "unauthorized", `Send the session token as ${SESSION_TOKEN_PARAM}.`);
+    }
+    return await spendSessionToken(w, sessionId, token, sameCarrier(carrier));
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    log.warn("phone call refused", { session_id: sessionId, carrier, code: err.code });
+    line.refuse(`${err.code}: ${err.message}`);
+    return undefined;
+  }
+}
