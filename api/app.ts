@@ -15,6 +15,9 @@ import { mountConsole } from "./console/mod.ts";
 import { logger } from "../common/log.ts";
 import { metricsResponse } from "../common/metrics/http.ts";
 import { requireAdmin } from "./auth/credentials.ts";
+import { twilioVoice } from "./telephony/twilio.ts";
+import { plivoAnswer } from "./telephony/plivo.ts";
+import { exotelStreamUrl } from "./telephony/exotel.ts";
 
 const log = logger("api");
 
@@ -59,6 +62,10 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   app.post("/api/v1/keys.list", route(keys.list));
   app.post("/api/v1/keys.revoke", route(keys.revoke));
   app.get("/api/v1/capabilities", route(capabilities));
+  // Telephony providers' voice webhooks (docs/telephony-websocket.md).
+  app.post("/api/v1/telephony/twilio/:agent_id", route(twilioVoice));
+  app.post("/api/v1/telephony/plivo/:agent_id", route(plivoAnswer));
+  app.get("/api/v1/telephony/exotel/:agent_id", route(exotelStreamUrl));
   app.get("/healthz", async (c) => {
     try {
       await deps.sql`select 1`;

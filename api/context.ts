@@ -6,6 +6,7 @@ import type { CapabilitySource } from "./live_capabilities.ts";
 import type { KeyStore } from "./auth/key_store.ts";
 import type { AddressLimit, RateLimiter } from "./auth/rate_limit.ts";
 import type { ApiMetrics } from "./metrics.ts";
+import type { TelephonySettings } from "../common/telephony_settings.ts";
 
 export interface ApiDeps {
   sql: Pool;
@@ -24,4 +25,6 @@ export interface ApiDeps {
   capabilities: CapabilitySource;
   /** This process's Prometheus registry and the middleware that feeds it. */
   metrics: ApiMetrics;
+  /** Telephony providers' webhook credentials (api/telephony/); absent, their webhooks are refused. */
+  telephony?: TelephonySettings;
 }

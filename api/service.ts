@@ -1,6 +1,7 @@
 // Builds an API process's dependencies: database, secrets, key cache, and the sweeper (unused
 // sessions expire; sessions with no offer within their pre-offer hold give their slot back;
 // sessions of a worker that stopped heartbeating fail with `worker_lost`).
+import { loadTelephonySettings, type TelephonySettings } from "../common/telephony_settings.ts";
 import type { Database } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
 import { expireUnused, releaseLapsedHolds } from "../db/sessions.ts";
@@ -31,7 +32,7 @@ export interface ApiService {
 export async function startApiService(
   db: Database,
   settings: Settings,
-  options: { sweepMs?: number } = {},
+  options: { sweepMs?: number; telephony?: TelephonySettings } = {},
 ): Promise<ApiService> {
   const hashSecret = await keyHashSecret(db, settings);
   const signer = await TokenSigner.fromJwk(await signingJwk(db, settings));
@@ -49,6 +50,7 @@ export async function startApiService(
     limiter: new RateLimiter(settings.rateLimitPerSecond, settings.rateLimitBurst),
     addressLimit: new AddressLimit(settings),
     capabilities: new LiveCapabilities(db.sql, settings.nodeStaleSeconds),
+    telephony: options.telephony ?? loadTelephonySettings(),
     metrics: new ApiMetrics({
       sql: db.sql,
       reservations: db.reservations,

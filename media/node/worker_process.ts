@@ -2,6 +2,7 @@
 // node (WORKER_RUNNER_INDEX set). Loads the engines, registers and heartbeats its node, serves
 // offers, runs calls, and drains on SIGTERM. Imported by media/main.ts only where it runs calls,
 // so a supervisor does not load the media stack.
+import { loadTelephonySettings } from "../../common/telephony_settings.ts";
 import { openDatabase } from "../../db/client.ts";
 import type { Settings } from "../../common/settings.ts";
 import { logger } from "../../common/log.ts";
@@ -76,6 +77,7 @@ export async function runWorker(
     engines,
     recordingsDir: settings.recordingsDir,
     endOfTurn: settings.endOfTurn,
+    telephony: loadTelephonySettings(env),
   };
   const requests = countInFlight(createWorkerApp(context).fetch);
   const server = Deno.serve({

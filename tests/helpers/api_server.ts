@@ -4,6 +4,7 @@ import { createApp } from "../../api/app.ts";
 import { startApiService } from "../../api/service.ts";
 import { loadSettings, type Settings } from "../../common/settings.ts";
 import { setQuiet } from "../../common/log.ts";
+import { loadTelephonySettings, type TelephonySettings } from "../../common/telephony_settings.ts";
 import type { Database } from "../../db/client.ts";
 import { registerNode } from "../../db/nodes.ts";
 import { freshDatabase } from "./database.ts";
@@ -42,12 +43,15 @@ export async function readReply(res: Response): Promise<Reply> {
 
 export async function startTestApi(
   env: Record<string, string> = {},
-  options: { db?: Database; node?: boolean } = {},
+  options: { db?: Database; node?: boolean; telephony?: TelephonySettings } = {},
 ): Promise<TestApi> {
   setQuiet(true);
   const db = options.db ?? await freshDatabase();
   const settings = loadSettings({ ADMIN_TOKEN: "adm_test_token_0123456789", ...env });
-  const service = await startApiService(db, settings, { sweepMs: 200 });
+  const service = await startApiService(db, settings, {
+    sweepMs: 200,
+    telephony: options.telephony ?? loadTelephonySettings({}),
+  });
   const ac = new AbortController();
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },

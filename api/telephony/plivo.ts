@@ -1,0 +1,56 @@
+// Plivo's answer URL (the application's Answer URL, POST):
+// POST /api/v1/telephony/plivo/{agent_id}. Checks X-Plivo-Signature-V3 (with its nonce) using
+// PLIVO_AUTH_TOKEN, opens the session as connect does, and answers Plivo XML that streams the
+// call to the chosen worker (`<Stream>`, https://www.plivo.com/docs/voice/xml/the-stream-element):
+// bidirectional, μ-law at 8 kHz, keepCallAlive so the call lasts as long as the stream. The
+// session token goes in the stream URL's query (extraHeaders allow only [A-Za-z0-9]).
+import type { Context } from "hono";
+import type { ApiDeps } from "../context.ts";
+import {
+  badSignature,
+  formParams,
+  isNoNode,
+  notConfigured,
+  openPhoneSession,
+  signedUrl,
+  xmlEscape,
+} from "./admit.ts";
+import { plivoSignatureV3, sameSecret } from "./signatures.ts";
+
+const XML = { "Content-Type": "text/xml; charset=utf-8" };
+
+export async function plivoAnswer(c: Context, deps: ApiDeps): Promise<Response> {
+  const plivo = deps.telephony?.plivo;
+  if (!plivo?.authToken) throw notConfigured("Plivo", "PLIVO_AUTH_TOKEN");
+  const params = await formParams(c.req.raw);
+  const url = signedUrl(c.req.url, deps.telephony?.publicApiUrl);
+  const nonce = c.req.header("x-plivo-signature-v3-nonce") ?? "";
+  const expected = await plivoSignatureV3(plivo.authToken, "POST", url, params, nonce);
+  const sent = (c.req.header("x-plivo-signature-v3") ?? "").split(",").map((s) => s.trim());
+  if (!nonce || !sent.some((s) => sameSecret(s, expected))) throw badSignature("Plivo");
+  const form = Object.fromEntries(params);
+  let opened;
+  try {
+    opened = await openPhoneSession(deps, {
+      carrier: "plivo",
+      agentId: c.req.param("agent_id")!,
+      from: form.From ?? "",
+      to: form.To ?? "",
+      callId: form.CallUUID ?? "",
+    });
+  } catch (err) {
+    if (isNoNode(err)) {
+      return c.body(
+        `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup reason="busy"/></Response>`,
+        200,
+        XML,
+      );
+    }
+    throw err;
+  }
+  const ws = `${opened.streamUrl}?session_token=${encodeURIComponent(opened.token)}`;
+  const xml = `<?xml version="1.0" encoding="UTF-8"?><Response>` +
+    `<Stream bidirectional="true" keepCallAlive="true" audioTrack="inbound" ` +
+    `contentType="audio/x-mulaw;rate=8000">${xmlEscape(ws)}</Stream></Response>`;
+  return c.body(xml, 200, XML);
+}

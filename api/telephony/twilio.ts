@@ -1,0 +1,61 @@
+// Twilio's voice webhook (the number's "A call comes in" URL):
+// POST /api/v1/telephony/twilio/{agent_id}. Checks X-Twilio-Signature with TWILIO_AUTH_TOKEN,
+// opens the session as connect does, and answers TwiML that connects the call to the chosen
+// worker's media stream (`<Connect><Stream>`, https://www.twilio.com/docs/voice/twiml/stream).
+// The stream URL may not carry a query string, so the session token (and the numbers) go in
+// `<Parameter>`s, which Twilio hands the worker in the start message's customParameters.
+import type { Context } from "hono";
+import type { ApiDeps } from "../context.ts";
+import {
+  badSignature,
+  formParams,
+  isNoNode,
+  notConfigured,
+  openPhoneSession,
+  signedUrl,
+  xmlEscape,
+} from "./admit.ts";
+import { sameSecret, twilioSignature } from "./signatures.ts";
+
+const XML = { "Content-Type": "text/xml; charset=utf-8" };
+
+export async function twilioVoice(c: Context, deps: ApiDeps): Promise<Response> {
+  const twilio = deps.telephony?.twilio;
+  if (!twilio?.authToken) throw notConfigured("Twilio", "TWILIO_AUTH_TOKEN");
+  const params = await formParams(c.req.raw);
+  const url = signedUrl(c.req.url, deps.telephony?.publicApiUrl);
+  const expected = await twilioSignature(twilio.authToken, url, params);
+  if (!sameSecret(c.req.header("x-twilio-signature") ?? "", expected)) {
+    throw badSignature("Twilio");
+  }
+  const form = Object.fromEntries(params);
+  // Another account's call, signed with its own token, would not verify: this is belt and braces.
+  if (twilio.accountSid && form.AccountSid !== twilio.accountSid) throw badSignature("Twilio");
+  let opened;
+  try {
+    opened = await openPhoneSession(deps, {
+      carrier: "twilio",
+      agentId: c.req.param("agent_id")!,
+      from: form.From ?? "",
+      to: form.To ?? "",
+      callId: form.CallSid ?? "",
+    });
+  } catch (err) {
+    // No worker can take it: the caller hears busy rather than Twilio's application error.
+    if (isNoNode(err)) {
+      return c.body(
+        `<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>`,
+        200,
+        XML,
+      );
+    }
+    throw err;
+  }
+  const param = (name: string, value: string) =>
+    `<Parameter name="${name}" value="${xmlEscape(value)}"/>`;
+  const twiml = `<?xml version="1.0" encoding="UTF-8"?><Response><Connect>` +
+    `<Stream url="${xmlEscape(opened.streamUrl)}">` +
+    param("session_token", opened.token) + param("from", form.From ?? "") +
+    param("to", form.To ?? "") + `</Stream></Connect></Response>`;
+  return c.body(twiml, 200, XML);
+}
