@@ -77,7 +77,7 @@ export async function runWorker(
     engines,
     recordingsDir: settings.recordingsDir,
     endOfTurn: settings.endOfTurn,
-    telephony: loadTelephonySettings(env),
+    telephony: loadTelephonySettings(),
   };
   const requests = countInFlight(createWorkerApp(context).fetch);
   const server = Deno.serve({
