@@ -34,3 +34,22 @@ Deno.test("bytes that are not a frame are refused", () => {
   assertThrows(() => decodeBrainFrame(new Uint8Array([0xff, 0xff, 0xff])), Error);
   assertThrows(() => decodeBrainFrame(encodeBrainFrame(1, "greeting", {}).slice(0, 2)), Error);
 });
+
+Deno.test("a phone call's SessionStart, a DTMF key, a transfer and its failure round-trip", () => {
+  const phone = { from: "+14155550100", to: "+918041234567", carrier: "sip", call_id: "abc@x" };
+  const start = decodeServiceFrame(
+    encodeServiceFrame(1, "session_start", { session_id: "s", phone }),
+  );
+  assertEquals(start.body.phone, phone);
+  // A web call's SessionStart has no phone section: the brain can tell the two apart.
+  const web = decodeServiceFrame(encodeServiceFrame(1, "session_start", { session_id: "s" }));
+  assertEquals(web.body.phone, null);
+  const dtmf = decodeServiceFrame(encodeServiceFrame(2, "dtmf", { digit: "#", duration_ms: 160 }));
+  assertEquals([dtmf.kind, dtmf.body], ["dtmf", { digit: "#", duration_ms: 160 }]);
+  const failed = decodeServiceFrame(
+    encodeServiceFrame(3, "transfer_failed", { target: "tel:+1", detail: "REFER answered 403" }),
+  );
+  assertEquals(failed.body, { target: "tel:+1", detail: "REFER answered 403" });
+  const transfer = decodeBrainFrame(encodeBrainFrame(4, "transfer", { target: "sip:desk@pbx" }));
+  assertEquals([transfer.kind, transfer.body], ["transfer", { target: "sip:desk@pbx" }]);
+});

@@ -11,9 +11,17 @@ export type ServiceFrameKind =
   | "user_idle"
   | "finalize"
   | "end"
-  | "cancel";
+  | "cancel"
+  | "dtmf"
+  | "transfer_failed";
 
-export type BrainFrameKind = "greeting" | "speech_unit" | "action" | "config" | "end_session";
+export type BrainFrameKind =
+  | "greeting"
+  | "speech_unit"
+  | "action"
+  | "config"
+  | "end_session"
+  | "transfer";
 
 export interface Frame<K extends string> {
   seq: number;

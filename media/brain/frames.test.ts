@@ -52,3 +52,11 @@ Deno.test("end_session without a reason ends as brain_ended; Heard bodies use th
     { unit_id: "u1", turn_id: "t1", text: "Hello", cut_off: true },
   );
 });
+
+Deno.test("a transfer names its target, trimmed; an empty one stays empty for the call to refuse", () => {
+  assertEquals(readBrainFrame(frame("transfer", { target: " tel:+14155550100 " })), {
+    kind: "transfer",
+    target: "tel:+14155550100",
+  });
+  assertEquals(readBrainFrame(frame("transfer", {})), { kind: "transfer", target: "" });
+});

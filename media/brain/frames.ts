@@ -18,7 +18,9 @@ export type BrainRequest =
   | { kind: "action"; type: unknown; data: unknown }
   /** A config patch (applied if the engines serve it; media/call/call_config.ts). */
   | { kind: "config"; patch: Record<string, unknown> }
-  | { kind: "end_session"; reason: string };
+  | { kind: "end_session"; reason: string }
+  /** Hand a phone call to `target` (tel:/sip: URI or E.164); refused on a web call. */
+  | { kind: "transfer"; target: string };
 
 /** What a frame asks of the call; undefined for frames the call does not act on. */
 export function readBrainFrame(f: BrainFrame): BrainRequest | undefined {
@@ -46,6 +48,8 @@ export function readBrainFrame(f: BrainFrame): BrainRequest | undefined {
       return { kind: "config", patch: b };
     case "end_session":
       return { kind: "end_session", reason: String(b.reason || "brain_ended") };
+    case "transfer":
+      return { kind: "transfer", target: text(b.target).trim() };
   }
   return undefined;
 }

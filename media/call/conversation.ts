@@ -17,6 +17,8 @@ import { type CallConfig, type ConfigPatch, reconfigure } from "./call_config.ts
 import { BotVoice, PLAY_OUT_MS } from "./bot_voice.ts";
 import type { ConversationOptions, ConversationOutcome } from "./conversation_options.ts";
 import { TurnLog } from "./turn_record.ts";
+import { transferRefusal } from "./transfer.ts";
+import type { DtmfDigit } from "../phone/line.ts";
 
 const log = logger("conversation");
 
@@ -44,6 +46,8 @@ export class Conversation {
   private limits = { ...brainLimits };
   private ending = false;
   private finished = false;
+  /** The brain's Transfer waiting for the bot to finish what it says, or being carried out. */
+  private transferring?: { target: string; underWay: boolean };
 
   constructor(private opts: ConversationOptions) {
     this.config = opts.config;
@@ -66,6 +70,7 @@ export class Conversation {
         onIdle: () => {
           this.idle.activity();
           if (this.ending) this.opts.endCall("ended", "brain_ended");
+          else if (this.transferring) void this.transferNow();
         },
         onVoiceless: (err) => this.fail("synthesis_failed", err.message),
       },
@@ -141,6 +146,7 @@ export class Conversation {
       agent_id: o.agentId,
       init_json: JSON.stringify(o.init ?? {}),
       config: this.config,
+      ...(o.phone ? { phone: o.phone } : {}),
     });
     this.replyTimer.arm("greeting", o.greetingTimeoutMs ?? this.limits.greetingTimeoutMs);
     this.idle.timeoutMs = this.config.idle.timeout_ms;
@@ -230,6 +236,7 @@ export class Conversation {
     else if (r?.kind === "action") this.page.serverMessage(r.type, r.data);
     else if (r?.kind === "config") this.configure(r.patch as ConfigPatch);
     else if (r?.kind === "end_session") this.endWhenQuiet(r.reason);
+    else if (r?.kind === "transfer") this.transferWhenQuiet(r.target);
   }
 
   private unit(turnId: string, unitId: string, text: string, last: boolean): void {
@@ -265,6 +272,51 @@ export class Conversation {
     this.opts.log.add("worker", "end_requested", { reason });
     if (!this.voice.busy) this.opts.endCall("ended", "brain_ended");
     else this.endTimer = setTimeout(() => this.opts.endCall("ended", "brain_ended"), PLAY_OUT_MS);
+  }
+
+  /**
+   * The brain's Transfer: refused at once where it cannot be done (a web call, a bad target, one
+   * already under way); otherwise carried out once the bot has said what it was saying ("I'll put
+   * you through"), bounded as an EndSession's play-out is.
+   */
+  private transferWhenQuiet(target: string): void {
+    const refusal = transferRefusal(target, this.opts.transfer !== undefined, !!this.transferring);
+    if (refusal) {
+      this.opts.log.add("worker", "transfer_refused", { target, detail: refusal });
+      this.brain?.send("transfer_failed", { target, detail: refusal });
+      return;
+    }
+    this.opts.log.add("worker", "transfer_requested", { target });
+    const pending = this.transferring = { target, underWay: false };
+    if (!this.voice.busy) return void this.transferNow();
+    // The bot's onIdle starts it when it falls quiet; this bounds the wait.
+    setTimeout(() => this.transferring === pending && void this.transferNow(), PLAY_OUT_MS);
+  }
+
+  private async transferNow(): Promise<void> {
+    const t = this.transferring;
+    if (!t || t.underWay || this.finished || this.ending) return;
+    t.underWay = true;
+    const result = await this.opts.transfer!(t.target).catch((err) => ({
+      ok: false,
+      detail: (err as Error).message,
+    }));
+    this.transferring = undefined;
+    if (this.finished) return;
+    if (result.ok) {
+      this.opts.log.add("worker", "transferred", { target: t.target, detail: result.detail });
+      this.opts.endCall("ended", "transferred");
+      return;
+    }
+    this.opts.log.add("worker", "transfer_failed", { target: t.target, detail: result.detail });
+    this.brain?.send("transfer_failed", { target: t.target, detail: result.detail });
+  }
+
+  /** A key the caller pressed on a phone call: to the brain, as a page message would go. */
+  onDtmf(d: DtmfDigit): void {
+    if (this.finished) return;
+    this.idle.activity();
+    this.brain?.send("dtmf", { digit: d.digit, duration_ms: d.durationMs });
   }
 
   /** A typed turn from the page (send-text); throws when the call cannot take one yet. */

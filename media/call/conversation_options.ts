@@ -2,7 +2,8 @@
 import type { NoiseSuppression } from "../../common/noise_suppression.ts";
 import type { UsageRecord } from "../engines/routing.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
-import type { RtviSession } from "../rtvi/session.ts";
+import type { RtviEmitter } from "../rtvi/observer.ts";
+import type { TransferResult } from "../phone/line.ts";
 import type { CallConfig } from "./call_config.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import type { CallRecording } from "./recording.ts";
@@ -19,7 +20,12 @@ export interface ConversationOptions {
   config: CallConfig;
   engines: CallEngines;
   log: SessionLog;
-  rtvi: RtviSession;
+  /** Where the page's messages go: the call's RTVI session, or a phone call's record of them. */
+  rtvi: RtviEmitter;
+  /** A phone call: who rang and how (SessionStart's `phone`); absent on a web call. */
+  phone?: { from: string; to: string; carrier: string; call_id: string };
+  /** Hands the caller on (a phone call's line); absent, the brain's Transfer is refused. */
+  transfer?(target: string): Promise<TransferResult>;
   recording?: CallRecording;
   /** Ends the call (the conversation's finish() is then called by the call). */
   endCall(status: "ended" | "failed", reason: string): void;

@@ -1,9 +1,10 @@
-// A SIP user agent server on UDP (RFC 3261 sections 8.2, 12, 13.3, 15, 17.2): it answers calls
-// for the numbers its lookup knows (180 then 200 with an SDP answer), takes CANCEL, BYE and
-// OPTIONS, and refuses the rest with the RFC's codes. It answers the signalling only: RTP lands on
-// a port per call that nothing plays into the call pipeline yet (docs/sip.md says what is left).
+// A SIP user agent server on UDP and TCP (RFC 3261 sections 8.2, 12, 13.3, 15, 17.2): it answers
+// the calls its lookup admits (180 then 200 with an SDP answer), takes CANCEL, BYE, OPTIONS and a
+// REFER's NOTIFYs, and refuses the rest with the RFC's codes. Once a call is answered the worker
+// may speak first in its dialog (dialog.ts: BYE, REFER). Media goes to the port openMedia gives.
 import { logger } from "../../common/log.ts";
 import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "./clock.ts";
+import type { CallEndReason, CallEvent, PhoneTarget, SipRefusal, UasOptions } from "./uas_types.ts";
 import { dialledUser, parseNameAddr, parseVia, tagOf } from "./headers.ts";
 import {
   type Header,
@@ -14,9 +15,12 @@ import {
   type SipRequest,
 } from "./message.ts";
 import { randomToken, responseTo } from "./response.ts";
-import { type AnswerChoice, answerOffer } from "./sdp.ts";
+import { answerOffer } from "./sdp.ts";
 import { openRtpPort, type RtpPort } from "./rtp_port.ts";
 import { InviteServerTransaction, NonInviteServerTransaction } from "./transaction.ts";
+import type { ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
+import { SipDialog } from "./dialog.ts";
+import { clientKey, dialogKey, stampVia, transactionKey } from "./keys.ts";
 import { bindUdp, type DatagramSocket, type Peer } from "./udp.ts";
 import { listenTcp, type StreamListener, type StreamSource } from "./tcp.ts";
 
@@ -27,40 +31,21 @@ interface Channel {
   send(bytes: Uint8Array, request: SipRequest): void;
 }
 
-/** What a dialled number leads to; the numbers resource (later work) will say which agent. */
-export interface PhoneTarget {
-  agentId: string;
-}
-export type NumberLookup = (
-  dialled: string,
-) => PhoneTarget | undefined | Promise<PhoneTarget | undefined>;
-
-export type CallEndReason = "caller_hung_up" | "caller_cancelled" | "no_ack" | "shutdown";
-
-export type CallEvent =
-  | { type: "invited"; callId: string; dialled: string; caller?: string }
-  | { type: "refused"; callId: string; status: number; reason: string }
-  | { type: "answered"; callId: string; target: PhoneTarget; media: AnswerChoice }
-  | { type: "confirmed"; callId: string }
-  | { type: "ended"; callId: string; reason: CallEndReason };
-
-export interface UasOptions {
-  /** Address to bind and to announce in Contact and SDP. */
-  host: string;
-  /** 0 (the default) for any free port. */
-  port?: number;
-  lookup: NumberLookup;
-  /** How long to ring (180) before answering; a CANCEL can arrive meanwhile. */
-  ringingMs?: number;
-  clock?: SipClock;
-  timers?: SipTimers;
-  onEvent?: (event: CallEvent) => void;
-}
+export type {
+  CallEndReason,
+  CallEvent,
+  NumberLookup,
+  PhoneTarget,
+  SipRefusal,
+  UasOptions,
+} from "./uas_types.ts";
 
 const log = logger("sip");
-const ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS";
+const ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY";
 
 interface PhoneCall {
+  dialog?: SipDialog;
+  channel: Channel;
   callId: string;
   localTag: string;
   invite: InviteServerTransaction;
@@ -77,6 +62,8 @@ export class SipUas {
   private socket?: DatagramSocket;
   private tcp?: StreamListener;
   private readonly transactions = new Map<string, Transaction>();
+  /** Our own requests' transactions, by branch and method. */
+  private readonly clientTransactions = new Map<string, NonInviteClientTransaction>();
   /** Calls by Call-ID and our tag (the UAS half of a dialog id, section 12). */
   private readonly calls = new Map<string, PhoneCall>();
   private readonly clock: SipClock;
@@ -120,8 +107,33 @@ export class SipUas {
     return this.calls.size;
   }
 
+  /** The worker hangs up an answered call: BYE, then the call is forgotten. */
+  async hangUp(callId: string): Promise<ClientOutcome | undefined> {
+    const call = this.findCall(callId);
+    if (!call?.dialog) return undefined;
+    const bye = call.dialog.bye();
+    await this.endCall(call, "hung_up_here");
+    return await bye;
+  }
+
+  /** REFER in the call's dialog; resolves when the far end reports the transfer's outcome. */
+  transfer(callId: string, referTo: string) {
+    const call = this.findCall(callId);
+    if (!call?.dialog) return Promise.resolve({ ok: false, detail: "The call is not up." });
+    return call.dialog.transfer(referTo);
+  }
+
+  private findCall(callId: string): PhoneCall | undefined {
+    return [...this.calls.values()].find((c) => c.callId === callId && c.state !== "ended");
+  }
+
   async close(): Promise<void> {
-    for (const call of [...this.calls.values()]) await this.endCall(call, "shutdown");
+    // An answered call still up gets our BYE (once: the socket closes after).
+    for (const call of [...this.calls.values()]) {
+      void call.dialog?.bye();
+      await this.endCall(call, "shutdown");
+    }
+    for (const tx of [...this.clientTransactions.values()]) tx.stop();
     await this.socket?.close();
     await this.tcp?.close();
   }
@@ -168,7 +180,9 @@ export class SipUas {
       return;
     }
     const request = parsed.message;
-    if (request.kind !== "request") return; // this UAS sends no requests yet
+    if (request.kind !== "request") {
+      return this.clientTransactions.get(clientKey(request))?.receive(request);
+    }
     stampVia(request, from);
     const key = transactionKey(request);
     if (request.method === "ACK") return this.ack(request, key);
@@ -228,6 +242,12 @@ export class SipUas {
         }));
       case "CANCEL":
         return this.cancel(request, tx);
+      case "NOTIFY": {
+        const call = this.calls.get(dialogKey(request));
+        if (!call?.dialog) return tx.respond(responseTo(request, 481));
+        tx.respond(responseTo(request, 200));
+        return call.dialog.notify(request);
+      }
       case "BYE": {
         const call = this.calls.get(dialogKey(request));
         if (!call || call.state === "ended") return tx.respond(responseTo(request, 481));
@@ -290,17 +310,20 @@ export class SipUas {
       return refuse(415, undefined, [{ name: "Accept", value: "application/sdp" }]);
     }
 
-    let target: PhoneTarget | undefined;
+    let found: PhoneTarget | SipRefusal | undefined;
     try {
-      target = await this.opts.lookup(dialled);
+      found = await this.opts.lookup(dialled, request);
     } catch {
       return tx.answered ? undefined : refuse(500, "Server Internal Error (number lookup failed)");
     }
     if (tx.answered) return; // cancelled while looking up
-    if (!target) return refuse(404, "Not Found (no agent for this number)");
+    if (!found) return refuse(404, "Not Found (no agent for this number)");
+    if ("refuse" in found) return refuse(found.refuse, found.reason, found.headers);
+    const target = found;
 
-    const rtp = await openRtpPort(this.opts.host);
+    const rtp = await (this.opts.openMedia ?? openRtpPort)(this.opts.host);
     const call: PhoneCall = {
+      channel,
       callId,
       localTag: randomToken(),
       invite: tx,
@@ -318,6 +341,14 @@ export class SipUas {
         value: `304 ${this.opts.host} "${answer.reason}"`,
       }]);
     }
+    const refusal = await this.opts.accept?.(callId, target).catch(() => ({
+      refuse: 500,
+      reason: "Server Internal Error (the call could not be taken)",
+    }));
+    if (refusal || tx.answered) {
+      await rtp.close();
+      return refusal && !tx.answered ? refuse(refusal.refuse, refusal.reason) : undefined;
+    }
     this.calls.set(`${callId};${call.localTag}`, call);
     tx.respond(
       responseTo(request, 180, { toTag: call.localTag, headers: [this.contact(request)] }),
@@ -325,8 +356,9 @@ export class SipUas {
     call.answerTimer = this.clock.after(this.opts.ringingMs ?? 0, () => {
       if (call.state !== "ringing" || tx.answered) return;
       call.state = "answered";
+      call.dialog = this.dialog(request, call);
       tx.respond(this.ok(request, call, answer.sdp));
-      this.emit({ type: "answered", callId, target: target!, media: answer.choice });
+      this.emit({ type: "answered", callId, target, media: answer.choice, rtp });
     });
   }
 
@@ -340,6 +372,30 @@ export class SipUas {
     call.invite = tx;
     call.state = "answered";
     tx.respond(this.ok(request, call, answer.sdp));
+    this.emit({ type: "media", callId: call.callId, media: answer.choice });
+  }
+
+  private dialog(invite: SipRequest, call: PhoneCall): SipDialog {
+    const channel = call.channel;
+    return new SipDialog({
+      invite,
+      localTag: call.localTag,
+      host: this.announced,
+      port: this.port,
+      transport: channel.transport,
+      // Toward where the INVITE came from: a trunk behind NAT is reachable there (RFC 3581).
+      send: (bytes) => channel.send(bytes, invite),
+      clock: this.clock,
+      timers: this.timers,
+      track: (key, tx) => {
+        this.clientTransactions.set(key, tx);
+        return () => this.clientTransactions.delete(key);
+      },
+    });
+  }
+
+  private get announced(): string {
+    return this.opts.publicAddress ?? this.opts.host;
   }
 
   private ok(request: SipRequest, call: PhoneCall, sdp: string) {
@@ -378,11 +434,13 @@ export class SipUas {
       onEnd: (reason: "done" | "no_ack") => {
         this.transactions.delete(key);
         if (reason !== "no_ack" || callId === undefined) return;
-        // Timer L with no ACK: section 13.3.1.4 says end the session (the BYE is later work).
+        // Timer L with no ACK: section 13.3.1.4 says end the session with a BYE.
         const call = [...this.calls.values()].find((c) =>
           c.callId === callId && c.state === "answered"
         );
-        if (call) void this.endCall(call, "no_ack");
+        if (!call) return;
+        void call.dialog?.bye();
+        void this.endCall(call, "no_ack");
       },
     };
   }
@@ -396,7 +454,7 @@ export class SipUas {
 
   private local(call: PhoneCall) {
     return {
-      address: this.opts.host,
+      address: this.announced,
       port: call.rtp?.port ?? 0,
       sessionId: call.sessionId,
       version: call.sdpVersion,
@@ -405,7 +463,8 @@ export class SipUas {
 
   /** Our Contact, on the transport the dialog started on (section 12.1.1). */
   private contact(request: SipRequest): Header {
-    const host = this.opts.host.includes(":") ? `[${this.opts.host}]` : this.opts.host;
+    const a = this.announced;
+    const host = a.includes(":") ? `[${a}]` : a;
     const tcp = parseVia(headerList(request, "Via")[0] ?? "")?.transport === "TCP";
     return { name: "Contact", value: `<sip:${host}:${this.port}${tcp ? ";transport=tcp" : ""}>` };
   }
@@ -422,35 +481,4 @@ export class SipUas {
       log.error("SIP call event listener failed", { event: event.type, error: String(err) });
     }
   }
-}
-
-/**
- * Section 17.2.3: branch, sent-by and method (ACK counts as the INVITE it acknowledges). A branch
- * without the RFC 3261 cookie falls back to the RFC 2543 fields.
- */
-export function transactionKey(request: SipRequest, method = request.method): string {
-  const top = headerList(request, "Via")[0] ?? "";
-  const via = parseVia(top);
-  const branch = via?.params.get("branch") ?? "";
-  const m = method === "ACK" ? "INVITE" : method;
-  if (branch.startsWith("z9hG4bK")) return `${branch}|${via?.host}:${via?.port ?? 5060}|${m}`;
-  const cseq = header(request, "CSeq")?.split(/\s+/)[0];
-  return `2543|${header(request, "Call-ID")}|${tagOf(header(request, "From"))}|${cseq}|${top}|${m}`;
-}
-
-function dialogKey(request: SipRequest): string {
-  return `${header(request, "Call-ID")};${tagOf(header(request, "To"))}`;
-}
-
-/** Section 18.2.1: the top Via learns the source address (received) and port (rport, RFC 3581). */
-function stampVia(request: SipRequest, from: Peer): void {
-  const index = request.headers.findIndex((h) => h.name === "Via");
-  if (index < 0) return;
-  const [top, ...rest] = headerList({ ...request, headers: [request.headers[index]] }, "Via");
-  const via = parseVia(top ?? "");
-  if (!via) return;
-  let stamped = top;
-  if (via.host !== from.address) stamped += `;received=${from.address}`;
-  if (via.params.has("rport")) stamped = stamped.replace(/;rport(?=;|$)/i, `;rport=${from.port}`);
-  request.headers[index] = { name: "Via", value: [stamped, ...rest].join(", ") };
 }

@@ -8,6 +8,7 @@ import type {
   BrainHandlers,
   HeardText,
   JsonObject,
+  PhoneInfo,
   Reply,
   RtviMessage,
   Session,
@@ -71,6 +72,7 @@ class CallSession implements Session {
   readonly agentId: string;
   readonly init: JsonObject;
   config: ConfigJson;
+  readonly phone: PhoneInfo | null;
   private readonly send: Send;
 
   // No parameter properties here or below: Node's type stripping cannot run them.
@@ -79,12 +81,14 @@ class CallSession implements Session {
     agentId: string,
     init: JsonObject,
     config: ConfigJson,
+    phone: PhoneInfo | null,
     send: Send,
   ) {
     this.id = id;
     this.agentId = agentId;
     this.init = init;
     this.config = config;
+    this.phone = phone;
     this.send = send;
   }
 
@@ -106,6 +110,24 @@ class CallSession implements Session {
     this.endSent = true;
     this.send("end_session", { reason });
   }
+
+  transfer(target: string): void {
+    if (typeof target !== "string" || target.trim() === "") {
+      throw new Error("session.transfer: target must be a tel: or sip: URI or an E.164 number");
+    }
+    this.send("transfer", { target: target.trim() });
+  }
+}
+
+function phoneOf(p: unknown): PhoneInfo | null {
+  if (!p || typeof p !== "object") return null;
+  const b = p as Body;
+  return {
+    from: String(b.from ?? ""),
+    to: String(b.to ?? ""),
+    carrier: String(b.carrier ?? ""),
+    callId: String(b.call_id ?? ""),
+  };
 }
 
 /** The protocol core for one socket. Created by `Brain.accept`. */
@@ -220,6 +242,16 @@ export class BrainConnection {
         this.call("onRtvi", () => this.handlers.onRtvi?.(message, session));
         return;
       }
+      case "dtmf": {
+        const dtmf = { digit: String(body.digit ?? ""), durationMs: Number(body.duration_ms ?? 0) };
+        this.call("onDtmf", () => this.handlers.onDtmf?.(dtmf, session));
+        return;
+      }
+      case "transfer_failed": {
+        const failure = { target: String(body.target ?? ""), detail: String(body.detail ?? "") };
+        this.call("onTransferFailed", () => this.handlers.onTransferFailed?.(failure, session));
+        return;
+      }
       case "finalize": {
         const list = ((body.heard ?? []) as Record<string, unknown>[]).map(heardOf);
         this.finalHeard = list;
@@ -249,6 +281,7 @@ export class BrainConnection {
       String(body.agent_id ?? ""),
       init,
       config,
+      phoneOf(body.phone),
       (kind, b) => this.send(kind, b),
     );
     this.session = session;

@@ -17,13 +17,16 @@ export { type Brain, createBrain, type ServedBrain, type ServeOptions } from "./
 export type { ConfigJson, LanguageName, VoiceName } from "./config.ts";
 export type {
   BrainHandlers,
+  Dtmf,
   HeardText,
   IdleTurn,
   JsonObject,
+  PhoneInfo,
   Reply,
   RtviMessage,
   Session,
   SessionEndInfo,
+  TransferFailure,
   Turn,
   WebSocketLike,
 } from "./types.ts";

@@ -16,6 +16,8 @@ export interface Session {
   readonly config: ConfigJson;
   /** What the caller actually heard so far, in order (replaced by the final list at Finalize). */
   readonly heard: readonly HeardText[];
+  /** Who rang and how, on a phone call; `null` on a web call. */
+  readonly phone: PhoneInfo | null;
   /** True once the session has ended (End received or socket closed); sends are then dropped. */
   readonly ended: boolean;
   /**
@@ -29,8 +31,42 @@ export interface Session {
    * `{ type, data }`. `data` must be JSON-serialisable; omitted, it is `null`.
    */
   dispatch(type: string, data?: unknown): void;
-  /** Asks the service to end the call (sends EndSession once; later calls do nothing). */
+  /** Asks the service to end the call (sends EndSession once; later calls do nothing). On a phone call the service hangs up (SIP BYE). */
   end(reason?: string): void;
+  /**
+   * Hands a phone call to `target`: a `tel:` or `sip:` URI or an E.164 number ("+918041234567").
+   * The service lets the bot finish what it is saying, then transfers (SIP REFER); when that
+   * works the session ends with reason `"transferred"`, when not `onTransferFailed` says why and
+   * the call goes on. On a web call the service refuses it the same way.
+   * @throws Error for an empty target; nothing is sent.
+   */
+  transfer(target: string): void;
+}
+
+/** A phone call's caller, dialled number and carrier (SessionStart's `phone`). */
+export interface PhoneInfo {
+  /** The caller's number (E.164 when the carrier gives one); `""` when withheld. */
+  readonly from: string;
+  /** The number the caller dialled. */
+  readonly to: string;
+  /** `"sip"`, `"twilio"`, `"plivo"` or `"exotel"`. */
+  readonly carrier: string;
+  /** The carrier's id for the call (SIP Call-ID, Twilio CallSid, ...). */
+  readonly callId: string;
+}
+
+/** A key the caller pressed on a phone call, reported once it is released. */
+export interface Dtmf {
+  /** "0"-"9", "*", "#", "A"-"D". */
+  readonly digit: string;
+  readonly durationMs: number;
+}
+
+/** A transfer that did not happen; the call goes on. */
+export interface TransferFailure {
+  readonly target: string;
+  /** Why, e.g. "REFER answered 403 Forbidden". */
+  readonly detail: string;
 }
 
 /** A finished caller turn the brain should answer. */
@@ -113,6 +149,10 @@ export interface BrainHandlers {
    * May dispatch, configure or end.
    */
   onRtvi?(message: RtviMessage, session: Session): unknown;
+  /** The caller pressed a key on a phone call (DTMF). Cannot speak; may dispatch, configure, end or transfer. */
+  onDtmf?(dtmf: Dtmf, session: Session): unknown;
+  /** A `session.transfer(...)` did not happen; the call goes on. */
+  onTransferFailed?(failure: TransferFailure, session: Session): unknown;
   /** Silence for the configured idle timeout. Replies like `onTurn`; none lets the floor pass. */
   onUserIdle?(idle: IdleTurn, session: Session): Reply;
   /** The call is over (End, or the socket closed). Runs exactly once per started session. */

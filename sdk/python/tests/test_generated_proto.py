@@ -39,8 +39,10 @@ class GeneratedProtoTest(unittest.TestCase):
         service = [f.name for f in brain_pb2.ServiceFrame.DESCRIPTOR.oneofs_by_name["frame"].fields]
         brain = [f.name for f in brain_pb2.BrainFrame.DESCRIPTOR.oneofs_by_name["frame"].fields]
         self.assertEqual(service, ["session_start", "user_turn", "client_message", "heard",
-                                   "user_idle", "finalize", "end", "cancel"])
-        self.assertEqual(brain, ["greeting", "speech_unit", "action", "config", "end_session"])
+                                   "user_idle", "finalize", "end", "cancel", "dtmf",
+                                   "transfer_failed"])
+        self.assertEqual(brain, ["greeting", "speech_unit", "action", "config", "end_session",
+                                 "transfer"])
         self.assertEqual(config_pb2.Voice.Name(2), "VOICE_ARJUN")
 
 

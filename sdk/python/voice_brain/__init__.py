@@ -22,18 +22,31 @@ Example::
 
 from .brain import Brain, ServedBrain
 from .config import ConfigDict, ConfigError
-from .session import HeardText, IdleTurn, Reply, Session, SessionEnd, Turn
+from .session import (
+    Dtmf,
+    HeardText,
+    IdleTurn,
+    PhoneCall,
+    Reply,
+    Session,
+    SessionEnd,
+    TransferFailure,
+    Turn,
+)
 
 __all__ = [
     "Brain",
     "ServedBrain",
     "ConfigDict",
     "ConfigError",
+    "Dtmf",
     "HeardText",
     "IdleTurn",
+    "PhoneCall",
     "Reply",
     "Session",
     "SessionEnd",
+    "TransferFailure",
     "Turn",
 ]
 __version__ = "0.1.0"

@@ -17,6 +17,8 @@ HANDLER_NAMES = (
     "on_heard",
     "on_rtvi",
     "on_user_idle",
+    "on_dtmf",
+    "on_transfer_failed",
     "on_session_end",
 )
 
@@ -80,6 +82,10 @@ class Brain:
       Cannot speak; may dispatch, configure or end.
     - ``on_user_idle(idle, session) -> Reply``: caller and bot silent for the configured idle
       timeout (``config.idle.timeout_ms > 0``). Replies like ``on_turn``; None lets it pass.
+    - ``on_dtmf(dtmf, session)``: the caller pressed a key on a phone call (``Dtmf``: ``digit``,
+      ``duration_ms``). Cannot speak; may dispatch, configure, end or transfer.
+    - ``on_transfer_failed(failure, session)``: a ``session.transfer(...)`` did not happen
+      (``TransferFailure``: ``target``, ``detail``); the call goes on.
     - ``on_session_end(session, end)``: the call is over; ``end.reason`` and ``end.heard`` (what
       the caller heard, in order). Runs exactly once per started session.
     """
@@ -122,6 +128,14 @@ class Brain:
     def on_user_idle(self, fn: Callable) -> Callable:
         """Registers the idle callback (replies like ``on_turn``)."""
         return self._register("on_user_idle", fn)
+
+    def on_dtmf(self, fn: Callable) -> Callable:
+        """Registers the callback told each key the caller presses on a phone call."""
+        return self._register("on_dtmf", fn)
+
+    def on_transfer_failed(self, fn: Callable) -> Callable:
+        """Registers the callback told when a ``session.transfer(...)`` did not happen."""
+        return self._register("on_transfer_failed", fn)
 
     def on_session_end(self, fn: Callable) -> Callable:
         """Registers the session-end callback."""

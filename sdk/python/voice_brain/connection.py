@@ -16,7 +16,16 @@ from google.protobuf.message import DecodeError, Message
 
 from .config import config_dict
 from .proto import brain_pb2
-from .session import HeardText, IdleTurn, Session, SessionEnd, Turn
+from .session import (
+    Dtmf,
+    HeardText,
+    IdleTurn,
+    PhoneCall,
+    Session,
+    SessionEnd,
+    TransferFailure,
+    Turn,
+)
 
 log = logging.getLogger("voice_brain")
 
@@ -156,6 +165,11 @@ class Connection:
             except ValueError as err:
                 return self._log("client_message is not JSON, ignored", err)
             self._call_soon("on_rtvi", rtvi, session)
+        elif kind == "dtmf":
+            self._call_soon("on_dtmf", Dtmf(body.digit, body.duration_ms), session)
+        elif kind == "transfer_failed":
+            failure = TransferFailure(body.target, body.detail)
+            self._call_soon("on_transfer_failed", failure, session)
         elif kind == "finalize":
             self._final_heard = [_heard(h) for h in body.heard]
             session.heard = list(self._final_heard)
@@ -173,7 +187,11 @@ class Connection:
             self._log("init_json is not JSON, using {}", err)
             init = {}
         config = config_dict(body.config) if body.HasField("config") else {}
-        session = Session(body.session_id, body.agent_id, init, config, self._send)
+        phone = None
+        if body.HasField("phone"):
+            p = body.phone
+            phone = PhoneCall(getattr(p, "from"), p.to, p.carrier, p.call_id)
+        session = Session(body.session_id, body.agent_id, init, config, self._send, phone)
         self._session = session
         self._ready = asyncio.ensure_future(self._greet(session))
 

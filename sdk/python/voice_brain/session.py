@@ -36,6 +36,38 @@ class SessionEnd:
     """Everything the caller heard, in order."""
 
 
+@dataclass(frozen=True)
+class PhoneCall:
+    """Who rang and how, on a phone call (``session.phone``; ``None`` on a web call)."""
+
+    from_number: str
+    """The caller's number (E.164 when the carrier gives one); ``""`` when withheld."""
+    to: str
+    """The number the caller dialled."""
+    carrier: str
+    """``"sip"``, ``"twilio"``, ``"plivo"`` or ``"exotel"``."""
+    call_id: str
+    """The carrier's id for the call (SIP Call-ID, Twilio CallSid, ...)."""
+
+
+@dataclass(frozen=True)
+class Dtmf:
+    """A key the caller pressed on a phone call, reported once it is released."""
+
+    digit: str
+    """``"0"``-``"9"``, ``"*"``, ``"#"``, ``"A"``-``"D"``."""
+    duration_ms: int
+
+
+@dataclass(frozen=True)
+class TransferFailure:
+    """A ``session.transfer(...)`` that did not happen; the call goes on."""
+
+    target: str
+    detail: str
+    """Why, e.g. ``"REFER answered 403 Forbidden"``."""
+
+
 class _Cancellable:
     """The worker may cancel a turn (the caller interrupted); see ``cancelled``."""
 
@@ -109,6 +141,8 @@ class Session:
             the worker finalizes the call).
         ended: True once the session has ended (End received or socket closed); verbs then do
             nothing.
+        phone: a ``PhoneCall`` (caller, dialled number, carrier) on a phone call; ``None`` on a
+            web call.
     """
 
     def __init__(
@@ -118,8 +152,10 @@ class Session:
         init: Dict[str, Any],
         config: ConfigDict,
         send: Callable[[str, Any], None],
+        phone: Optional[PhoneCall] = None,
     ) -> None:
         self.id = session_id
+        self.phone = phone
         self.agent_id = agent_id
         self.init = init
         self.config = config
@@ -163,8 +199,23 @@ class Session:
 
     def end(self, reason: str = "ended_by_brain") -> None:
         """Asks the service to end the call (sends EndSession once; later calls do nothing).
-        Units already sent are still spoken first."""
+        Units already sent are still spoken first. On a phone call the service then hangs up
+        (SIP BYE)."""
         if self._end_sent:
             return
         self._end_sent = True
         self._send("end_session", {"reason": reason})
+
+    def transfer(self, target: str) -> None:
+        """Hands a phone call to ``target``: a ``tel:`` or ``sip:`` URI or an E.164 number
+        (``"+918041234567"``). The service lets the bot finish what it is saying, then transfers
+        (SIP REFER); when that works the session ends with reason ``"transferred"``, when not
+        ``on_transfer_failed`` says why and the call goes on. A web call refuses it the same way.
+
+        Raises:
+            ValueError: for an empty target; nothing is sent.
+        """
+        if not isinstance(target, str) or target.strip() == "":
+            raise ValueError(
+                "session.transfer: target must be a tel: or sip: URI or an E.164 number")
+        self._send("transfer", {"target": target.strip()})

@@ -1,0 +1,206 @@
+// One phone call on this worker: a conversation with the brain over a phone line (SIP with RTP, or
+// a telephony provider's WebSocket stream: media/phone/line.ts), with the session record, the
+// recording and the end reasons a web call has. There is no page: what a web call's RTVI would
+// tell it is written to the session log instead (PageRecord), so the record shows the same story.
+import type { Pool } from "../../db/client.ts";
+import { markActive } from "../../db/sessions.ts";
+import { logger } from "../../common/log.ts";
+import { noiseSuppressionOf } from "../../common/noise_suppression.ts";
+import type { FrameSource } from "../audio/frame_source.ts";
+import type { CallEngines } from "../engines/call_engines.ts";
+import type { RtviEmitter } from "../rtvi/observer.ts";
+import type { EndOfTurnMode } from "../turn/turn_taking.ts";
+import type { LineEndReason, PhoneLine } from "../phone/line.ts";
+import { applyConfig, defaultConfig } from "./call_config.ts";
+import { Conversation, type ConversationOutcome } from "./conversation.ts";
+import { CallRecording } from "./recording.ts";
+import { endRecords } from "./record_writer.ts";
+import { SessionLog } from "./session_log.ts";
+import type { TurnObserver } from "./turn_record.ts";
+import type { EndStatus } from "./call.ts";
+
+const log = logger("phone-call");
+
+export interface PhoneCallOptions {
+  sessionId: string;
+  tokenId: string;
+  agentId: string;
+  brainUrl: string;
+  /** The normalized agent input signed into the token (init, config, record, labels). */
+  input?: { init?: unknown; config?: unknown } | null;
+  engines?: CallEngines;
+  recordingsDir?: string;
+  sql: Pool;
+  endOfTurn?: EndOfTurnMode;
+  onEnded?: (call: PhoneCall) => void;
+  /** Written to the session log before the call's own events (e.g. the SIP INVITE as admitted). */
+  log?: SessionLog;
+}
+
+/**
+ * What the page would have been told, recorded: the caller's final words, the bot's finished
+ * units, errors and the brain's actions. Interim transcripts and a unit's progress are left out:
+ * the turn record already has their timing, and on a phone call nobody watches them.
+ */
+export class PageRecord implements RtviEmitter {
+  constructor(private readonly log: SessionLog) {}
+
+  emit(type: string, data?: unknown): boolean {
+    const d = data as Record<string, unknown> | undefined;
+    if (type === "user-transcription" && !d?.final) return true;
+    if (type === "bot-output" && d?.spoken_status !== "completed") return true;
+    this.log.add("phone", type, data);
+    return true;
+  }
+}
+
+export class PhoneCall {
+  readonly sessionId: string;
+  readonly tokenId: string;
+  readonly log: SessionLog;
+  endStatus?: EndStatus;
+  endReason?: string;
+  turnObserver?: TurnObserver;
+  conversation?: Conversation;
+  readonly ended: Promise<void>;
+  private resolveEnded!: () => void;
+  private recording?: CallRecording;
+  private finished = false;
+  private detach: (() => void)[] = [];
+
+  constructor(readonly line: PhoneLine, private readonly opts: PhoneCallOptions) {
+    this.sessionId = opts.sessionId;
+    this.tokenId = opts.tokenId;
+    this.ended = new Promise((r) => (this.resolveEnded = r));
+    this.log = opts.log ?? new SessionLog(opts.sql, opts.sessionId);
+    this.detach.push(
+      line.onCallerFrame.on((pcm) => this.conversation?.onCallerFrame(pcm)),
+      line.onDtmf.on((d) => {
+        this.log.add("phone", "dtmf", { digit: d.digit, duration_ms: d.durationMs });
+        this.conversation?.onDtmf(d);
+      }),
+      line.onEnded.on((reason) => this.lineEnded(reason)),
+    );
+  }
+
+  /** The line is up (SIP: the 200 was sent): the session becomes active and the brain is dialled. */
+  async start(): Promise<void> {
+    const line = this.line;
+    this.log.add("worker", "call_started", {
+      carrier: line.carrier,
+      from: line.from,
+      to: line.to,
+      call_id: line.callId,
+    });
+    const active = await markActive(this.opts.sql, this.sessionId).catch((err) => {
+      log.warn("could not mark the session active; the call goes on, unrecorded", {
+        session_id: this.sessionId,
+        cause: (err as Error).message,
+      });
+      return { record: false };
+    });
+    if (!active) {
+      log.warn("session was not connecting at call start", { session_id: this.sessionId });
+    }
+    if (this.finished) return;
+    if (!this.opts.engines) return this.end("failed", "engine_unavailable");
+    if (active?.record) {
+      const dir = this.opts.recordingsDir ?? "data/recordings";
+      this.recording = new CallRecording(`${dir}/${this.sessionId}.wav`);
+    }
+    const config = applyConfig(defaultConfig(), this.opts.input?.config as never);
+    this.conversation = new Conversation({
+      sessionId: this.sessionId,
+      agentId: this.opts.agentId,
+      brainUrl: this.opts.brainUrl,
+      init: this.opts.input?.init ?? null,
+      config,
+      engines: this.opts.engines,
+      log: this.log,
+      rtvi: new PageRecord(this.log),
+      phone: { from: line.from, to: line.to, carrier: line.carrier, call_id: line.callId },
+      transfer: (target) => {
+        this.log.add("phone", "transfer", { target });
+        return line.transfer(target);
+      },
+      recording: this.recording,
+      endCall: (status, reason) => this.end(status, reason),
+      endOfTurn: this.opts.endOfTurn,
+      noiseSuppression: noiseSuppressionOf(this.opts.input?.config),
+    });
+    this.conversation.turnLog.observer = {
+      latency: (step, ms) => this.turnObserver?.latency(step, ms),
+      interrupted: () => this.turnObserver?.interrupted(),
+    };
+    line.play(recorded(this.conversation.speaker, this.recording));
+    await this.conversation.start();
+  }
+
+  private lineEnded(reason: LineEndReason): void {
+    const status: EndStatus = reason === "carrier_error" ? "failed" : "ended";
+    void this.end(status, reason);
+  }
+
+  /**
+   * Ends the call once: the brain is told (Finalize, End), the line hung up unless the far end
+   * already did, the recording closed and the record written.
+   */
+  async end(status: EndStatus, reason: string): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    const endedAt = performance.now();
+    this.endStatus = status;
+    this.endReason = reason;
+    for (const off of this.detach.splice(0)) off();
+    // The far end is gone already (or was handed on): no BYE of ours. Otherwise we hang up.
+    const farEndGone = ["caller_hung_up", "transferred", "no_ack", "media_timeout"]
+      .includes(reason);
+    if (!farEndGone) {
+      await this.line.hangUp().catch((err) =>
+        this.log.add("phone", "hang_up_failed", { detail: (err as Error).message })
+      );
+    }
+    this.log.add("phone", "line", this.line.stats());
+    let outcome: ConversationOutcome | undefined;
+    try {
+      outcome = await this.conversation?.finish(reason);
+    } catch (err) {
+      log.error("could not finish the conversation", {
+        session_id: this.sessionId,
+        cause: (err as Error).message,
+      });
+    }
+    let recordingUrl: string | null = null;
+    if (this.recording) {
+      const seconds = await this.recording.close();
+      recordingUrl = this.recording.url;
+      this.log.add("worker", "recording_written", { url: recordingUrl, seconds });
+    }
+    this.log.add("worker", "call_ended", { status, reason });
+    this.opts.onEnded?.(this);
+    const record = endRecords.write({
+      sql: this.opts.sql,
+      sessionId: this.sessionId,
+      status,
+      reason,
+      outcome: { ...outcome, recordingUrl },
+      log: this.log,
+      endedAt,
+    });
+    await record.firstTry;
+    log.info("phone call ended", { session_id: this.sessionId, status, reason });
+    this.resolveEnded();
+  }
+}
+
+/** The bot's voice as the line pulls it, each frame also given to the recording (both 48 kHz). */
+function recorded(source: FrameSource, recording?: CallRecording): FrameSource {
+  if (!recording) return source;
+  return {
+    next(now?: number) {
+      const pcm = source.next(now);
+      recording.tick(pcm);
+      return pcm;
+    },
+  };
+}

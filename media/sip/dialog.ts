@@ -1,0 +1,163 @@
+// The worker's side of an answered call's dialog when it speaks first (RFC 3261 section 12.2.1):
+// BYE to hang up, REFER to transfer (RFC 3515), and the NOTIFYs that report a REFER's progress
+// (message/sipfrag, RFC 3420). Requests carry the dialog's identifiers, our CSeq, the route set the
+// INVITE's Record-Route gave, and go out on the transport the INVITE came on.
+import type { SipClock, SipTimers } from "./clock.ts";
+import { type ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
+import { parseNameAddr } from "./headers.ts";
+import { type Header, header, headerList, serialize, type SipRequest } from "./message.ts";
+import { randomToken } from "./response.ts";
+
+/** How long a REFER accepted with 202 may take to report its final status by NOTIFY. */
+export const REFER_OUTCOME_MS = 32_000;
+
+export interface DialogOptions {
+  invite: SipRequest;
+  localTag: string;
+  /** Our address and port as the far end reaches them (Via, Contact). */
+  host: string;
+  port: number;
+  transport: "UDP" | "TCP";
+  /** Puts a request on the wire toward the far end. */
+  send(bytes: Uint8Array): void;
+  clock: SipClock;
+  timers: SipTimers;
+  /** Registers a client transaction under its branch so responses find it; returns the undo. */
+  track(branch: string, tx: NonInviteClientTransaction): () => void;
+}
+
+export interface TransferOutcome {
+  ok: boolean;
+  detail: string;
+}
+
+export class SipDialog {
+  private cseq = 1;
+  private byeSent?: Promise<ClientOutcome>;
+  private refer?: { settle: (o: TransferOutcome) => void; timer: { cancel(): void } };
+  readonly callId: string;
+  /** Our To (with our tag) as the far end knows it: the From of what we send. */
+  private readonly local: string;
+  private readonly remote: string;
+  private readonly target: string;
+  private readonly routes: string[];
+
+  constructor(private readonly opts: DialogOptions) {
+    const invite = opts.invite;
+    this.callId = header(invite, "Call-ID")!;
+    this.local = `${header(invite, "To")};tag=${opts.localTag}`;
+    this.remote = header(invite, "From")!;
+    // Section 12.1.1: the remote target is the INVITE's Contact; the route set its Record-Route.
+    this.target = parseNameAddr(header(invite, "Contact") ?? "")?.uri ??
+      parseNameAddr(this.remote)!.uri;
+    this.routes = headerList(invite, "Record-Route");
+  }
+
+  /** Hangs up: one BYE, however often it is asked for. Resolves with its outcome. */
+  bye(): Promise<ClientOutcome> {
+    this.byeSent ??= this.request("BYE", []);
+    return this.byeSent;
+  }
+
+  get hungUp(): boolean {
+    return this.byeSent !== undefined;
+  }
+
+  /**
+   * Asks the far end to call `referTo` (a sip:/tel: URI) and waits for the NOTIFY that says how
+   * that call went: 2xx in the sipfrag is a transfer done; a REFER refused, a failing sipfrag or
+   * no final NOTIFY in REFER_OUTCOME_MS is not.
+   */
+  async transfer(referTo: string): Promise<TransferOutcome> {
+    if (this.refer) return { ok: false, detail: "A REFER is already under way." };
+    const settled = new Promise<TransferOutcome>((resolve) => {
+      const timer = this.opts.clock.after(
+        REFER_OUTCOME_MS,
+        () => this.settle({ ok: false, detail: "No final NOTIFY for the REFER." }),
+      );
+      this.refer = { settle: resolve, timer };
+    });
+    const contact = `<sip:${hostPart(this.opts.host)}:${this.opts.port}>`;
+    const outcome = await this.request("REFER", [
+      { name: "Refer-To", value: `<${referTo}>` },
+      { name: "Referred-By", value: contact },
+    ]);
+    if (outcome.kind === "timeout") this.settle({ ok: false, detail: "REFER got no answer." });
+    else if (outcome.response.status >= 300) {
+      const r = outcome.response;
+      this.settle({ ok: false, detail: `REFER answered ${r.status} ${r.reason}` });
+    }
+    return settled;
+  }
+
+  /** A NOTIFY in this dialog: the status of the REFER's call (section 2.4.4 of RFC 3515). */
+  notify(request: SipRequest): void {
+    const event = (header(request, "Event") ?? "").split(";")[0].trim().toLowerCase();
+    if (event !== "refer" || !this.refer) return;
+    const frag = new TextDecoder().decode(request.body);
+    const m = /^SIP\/2\.0\s+(\d{3})\s*([^\r\n]*)/.exec(frag);
+    if (!m) return;
+    const status = Number(m[1]);
+    if (status < 200) return;
+    this.settle({
+      ok: status < 300,
+      detail: `the transfer target answered ${status} ${m[2].trim()}`.trim(),
+    });
+  }
+
+  private settle(outcome: TransferOutcome): void {
+    const r = this.refer;
+    if (!r) return;
+    this.refer = undefined;
+    r.timer.cancel();
+    r.settle(outcome);
+  }
+
+  /** One in-dialog request in its own client transaction (section 12.2.1.1). */
+  private request(method: string, extra: Header[]): Promise<ClientOutcome> {
+    const branch = `z9hG4bK${randomToken()}`;
+    const seq = ++this.cseq;
+    const loose = this.routes.length > 0 && /;lr\b/i.test(this.routes[0]);
+    const uri = loose || this.routes.length === 0
+      ? this.target
+      : parseNameAddr(this.routes[0])!.uri;
+    const routes = loose ? this.routes : [...this.routes.slice(1), `<${this.target}>`];
+    const headers: Header[] = [
+      {
+        name: "Via",
+        value: `SIP/2.0/${this.opts.transport} ${
+          hostPart(this.opts.host)
+        }:${this.opts.port};branch=${branch};rport`,
+      },
+      { name: "Max-Forwards", value: "70" },
+      { name: "From", value: this.local },
+      { name: "To", value: this.remote },
+      { name: "Call-ID", value: this.callId },
+      { name: "CSeq", value: `${seq} ${method}` },
+      ...(this.routes.length ? routes.map((r) => ({ name: "Route", value: r })) : []),
+      {
+        name: "Contact",
+        value: `<sip:${hostPart(this.opts.host)}:${this.opts.port}${
+          this.opts.transport === "TCP" ? ";transport=tcp" : ""
+        }>`,
+      },
+      ...extra,
+      { name: "Content-Length", value: "0" },
+    ];
+    const bytes = serialize({ kind: "request", method, uri, headers, body: new Uint8Array() });
+    let untrack = () => {};
+    const tx = new NonInviteClientTransaction({
+      clock: this.opts.clock,
+      timers: this.opts.timers,
+      reliable: this.opts.transport === "TCP",
+      send: () => this.opts.send(bytes),
+      onEnd: () => untrack(),
+    });
+    untrack = this.opts.track(`${branch}|${method}`, tx);
+    return tx.outcome;
+  }
+}
+
+function hostPart(host: string): string {
+  return host.includes(":") ? `[${host}]` : host;
+}
