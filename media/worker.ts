@@ -15,6 +15,8 @@ import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
 import { type AdmittedPhoneCall, telephonyStream } from "./signaling/telephony_stream.ts";
 import type { TelephonySettings } from "../common/telephony_settings.ts";
+import type { PhoneCall } from "./call/phone_call.ts";
+import { streamPhoneCalls } from "./signaling/stream_phone_calls.ts";
 import { WorkerMetrics } from "./node/metrics.ts";
 import { metricsResponse, requireMetricsToken } from "../common/metrics/http.ts";
 
@@ -44,8 +46,10 @@ export interface WorkerContext {
   capacity?: number;
   /** Telephony providers' credentials (hang-up and transfer through their REST APIs). */
   telephony?: TelephonySettings;
-  /** Runs a phone call admitted on a provider's media stream; absent, none are taken. */
+  /** Runs a phone call admitted on a provider's media stream; absent, a PhoneCall with `engines`. */
   startPhoneCall?: (call: AdmittedPhoneCall) => void;
+  /** Phone calls over providers' media streams, by session id. */
+  phoneCalls?: Map<string, PhoneCall>;
 }
 
 export function createWorkerApp(w: WorkerContext): Hono {
@@ -62,6 +66,8 @@ export function createWorkerApp(w: WorkerContext): Hono {
     }),
   );
   const metrics = w.metrics ??= new WorkerMetrics();
+  const phoneCalls = w.phoneCalls ??= new Map();
+  w.startPhoneCall ??= streamPhoneCalls({ ...w, phoneCalls });
   metrics.watch(w);
   const route = (h: (c: Context, w: WorkerContext) => Promise<Response>) => (c: Context) => h(c, w);
   app.post("/sessions/:session_id/offer", async (c) => {

@@ -130,7 +130,11 @@ export class PhoneCall {
     });
     this.conversation.turnLog.observer = {
       latency: (step, ms) => this.turnObserver?.latency(step, ms),
-      interrupted: () => this.turnObserver?.interrupted(),
+      interrupted: () => {
+        // Barge-in: what the carrier still holds of the bot's audio is dropped too.
+        line.clear();
+        this.turnObserver?.interrupted();
+      },
     };
     line.play(recorded(this.conversation.speaker, this.recording));
     await this.conversation.start();
