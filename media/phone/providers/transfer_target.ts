@@ -8,7 +8,8 @@ const E164 = /^\+[1-9][0-9]{6,14}$/;
 const SIP_URI = /^sips?:[A-Za-z0-9._~+\-]+@[A-Za-z0-9.\-]+(:[0-9]{1,5})?(;[A-Za-z0-9=._\-]+)*$/;
 
 export function transferTarget(target: string): TransferTarget | undefined {
-  const t = target.trim();
+  // tel:+E.164 (RFC 3966), as a brain may write a number, is the number.
+  const t = target.trim().replace(/^tel:/i, "");
   if (E164.test(t)) return { kind: "number", value: t };
   if (SIP_URI.test(t)) return { kind: "sip", value: t };
   return undefined;
