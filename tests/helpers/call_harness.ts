@@ -16,6 +16,7 @@ import { localEngines } from "../../media/engines/local_engines.ts";
 import type { CallEngines } from "../../media/engines/call_engines.ts";
 import { registerWorkerNode } from "../../media/node/registration.ts";
 import { createWorkerApp, type WorkerContext } from "../../media/worker.ts";
+import type { TelephonySettings } from "../../common/telephony_settings.ts";
 
 /** What the harness needs of a brain: to be served (the SDK's brains, raw_brain.ts's). */
 export type ServableBrain = Pick<Brain, "serve">;
@@ -232,10 +233,10 @@ export interface InProcessCallService extends Omit<CallService, "worker"> {
  */
 export async function startInProcessCallService(
   brain: ServableBrain,
-  options: { record_by_default?: boolean } = {},
+  options: { record_by_default?: boolean; telephony?: TelephonySettings } = {},
 ): Promise<InProcessCallService> {
   const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
-  const api = await startTestApi({}, { node: false });
+  const api = await startTestApi({}, { node: false, telephony: options.telephony });
   const callers: TestCaller[] = [];
   let engines: CallEngines | undefined;
   let stopWorker = async () => {};
@@ -251,6 +252,7 @@ export async function startInProcessCallService(
       recordingsDir: await Deno.makeTempDir({ prefix: "recordings-" }),
       adminToken: api.adminToken,
       capacity: 10,
+      telephony: options.telephony,
     };
     const ac = new AbortController();
     const server = Deno.serve(
@@ -265,7 +267,8 @@ export async function startInProcessCallService(
       serves: engines.serves,
     });
     stopWorker = async () => {
-      const ending = [...context.calls.values()].map((c) => c.end("ended", "worker_shutdown"));
+      const ending = [...context.calls.values(), ...(context.phoneCalls?.values() ?? [])]
+        .map((c) => c.end("ended", "worker_shutdown"));
       await Promise.all(ending);
       await registration.stop();
       ac.abort();
