@@ -16,6 +16,7 @@ export class BotVoiceOut {
   #frames = 0;
   #tail = 0;
   #marks = 0;
+  #closed = false;
   readonly #mulaw?: BotEdge;
   readonly #pcm?: FrameResampler;
   readonly #zeros = new Int16Array(BOT_FRAME);
@@ -33,7 +34,10 @@ export class BotVoiceOut {
 
   /** One 20 ms tick of the frame clock. */
   tick(): void {
+    if (this.#closed) return;
     const frame = this.source?.next();
+    // Asking the source may end the call, which closes this mid-tick (as outbound.ts's stop).
+    if (this.#closed) return;
     if (frame) {
       this.#tail = TAIL_FRAMES;
       this.#add(frame);
@@ -53,6 +57,8 @@ export class BotVoiceOut {
   }
 
   close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
     this.#mulaw?.close();
     this.#pcm?.close();
   }
