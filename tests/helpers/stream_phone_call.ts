@@ -49,7 +49,9 @@ export interface StreamCallRig {
  * The brain: greets, answers the first turn with what it heard and later ones with a story, ends the
  * call on "#" and transfers it on "0".
  */
-export async function startStreamCallRig(): Promise<StreamCallRig> {
+export async function startStreamCallRig(
+  options: { reply?: (text: string, turn: number) => string } = {},
+): Promise<StreamCallRig> {
   const brain: BrainSide = { sessions: [], turns: [], digits: [] };
   const served = createBrain({
     onSessionStart: (s) => {
@@ -58,6 +60,10 @@ export async function startStreamCallRig(): Promise<StreamCallRig> {
     },
     async *onTurn(turn) {
       brain.turns.push(turn.text);
+      if (options.reply) {
+        yield options.reply(turn.text, brain.turns.length);
+        return;
+      }
       // The second turn on is answered with the story (8 kHz recognition need not catch "story").
       if (brain.turns.length >= 2) yield STORY;
       else yield `You said ${turn.text}.`;
