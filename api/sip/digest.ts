@@ -70,11 +70,12 @@ export class DigestNonces {
 }
 
 /**
- * The WWW-Authenticate values of a 401: one per algorithm, SHA-256 first as RFC 8760 section 2.4
- * prefers, then MD5 for the many UACs that know no other.
+ * The WWW-Authenticate values of a 401: one per algorithm (RFC 8760 section 2.4), MD5 first. A UAC
+ * that knows SHA-256 finds it and may prefer it; one that reads only the first challenge (SIPp
+ * 3.6 does, and refuses any but MD5: tests/sip_redirect_server_*) still gets one it can answer.
  */
 export function challenges(realm: string, nonce: string, stale = false): string[] {
-  return (["SHA-256", "MD5"] as const).map((algorithm) =>
+  return (["MD5", "SHA-256"] as const).map((algorithm) =>
     `Digest realm="${realm}", nonce="${nonce}", algorithm=${algorithm}, qop="auth"` +
     (stale ? ", stale=true" : "")
   );
