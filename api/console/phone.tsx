@@ -1,7 +1,5 @@
 // Phone numbers and SIP trunks: one page with both lists and their forms. A trunk's password is
 // typed once and kept only as hashes: the page never shows it, nor anything derived from it.
-// Rendered once on the server: no `key` props (the precompiled JSX prints them as attributes).
-// deno-lint-ignore-file jsx-key
 import type { FC } from "hono/jsx";
 import type { Agent } from "../../db/agents.ts";
 import type { PhoneNumber } from "../../db/phone_numbers.ts";

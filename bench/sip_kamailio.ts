@@ -1,0 +1,106 @@
+// Kamailio 5.6 (Debian `kamailio`) as a SIP-aware balancer in front of workers, for the node-choice
+// comparison in bench/sip_redirect.ts: the dispatcher module picks a destination from a list
+// (round robin here; a real deployment would feed the list from node heartbeats and probe with
+// OPTIONS) and tm relays the INVITE statefully, record-routed so in-dialog requests come back
+// through it. Runs in the foreground in a temp dir on a free port; stop() ends it.
+import dgram from "node:dgram";
+
+const MODULES = "/usr/lib/x86_64-linux-gnu/kamailio/modules";
+
+function config(port: number, dispatcherList: string): string {
+  return `#!KAMAILIO
+debug=1
+log_stderror=yes
+children=2
+listen=udp:127.0.0.1:${port}
+mpath="${MODULES}"
+loadmodule "tm.so"
+loadmodule "sl.so"
+loadmodule "rr.so"
+loadmodule "maxfwd.so"
+loadmodule "pv.so"
+loadmodule "dispatcher.so"
+modparam("dispatcher", "list_file", "${dispatcherList}")
+request_route {
+  if (!mf_process_maxfwd_header("10")) { sl_send_reply("483", "Too Many Hops"); exit; }
+  if (has_totag()) {
+    if (loose_route()) { t_relay(); exit; }
+    if (is_method("ACK")) { if (t_check_trans()) { t_relay(); } exit; }
+    sl_send_reply("404", "Not here"); exit;
+  }
+  if (is_method("CANCEL")) { if (t_check_trans()) { t_relay(); } exit; }
+  if (is_method("INVITE")) { record_route(); }
+  if (!ds_select_dst("1", "4")) { sl_send_reply("503", "No worker"); exit; }
+  t_relay();
+}
+`;
+}
+
+export interface Kamailio {
+  port: number;
+  stop(): Promise<void>;
+}
+
+/** A UDP socket on a free loopback port (node:dgram: Deno's own needs --unstable-net). */
+async function udpSocket(): Promise<dgram.Socket> {
+  const socket = dgram.createSocket("udp4");
+  await new Promise<void>((ok) => socket.bind(0, "127.0.0.1", ok));
+  return socket;
+}
+
+async function freeUdpPort(): Promise<number> {
+  const socket = await udpSocket();
+  const port = socket.address().port;
+  await new Promise<void>((ok) => socket.close(() => ok()));
+  return port;
+}
+
+/** Kamailio dispatching to `workers` (UDP ports on 127.0.0.1), ready when this resolves. */
+export async function kamailioDispatcher(workers: number[]): Promise<Kamailio> {
+  const dir = await Deno.makeTempDir({ prefix: "kamailio-" });
+  const port = await freeUdpPort();
+  const list = `${dir}/dispatcher.list`;
+  Deno.writeTextFileSync(list, workers.map((p) => `1 sip:127.0.0.1:${p}\n`).join(""));
+  Deno.writeTextFileSync(`${dir}/kamailio.cfg`, config(port, list));
+  const child = new Deno.Command("/usr/sbin/kamailio", {
+    args: ["-f", `${dir}/kamailio.cfg`, "-DD", "-E", "-w", dir, "-P", `${dir}/k.pid`, "-n", "1"],
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const log: string[] = [];
+  const reading = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({ write: (chunk) => void log.push(chunk) }),
+  ).catch(() => {});
+  // Ready once it answers an OPTIONS (relayed to the UAS, which answers 200).
+  const probe = await udpSocket();
+  const local = probe.address().port;
+  let answered = false;
+  probe.on("message", () => answered = true);
+  try {
+    for (let i = 0; i < 50; i++) {
+      const msg = `OPTIONS sip:probe@127.0.0.1:${port} SIP/2.0\r\nVia: SIP/2.0/UDP ` +
+        `127.0.0.1:${local};branch=z9hG4bK-probe${i}\r\nFrom: <sip:p@127.0.0.1>;tag=p\r\n` +
+        `To: <sip:probe@127.0.0.1>\r\nCall-ID: probe-${i}\r\nCSeq: 1 OPTIONS\r\n` +
+        `Max-Forwards: 5\r\nContent-Length: 0\r\n\r\n`;
+      probe.send(msg, port, "127.0.0.1");
+      await new Promise((r) => setTimeout(r, 200));
+      if (answered) {
+        return {
+          port,
+          stop: async () => {
+            child.kill("SIGTERM");
+            await child.status;
+            await reading;
+            await Deno.remove(dir, { recursive: true });
+          },
+        };
+      }
+    }
+  } finally {
+    probe.close();
+  }
+  child.kill("SIGKILL");
+  await child.status;
+  await reading;
+  throw new Error(`Kamailio did not answer:\n${log.join("")}`);
+}
