@@ -1,6 +1,6 @@
 // Kamailio 5.6 (Debian `kamailio`) as a SIP-aware balancer in front of workers, for the node-choice
 // comparison in bench/sip_redirect.ts: the dispatcher module picks a destination from a list
-// (round robin here; a real deployment would feed the list from node heartbeats and probe with
+// (by a hash of the Call-ID here; a real deployment would feed the list from node heartbeats and probe with
 // OPTIONS) and tm relays the INVITE statefully, record-routed so in-dialog requests come back
 // through it. Runs in the foreground in a temp dir on a free port; stop() ends it.
 import dgram from "node:dgram";
@@ -18,19 +18,19 @@ loadmodule "tm.so"
 loadmodule "sl.so"
 loadmodule "rr.so"
 loadmodule "maxfwd.so"
+loadmodule "siputils.so"
+loadmodule "textops.so"
 loadmodule "pv.so"
 loadmodule "dispatcher.so"
 modparam("dispatcher", "list_file", "${dispatcherList}")
 request_route {
   if (!mf_process_maxfwd_header("10")) { sl_send_reply("483", "Too Many Hops"); exit; }
-  if (has_totag()) {
-    if (loose_route()) { t_relay(); exit; }
-    if (is_method("ACK")) { if (t_check_trans()) { t_relay(); } exit; }
-    sl_send_reply("404", "Not here"); exit;
-  }
+  if (has_totag() && loose_route()) { t_relay(); exit; }
   if (is_method("CANCEL")) { if (t_check_trans()) { t_relay(); } exit; }
-  if (is_method("INVITE")) { record_route(); }
-  if (!ds_select_dst("1", "4")) { sl_send_reply("503", "No worker"); exit; }
+  if (is_method("INVITE") && !has_totag()) { record_route(); }
+  # Algorithm 0 hashes the Call-ID: every request of a call reaches the same worker, also from
+  # UACs that send in-dialog requests without the Route set (SIPp's built-in uac does).
+  if (!ds_select_dst("1", "0")) { sl_send_reply("503", "No worker"); exit; }
   t_relay();
 }
 `;
@@ -99,7 +99,9 @@ export async function kamailioDispatcher(workers: number[]): Promise<Kamailio> {
   } finally {
     probe.close();
   }
-  child.kill("SIGKILL");
+  try {
+    child.kill("SIGKILL");
+  } catch { /* it exited on its own: its log says why */ }
   await child.status;
   await reading;
   throw new Error(`Kamailio did not answer:\n${log.join("")}`);

@@ -57,33 +57,62 @@ const ack = (cseq: number, back: number) => `
       Content-Length: 0
 `;
 const ALLOWLISTED = `${HEAD}<scenario name="redirect">
-  <send start_rtd="true"><![CDATA[${invite(1)}]]></send>
+  <send><![CDATA[${invite(1)}]]></send>
   <recv response="100" optional="true"/>
-  <recv response="302" rtd="true"/>
+  <recv response="302"/>
   <send><![CDATA[${ack(1, 3)}]]></send>
 </scenario>`;
 const DIGEST = `${HEAD}<scenario name="redirect-digest">
-  <send start_rtd="true"><![CDATA[${invite(1)}]]></send>
+  <send><![CDATA[${invite(1)}]]></send>
   <recv response="100" optional="true"/>
   <recv response="401" auth="true"/>
   <send><![CDATA[${ack(1, 3)}]]></send>
   <send><![CDATA[${invite(2, "\n      [authentication]")}]]></send>
   <recv response="100" optional="true"/>
-  <recv response="302" rtd="true"/>
+  <recv response="302"/>
   <send><![CDATA[${ack(2, 3)}]]></send>
 </scenario>`;
 
 export interface Timed {
   code: number;
-  /** INVITE → final answer at the caller, ms, sorted. */
+  /** First INVITE sent → the final answer received at the caller, ms, sorted. */
   ms: number[];
 }
 
-/** Runs a SIPp scenario (or its built-in `uac` when `scenario` is "uac") at RATE for CALLS calls. */
+/**
+ * Per call, from SIPp's message log (microsecond timestamps; its own -trace_rtt counts whole
+ * milliseconds, too coarse here): the first INVITE sent → the first `final` response received.
+ */
+function timesFromLog(log: string, final: number): number[] {
+  const first = new Map<string, number>();
+  const done = new Map<string, number>();
+  const blocks = log.split(/^-{20,} (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)$/m);
+  for (let i = 1; i + 1 < blocks.length; i += 2) {
+    const at = Date.parse(blocks[i].replace(" ", "T").slice(0, 23) + "Z") +
+      Number(`0.${blocks[i].split(".")[1].slice(3)}`);
+    const body = blocks[i + 1];
+    const callId = /^Call-ID:\s*(\S+)/im.exec(body)?.[1];
+    if (!callId) continue;
+    if (/message sent/.test(body) && /^\s*INVITE /m.test(body) && !first.has(callId)) {
+      first.set(callId, at);
+    } else if (
+      /message received/.test(body) && new RegExp(`^SIP/2\\.0 ${final} `, "m").test(body) &&
+      !done.has(callId)
+    ) done.set(callId, at);
+  }
+  return [...done].filter(([id]) => first.has(id)).map(([id, at]) => at - first.get(id)!)
+    .sort((a, b) => a - b);
+}
+
+/**
+ * Runs a SIPp scenario (or its built-in `uac` when `scenario` is "uac") at RATE for CALLS calls;
+ * `final` is the answer timed (302 from the redirect server, 200 from a UAS).
+ */
 export async function sipp(
   port: number,
   service: string,
   scenario: string,
+  final: number,
   extra: string[] = [],
 ): Promise<Timed> {
   const dir = await Deno.makeTempDir({ prefix: "sip-redirect-bench-" });
@@ -96,26 +125,24 @@ export async function sipp(
         `127.0.0.1:${port}`,
         ...which,
         ...["-s", service, "-r", String(RATE), "-m", String(CALLS), "-i", "127.0.0.1", "-p", "0"],
-        ...["-nostdin", "-timeout", "300", "-trace_rtt", "-rtt_freq", "1", ...extra],
+        ...["-nostdin", "-timeout", "300", "-trace_msg", "-message_file", `${dir}/msg.log`],
+        ...extra,
       ],
       cwd: dir,
       stdout: "null",
       stderr: "piped",
     }).output();
-    const rtt = [...Deno.readDirSync(dir)].find((f) => f.name.endsWith("_rtt.csv"));
-    const ms = rtt
-      ? Deno.readTextFileSync(`${dir}/${rtt.name}`).trim().split("\n").slice(1)
-        .map((l) => Number(l.split(";")[2])).filter(Number.isFinite).sort((a, b) => a - b)
-      : [];
-    return { code: out.code, ms };
+    const log = await Deno.readTextFile(`${dir}/msg.log`).catch(() => "");
+    return { code: out.code, ms: timesFromLog(log, final) };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 }
 
 export function summary(label: string, t: Timed): string {
-  const pct = (p: number) => t.ms[Math.min(t.ms.length - 1, Math.floor(p * t.ms.length))];
-  return `  ${label}: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${t.ms.at(-1)} ms ` +
+  const pct = (p: number) =>
+    t.ms[Math.min(t.ms.length - 1, Math.floor(p * t.ms.length))]?.toFixed(2);
+  return `  ${label}: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms ` +
     `(n=${t.ms.length}, sipp exit ${t.code})`;
 }
 
@@ -159,9 +186,9 @@ if (import.meta.main) {
       realPostgresUrl ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite"
     }`,
   );
-  const plain = await sipp(sip.port, "+15550100", ALLOWLISTED);
+  const plain = await sipp(sip.port, "+15550100", ALLOWLISTED, 302);
   console.log(summary("INVITE → 302, trunk allowlisted by source", plain));
-  const digest = await sipp(sip.port, "+15550101", DIGEST, ["-au", "bench", "-ap", PASSWORD]);
+  const digest = await sipp(sip.port, "+15550101", DIGEST, 302, ["-au", "bench", "-ap", PASSWORD]);
   console.log(summary("first INVITE → 302, digest trunk (401, ACK, INVITE again)", digest));
   const [row] = await db.sql`select count(*)::int as n from sessions`;
   console.log(`  sessions written: ${row.n} (one per 302)`);
@@ -169,11 +196,11 @@ if (import.meta.main) {
   if (Deno.env.get("KAMAILIO") === "1") {
     const uas = new SipUas({ host: "127.0.0.1", lookup: () => ({ agentId: "bench" }) });
     const uasPort = await uas.listen();
-    const direct = await sipp(uasPort, "+15550100", "uac");
+    const direct = await sipp(uasPort, "+15550100", "uac", 200);
     console.log(summary("INVITE → 200 straight at the UAS (SIPp uac, no hold)", direct));
     const kamailio = await kamailioDispatcher([uasPort]);
     try {
-      const proxied = await sipp(kamailio.port, "+15550100", "uac");
+      const proxied = await sipp(kamailio.port, "+15550100", "uac", 200);
       console.log(summary("INVITE → 200 through Kamailio's dispatcher to the UAS", proxied));
     } finally {
       await kamailio.stop();
