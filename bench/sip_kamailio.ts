@@ -1,37 +1,61 @@
-// Kamailio 5.6 (Debian `kamailio`) as a SIP-aware balancer in front of workers, for the node-choice
-// comparison in bench/sip_redirect.ts: the dispatcher module picks a destination from a list
-// (by a hash of the Call-ID here; a real deployment would feed the list from node heartbeats and probe with
-// OPTIONS) and tm relays the INVITE statefully, record-routed so in-dialog requests come back
-// through it. Runs in the foreground in a temp dir on a free port; stop() ends it.
+// Kamailio 5.6 (Debian `kamailio`) in two roles for bench/sip_redirect.ts, each run in the
+// foreground in a temp dir on a free port (stop() ends it):
+// - a SIP-aware balancer in front of workers: the dispatcher module picks a destination from a
+//   list (by a hash of the Call-ID here; a real deployment would feed the list from node
+//   heartbeats and probe with OPTIONS), tm relays the INVITE statefully, record-routed so
+//   in-dialog requests come back through it;
+// - the proxy an operator puts in front of the redirect server for a trunk that does not follow
+//   3xx itself (docs/phone-numbers.md): it relays the INVITE to the redirect server and, on the
+//   302, relays it again to the Contact (uac_redirect's get_redirects), record-routed.
 import dgram from "node:dgram";
 
 const MODULES = "/usr/lib/x86_64-linux-gnu/kamailio/modules";
 
-function config(port: number, dispatcherList: string): string {
-  return `#!KAMAILIO
+const head = (port: number, modules: string[]) =>
+  `#!KAMAILIO
 debug=1
 log_stderror=yes
 children=2
 listen=udp:127.0.0.1:${port}
 mpath="${MODULES}"
-loadmodule "tm.so"
-loadmodule "sl.so"
-loadmodule "rr.so"
-loadmodule "maxfwd.so"
-loadmodule "siputils.so"
-loadmodule "textops.so"
-loadmodule "pv.so"
-loadmodule "dispatcher.so"
-modparam("dispatcher", "list_file", "${dispatcherList}")
-request_route {
+${
+    ["tm", "sl", "rr", "maxfwd", "siputils", "textops", "pv", ...modules]
+      .map((m) => `loadmodule "${m}.so"`).join("\n")
+  }
+`;
+
+const IN_DIALOG = `
   if (!mf_process_maxfwd_header("10")) { sl_send_reply("483", "Too Many Hops"); exit; }
   if (has_totag() && loose_route()) { t_relay(); exit; }
   if (is_method("CANCEL")) { if (t_check_trans()) { t_relay(); } exit; }
-  if (is_method("INVITE") && !has_totag()) { record_route(); }
+  if (is_method("INVITE") && !has_totag()) { record_route(); }`;
+
+function dispatcherConfig(port: number, dispatcherList: string): string {
+  return `${head(port, ["dispatcher"])}
+modparam("dispatcher", "list_file", "${dispatcherList}")
+request_route {${IN_DIALOG}
   # Algorithm 0 hashes the Call-ID: every request of a call reaches the same worker, also from
   # UACs that send in-dialog requests without the Route set (SIPp's built-in uac does).
   if (!ds_select_dst("1", "0")) { sl_send_reply("503", "No worker"); exit; }
   t_relay();
+}
+`;
+}
+
+function followConfig(port: number, redirectPort: number): string {
+  return `${head(port, ["acc", "uac_redirect"])}
+request_route {${IN_DIALOG}
+  if (has_totag()) { sl_send_reply("404", "Not here"); exit; }
+  $du = "sip:127.0.0.1:${redirectPort}";
+  t_on_failure("FOLLOW");
+  t_relay();
+}
+failure_route[FOLLOW] {
+  # The redirect server's 302: on to the worker in its Contact (the session token rides along).
+  if (t_check_status("3[0-9][0-9]")) {
+    $du = $null;
+    if (get_redirects("1")) { t_relay(); }
+  }
 }
 `;
 }
@@ -57,11 +81,22 @@ async function freeUdpPort(): Promise<number> {
 
 /** Kamailio dispatching to `workers` (UDP ports on 127.0.0.1), ready when this resolves. */
 export async function kamailioDispatcher(workers: number[]): Promise<Kamailio> {
+  return await startKamailio((port, dir) => {
+    const list = `${dir}/dispatcher.list`;
+    Deno.writeTextFileSync(list, workers.map((p) => `1 sip:127.0.0.1:${p}\n`).join(""));
+    return dispatcherConfig(port, list);
+  });
+}
+
+/** Kamailio relaying every new INVITE to the redirect server and following its 302. */
+export async function kamailioFollowingRedirects(redirectPort: number): Promise<Kamailio> {
+  return await startKamailio((port) => followConfig(port, redirectPort));
+}
+
+async function startKamailio(config: (port: number, dir: string) => string): Promise<Kamailio> {
   const dir = await Deno.makeTempDir({ prefix: "kamailio-" });
   const port = await freeUdpPort();
-  const list = `${dir}/dispatcher.list`;
-  Deno.writeTextFileSync(list, workers.map((p) => `1 sip:127.0.0.1:${p}\n`).join(""));
-  Deno.writeTextFileSync(`${dir}/kamailio.cfg`, config(port, list));
+  Deno.writeTextFileSync(`${dir}/kamailio.cfg`, config(port, dir));
   const child = new Deno.Command("/usr/sbin/kamailio", {
     args: ["-f", `${dir}/kamailio.cfg`, "-DD", "-E", "-w", dir, "-P", `${dir}/k.pid`, "-n", "1"],
     stdout: "null",
@@ -71,7 +106,7 @@ export async function kamailioDispatcher(workers: number[]): Promise<Kamailio> {
   const reading = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
     new WritableStream({ write: (chunk) => void log.push(chunk) }),
   ).catch(() => {});
-  // Ready once it answers an OPTIONS (relayed to the UAS, which answers 200).
+  // Ready once it answers an OPTIONS (relayed on, to the UAS or the redirect server: 200).
   const probe = await udpSocket();
   const local = probe.address().port;
   let answered = false;

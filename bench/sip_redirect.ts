@@ -19,7 +19,7 @@ import { createPhoneNumber } from "../db/phone_numbers.ts";
 import { createTrunk } from "../db/trunks.ts";
 import { SipUas } from "../media/sip/uas.ts";
 import { freshDatabase, realPostgresUrl } from "../tests/helpers/database.ts";
-import { kamailioDispatcher } from "./sip_kamailio.ts";
+import { kamailioDispatcher, kamailioFollowingRedirects } from "./sip_kamailio.ts";
 
 const RATE = Number(Deno.env.get("SIP_BENCH_RATE") ?? 50);
 const CALLS = Number(Deno.env.get("SIP_BENCH_CALLS") ?? 500);
@@ -71,6 +71,37 @@ const DIGEST = `${HEAD}<scenario name="redirect-digest">
   <recv response="100" optional="true"/>
   <recv response="302"/>
   <send><![CDATA[${ack(2, 3)}]]></send>
+</scenario>`;
+
+/** A whole call through a proxy: the Record-Route kept, ACK and BYE sent along it to the UAS. */
+const THROUGH_PROXY = `${HEAD}<scenario name="through-proxy">
+  <send retrans="500"><![CDATA[${invite(1)}]]></send>
+  <recv response="100" optional="true"/>
+  <recv response="180" optional="true"/>
+  <recv response="200" rrs="true"/>
+  <send><![CDATA[
+      ACK [next_url] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
+      [last_To:]
+      [routes]
+      Call-ID: [call_id]
+      CSeq: 1 ACK
+      Max-Forwards: 70
+      Content-Length: 0
+]]></send>
+  <send retrans="500"><![CDATA[
+      BYE [next_url] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
+      [last_To:]
+      [routes]
+      Call-ID: [call_id]
+      CSeq: 2 BYE
+      Max-Forwards: 70
+      Content-Length: 0
+]]></send>
+  <recv response="200"/>
 </scenario>`;
 
 export interface Timed {
@@ -204,6 +235,19 @@ if (import.meta.main) {
       console.log(summary("INVITE → 200 through Kamailio's dispatcher to the UAS", proxied));
     } finally {
       await kamailio.stop();
+    }
+    // A trunk that does not follow 3xx: Kamailio follows the redirect server's 302 for it, to
+    // the worker (this UAS) the 302 names.
+    await registerNode(db.sql, { ...node, sip_port: uasPort });
+    const follower = await kamailioFollowingRedirects(sip.port);
+    try {
+      const followed = await sipp(follower.port, "+15550100", THROUGH_PROXY, 200);
+      console.log(summary("INVITE → 200 via Kamailio following the 302 to the UAS", followed));
+      const [row] = await db.sql`select count(*)::int as n from sessions
+        where node_id = ${node.node_id} and status = 'created'`;
+      console.log(`  sessions the followed 302s made: ${row.n} (the UAS here does not take them)`);
+    } finally {
+      await follower.stop();
       await uas.close();
     }
   }
