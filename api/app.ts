@@ -74,10 +74,13 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   app.post("/api/v1/numbers.update", route(numbers.update));
   app.post("/api/v1/numbers.delete", route(numbers.remove));
   app.get("/api/v1/capabilities", route(capabilities));
-  // Telephony providers' voice webhooks (docs/telephony-websocket.md).
-  app.post("/api/v1/telephony/twilio/:agent_id", route(twilioVoice));
-  app.post("/api/v1/telephony/plivo/:agent_id", route(plivoAnswer));
-  app.get("/api/v1/telephony/exotel/:agent_id", route(exotelStreamUrl));
+  // Telephony providers' voice webhooks (docs/telephony-websocket.md): the agent is the URL's, or
+  // the dialled number's.
+  for (const agent of ["", "/:agent_id"]) {
+    app.post(`/api/v1/telephony/twilio${agent}`, route(twilioVoice));
+    app.post(`/api/v1/telephony/plivo${agent}`, route(plivoAnswer));
+    app.get(`/api/v1/telephony/exotel${agent}`, route(exotelStreamUrl));
+  }
   app.get("/healthz", async (c) => {
     try {
       await deps.sql`select 1`;

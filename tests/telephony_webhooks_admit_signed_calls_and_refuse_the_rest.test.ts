@@ -170,3 +170,43 @@ Deno.test("Exotel's dynamic URL answers {url} only with the webhook secret", asy
     });
   });
 });
+
+Deno.test("without an agent in the URL, the dialled number's agent answers; an unknown number is 404 and writes nothing", async () => {
+  await withApi(async (api, agentId) => {
+    for (const number of ["+14155550199", "+918041234567"]) {
+      const made = await api.admin("/api/v1/numbers.create", { number, agent_id: agentId });
+      assertEquals(made.status, 200, JSON.stringify(made.body));
+    }
+    // Twilio gives E.164, Plivo the digits without "+", Exotel India's national form.
+    const twilio = await postTwilioVoiceWebhook(
+      `${api.url}/api/v1/telephony/twilio`,
+      "twilio-auth-token",
+      twilioCall(ACCOUNT),
+    );
+    assertEquals(twilio.status, 200, twilio.body);
+    const twilioClaims = await claimsOf(api, readTwimlStream(twilio.body).params.session_token);
+    assertEquals(twilioClaims.sub, agentId);
+    const plivo = await postPlivoAnswer(
+      `${api.url}/api/v1/telephony/plivo`,
+      "plivo-auth-token",
+      plivoCall(),
+    );
+    assertEquals(plivo.status, 200, plivo.body);
+    const exotel = await getExotelStreamUrl(
+      `${api.url}/api/v1/telephony/exotel`,
+      "exotel-secret",
+      exotelCall(),
+    );
+    assertEquals(exotel.status, 200, exotel.body);
+
+    const before = await rowCounts(api.db);
+    const unknown = await postTwilioVoiceWebhook(
+      `${api.url}/api/v1/telephony/twilio`,
+      "twilio-auth-token",
+      { ...twilioCall(ACCOUNT), to: "+14155550000" },
+    );
+    assertEquals(unknown.status, 404);
+    assertEquals(JSON.parse(unknown.body).error.code, "number_not_found");
+    assertEquals(await rowCounts(api.db), before);
+  });
+});

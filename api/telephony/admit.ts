@@ -1,10 +1,12 @@
 // A provider's voice webhook admits a phone call the way sessions.connect admits a page's: the
 // agent, then the node, the session row and the token by connect's own openSession (so the node
-// choice, the slot hold and every write are connect's). The agent comes from the webhook's URL.
+// choice, the slot hold and every write are connect's). The agent comes from the webhook's URL
+// when it names one, otherwise from the dialled number (db/phone_numbers.ts, the numbers resource).
 // The caller's and the dialled number go into the session's metadata, signed into the token, so
 // the worker learns them from the control plane, which checked the provider's signature.
 import { ApiError } from "../../common/http/errors.ts";
 import { getAgent } from "../../db/agents.ts";
+import { findPhoneNumber } from "../../db/phone_numbers.ts";
 import { logger } from "../../common/log.ts";
 import type { ApiDeps } from "../context.ts";
 import { parseConnectBody } from "../connect/parse.ts";
@@ -16,7 +18,8 @@ export type StreamCarrier = "twilio" | "plivo" | "exotel";
 
 export interface PhoneCallIn {
   carrier: StreamCarrier;
-  agentId: string;
+  /** From the webhook's URL; absent, the dialled number's agent (the numbers resource). */
+  agentId?: string;
   /** The caller's number as the provider gives it ("" if withheld). */
   from: string;
   to: string;
@@ -38,8 +41,31 @@ export function streamUrlOf(offerBaseUrl: string, carrier: StreamCarrier, sessio
   return `${base}/telephony/${carrier}/${sessionId}`;
 }
 
+/**
+ * A dialled number as E.164: Twilio gives it so already, Plivo without the `+`, Exotel in India's
+ * national form (0 and ten digits; its ExoPhones are Indian numbers).
+ */
+export function e164Of(number: string): string {
+  const n = number.replace(/[\s()-]/g, "");
+  if (/^\+[0-9]+$/.test(n)) return n;
+  if (/^0[0-9]{10}$/.test(n)) return `+91${n.slice(1)}`;
+  if (/^[1-9][0-9]{7,14}$/.test(n)) return `+${n}`;
+  return n;
+}
+
+async function agentIdOf(deps: ApiDeps, call: PhoneCallIn): Promise<string> {
+  if (call.agentId) return call.agentId;
+  const route = await findPhoneNumber(deps.sql, e164Of(call.to));
+  if (!route) {
+    throw new ApiError(404, "number_not_found", "No agent answers the dialled number.", {
+      number: call.to,
+    });
+  }
+  return route.agent_id;
+}
+
 export async function openPhoneSession(deps: ApiDeps, call: PhoneCallIn) {
-  const agent = await getAgent(deps.sql, call.agentId);
+  const agent = await getAgent(deps.sql, await agentIdOf(deps, call));
   if (!agent) throw new ApiError(404, "agent_not_found", "No such agent.");
   const req = parseConnectBody(
     {

@@ -35,7 +35,7 @@ export async function exotelStreamUrl(c: Context, deps: ApiDeps): Promise<Respon
   // No worker: a 503 (connect's refusal); Exotel then moves to the applet's next step.
   const opened = await openPhoneSession(deps, {
     carrier: "exotel",
-    agentId: c.req.param("agent_id")!,
+    agentId: c.req.param("agent_id"),
     from: q("CallFrom", "From"),
     to: q("CallTo", "To"),
     callId: q("CallSid", "CallSid"),

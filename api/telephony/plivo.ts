@@ -33,7 +33,7 @@ export async function plivoAnswer(c: Context, deps: ApiDeps): Promise<Response> 
   try {
     opened = await openPhoneSession(deps, {
       carrier: "plivo",
-      agentId: c.req.param("agent_id")!,
+      agentId: c.req.param("agent_id"),
       from: form.From ?? "",
       to: form.To ?? "",
       callId: form.CallUUID ?? "",

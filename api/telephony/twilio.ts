@@ -35,7 +35,7 @@ export async function twilioVoice(c: Context, deps: ApiDeps): Promise<Response> 
   try {
     opened = await openPhoneSession(deps, {
       carrier: "twilio",
-      agentId: c.req.param("agent_id")!,
+      agentId: c.req.param("agent_id"),
       from: form.From ?? "",
       to: form.To ?? "",
       callId: form.CallSid ?? "",
