@@ -89,8 +89,8 @@ const nodeFull = (nodeId: string) =>
     { "Retry-After": String(NODE_FULL_RETRY_SECONDS) },
   );
 
-/** Why a token that verified may not start a call now, from its session's row. */
-function refusalFor(
+/** Why a token that verified may not start a call now, from its session's row (SIP admission too). */
+export function refusalFor(
   state: SessionTokenState | undefined,
   claims: SessionClaims,
   nodeId: string,
