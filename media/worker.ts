@@ -9,7 +9,8 @@ import { correlation } from "../common/http/correlation.ts";
 import type { TokenVerifier } from "../common/token.ts";
 import { logger } from "../common/log.ts";
 import type { CallEngines } from "./engines/call_engines.ts";
-import type { Call } from "./call/call.ts";
+import { Call } from "./call/call.ts";
+import type { PhoneCall } from "./call/phone_call.ts";
 import type { EndOfTurnMode } from "./turn/turn_taking.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
@@ -25,8 +26,8 @@ export interface WorkerContext {
   iceAddresses: string[];
   /** Passive TCP candidates in answers (ICE_TCP, default on). */
   iceTcp?: boolean;
-  /** Calls on this node by session id. */
-  calls: Map<string, Call>;
+  /** Calls on this node by session id: web calls and phone calls (media/sip/phone_service.ts). */
+  calls: Map<string, Call | PhoneCall>;
   /** The speech engines calls use; absent, only the echo diagnostic can be served. */
   engines?: CallEngines;
   recordingsDir?: string;
@@ -62,7 +63,7 @@ export function createWorkerApp(w: WorkerContext): Hono {
     const answer = await postOffer(c, w);
     // A new call (not a renegotiation of a running one) is counted, and followed to its end.
     const call = w.calls.get(c.req.param("session_id")!);
-    if (call) metrics.track(call);
+    if (call instanceof Call) metrics.track(call);
     return answer;
   });
   app.patch("/sessions/:session_id/offer", route(patchCandidates));
@@ -94,6 +95,8 @@ export function nodeStats(w: WorkerContext) {
   const merged = new LatenessHistogram();
   let ticks = 0, skipped = 0, voiced = 0;
   for (const call of w.calls.values()) {
+    // A phone call's audio is paced by its line (media/phone/rtp_media.ts), not counted here.
+    if (!(call instanceof Call)) continue;
     const s = call.outbound.stats;
     ticks += s.ticks;
     skipped += s.skipped;

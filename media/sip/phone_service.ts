@@ -21,8 +21,6 @@ const log = logger("sip");
 export interface SipNode
   extends SipAdmissionNode, Pick<PhoneCallOptions, "engines" | "recordingsDir" | "endOfTurn"> {
   calls: Map<string, unknown>;
-  /** Told of each phone call as it starts (the node's metrics). */
-  onPhoneCall?: (call: PhoneCall) => void;
 }
 
 export interface SipSettings {
@@ -44,7 +42,12 @@ interface Pending {
   line?: SipLine;
 }
 
-export async function startSipPhones(node: SipNode, settings: SipSettings): Promise<SipUas> {
+/** Starts the UAS; `onPhoneCall` is told of each phone call as it starts (the node's metrics). */
+export async function startSipPhones(
+  node: SipNode,
+  settings: SipSettings,
+  onPhoneCall?: (call: PhoneCall) => void,
+): Promise<SipUas> {
   const pending = new Map<string, Pending>();
   const uas: SipUas = new SipUas({
     host: settings.host,
@@ -129,7 +132,7 @@ export async function startSipPhones(node: SipNode, settings: SipSettings): Prom
       },
     });
     node.calls.set(call.sessionId, call);
-    node.onPhoneCall?.(call);
+    onPhoneCall?.(call);
     call.start().catch((err) => {
       log.error("phone call failed to start", { session_id: call.sessionId, error: String(err) });
       void call.end("failed", "start_failed");
@@ -153,6 +156,18 @@ export async function startSipPhones(node: SipNode, settings: SipSettings): Prom
   const port = await uas.listen();
   log.info("SIP listening", { host: settings.host, port, public: settings.publicAddress ?? null });
   return uas;
+}
+
+/**
+ * The address Contact and SDP c= announce: SIP_PUBLIC_ADDRESS; else HOST unless it is a wildcard;
+ * else the first ICE_ADDRESSES entry, the address the operator says callers reach this node on.
+ */
+export function sipAnnouncedAddress(
+  s: { sipPublicAddress?: string; host: string; iceAddresses: string[] },
+): string {
+  if (s.sipPublicAddress) return s.sipPublicAddress;
+  if (s.host !== "0.0.0.0" && s.host !== "::") return s.host;
+  return s.iceAddresses[0] ?? "127.0.0.1";
 }
 
 /** The caller's and the dialled number as the INVITE gives them. */
