@@ -29,7 +29,29 @@ const invite = (token: string, rtpPort: number) => `
       Content-Type: application/sdp
       Content-Length: [len]
 
-      v=0
+${offerSdp(rtpPort)}]]></send>
+  <recv response="100" optional="true"/>
+  <recv response="180" optional="true"/>
+  <recv response="200" rrs="true">
+    <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>
+  </recv>
+  <Reference variables="to"/>${ack(1)}`;
+
+const ack = (cseq: number) => `
+  <send><![CDATA[
+      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: sipp <sip:${CALLER}@[local_ip]:[local_port]>;tag=[call_number]
+      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>;tag=[$wtag]
+      Call-ID: [call_id]
+      CSeq: ${cseq} ACK
+      Max-Forwards: 70
+      Content-Length: 0
+]]></send>`;
+
+/** The phone's offer: PCMU and telephone-event at `rtpPort`; `direction` for a hold. */
+const offerSdp = (rtpPort: number, direction = "sendrecv") =>
+  `      v=0
       o=user1 53655765 2353687637 IN IP4 127.0.0.1
       s=-
       c=IN IP4 127.0.0.1
@@ -38,23 +60,8 @@ const invite = (token: string, rtpPort: number) => `
       a=rtpmap:0 PCMU/8000
       a=rtpmap:101 telephone-event/8000
       a=fmtp:101 0-15
-]]></send>
-  <recv response="100" optional="true"/>
-  <recv response="180" optional="true"/>
-  <recv response="200" rrs="true">
-    <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>
-  </recv>
-  <Reference variables="to"/>
-  <send><![CDATA[
-      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:${CALLER}@[local_ip]:[local_port]>;tag=[call_number]
-      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>;tag=[$wtag]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>`;
+      a=${direction}
+`;
 
 /** SIPp's side of a request the worker sent: 200 (or `status`) with its dialog headers. */
 const answer = (status = "200 OK") => `
@@ -310,8 +317,27 @@ Deno.test("the caller's BYE ends the session caller_hung_up; INVITEs without a u
     const connect = await connectOne();
     const sessionId = connect.body.session_id;
     const token = tokenOf(connect.body);
+    // On hold for 1.5 s (a sendonly re-INVITE, answered recvonly), back, then the caller's BYE.
+    const hold = (direction: string, cseq: number) =>
+      `${
+        inDialog(
+          "INVITE",
+          cseq,
+          "\n      Content-Type: application/sdp",
+          offerSdp(caller.port, direction),
+        )
+      }
+  <recv response="100" optional="true"/>
+  <recv response="200">
+    <action><ereg regexp="a=${
+        direction === "sendonly" ? "recvonly" : "sendrecv"
+      }" search_in="body" check_it="true" assign_to="dir${cseq}"/></action>
+  </recv>
+  <Reference variables="dir${cseq}"/>${ack(cseq)}`;
     const scenario = `${HEAD}<scenario name="caller-hangs-up">${invite(token, caller.port)}
-  <pause milliseconds="2500"/>${inDialog("BYE", 2)}
+  <pause milliseconds="1000"/>${hold("sendonly", 2)}
+  <pause milliseconds="1500"/>${hold("sendrecv", 3)}
+  <pause milliseconds="1000"/>${inDialog("BYE", 4)}
   <recv response="200"/>
 </scenario>`;
     const sipp = runSipp(scenario, sipPort, DIALLED, "udp", SIPP_LONG);
@@ -320,6 +346,11 @@ Deno.test("the caller's BYE ends the session caller_hung_up; INVITEs without a u
     assertEquals(run.code, 0, `SIPp failed:\n${run.errors}\n${run.messages}`);
     const record = await service.record(sessionId, "ended", 20_000);
     assertEquals(record.end_reason, "caller_hung_up");
+    // While held the worker sent nothing: one gap of about the hold in a 20 ms stream.
+    const gaps = caller.heard.slice(1).map((h, i) => h.at - caller.heard[i].at);
+    const longest = Math.max(...gaps);
+    assert(longest > 1000 && longest < 5000, `longest gap in the bot's RTP ${longest} ms`);
+    assertEquals(gaps.filter((g) => g > 500).length, 1, "one pause, the hold");
     assert(sipLog(record).includes("ended"), String(sipLog(record)));
     await until("the brain's End", () => seen.end);
     assertEquals(seen.end, "caller_hung_up");
@@ -348,6 +379,44 @@ Deno.test("the caller's BYE ends the session caller_hung_up; INVITEs without a u
     const untouched = await service.record(waiting.body.session_id);
     assertEquals(untouched.status, "created");
     assertEquals(untouched.log, []);
+  } finally {
+    await caller.close();
+    await service.close();
+  }
+});
+
+Deno.test("a REFER the trunk refuses comes back to the brain as TransferFailed and the call goes on", async () => {
+  const { brain, seen } = phoneBrain({ transferTo: "+14155550199" });
+  const sipPort = await freeUdpPort();
+  const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
+  const caller = await PhoneCaller.open();
+  try {
+    const connect = await service.api.post(
+      "/api/v1/sessions.connect",
+      { agent_id: service.tenant.agent_id },
+      service.tenant.sk,
+    );
+    const sessionId = connect.body.session_id;
+    // An E.164 target goes out as a tel: URI.
+    const scenario = `${HEAD}<scenario name="transfer-refused">${
+      invite(tokenOf(connect.body), caller.port)
+    }
+  <recv request="REFER" timeout="60000">
+    <action><ereg regexp="tel:\\+14155550199>" search_in="hdr" header="Refer-To:" check_it="true" assign_to="referto"/></action>
+  </recv>
+  <Reference variables="referto"/>${answer("403 Forbidden")}
+  <pause milliseconds="1500"/>${inDialog("BYE", 2)}
+  <recv response="200"/>
+</scenario>`;
+    const sipp = runSipp(scenario, sipPort, DIALLED, "udp", SIPP_LONG);
+    await caller.start();
+    const run = await sipp;
+    assertEquals(run.code, 0, `SIPp failed:\n${run.errors}\n${run.messages}`);
+    await until("TransferFailed at the brain", () => seen.transferFailures[0]);
+    assertEquals(seen.transferFailures, ["REFER answered 403 Forbidden"]);
+    // The call went on after the refusal, until the caller hung up.
+    const record = await service.record(sessionId, "ended", 20_000);
+    assertEquals(record.end_reason, "caller_hung_up");
   } finally {
     await caller.close();
     await service.close();
