@@ -95,6 +95,13 @@ export interface Settings {
    * (SIP_REDIRECT_PORT; unset: none): trunks' INVITEs get a 302 to a worker (docs/phone-numbers.md).
    */
   sipRedirectPort?: number;
+  /** SIP_PORT: the worker takes phone calls over SIP on this UDP and TCP port (unset: none). */
+  sipPort?: number;
+  /**
+   * SIP_PUBLIC_ADDRESS: the address the worker announces in Contact and SDP c= (behind NAT);
+   * unset, HOST unless it is a wildcard, else the first ICE_ADDRESSES entry.
+   */
+  sipPublicAddress?: string;
 }
 
 function endOfTurn(raw: string | undefined): "adaptive" | "fixed" {
@@ -181,6 +188,8 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     endOfTurn: endOfTurn(env.END_OF_TURN),
     brainUnresponsiveSeconds: int(env, "BRAIN_UNRESPONSIVE_SECONDS", 15),
     sipRedirectPort: env.SIP_REDIRECT_PORT ? int(env, "SIP_REDIRECT_PORT", 0) : undefined,
+    sipPort: env.SIP_PORT ? int(env, "SIP_PORT", 0) : undefined,
+    sipPublicAddress: env.SIP_PUBLIC_ADDRESS || undefined,
   };
   // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
   TrustedProxies.parse(settings.trustedProxies);

@@ -9,13 +9,13 @@ import { correlation } from "../common/http/correlation.ts";
 import type { TokenVerifier } from "../common/token.ts";
 import { logger } from "../common/log.ts";
 import type { CallEngines } from "./engines/call_engines.ts";
-import type { Call } from "./call/call.ts";
+import { Call } from "./call/call.ts";
+import type { PhoneCall } from "./call/phone_call.ts";
 import type { EndOfTurnMode } from "./turn/turn_taking.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
 import { type AdmittedPhoneCall, telephonyStream } from "./signaling/telephony_stream.ts";
 import type { TelephonySettings } from "../common/telephony_settings.ts";
-import type { PhoneCall } from "./call/phone_call.ts";
 import { streamPhoneCalls } from "./signaling/stream_phone_calls.ts";
 import { WorkerMetrics } from "./node/metrics.ts";
 import { metricsResponse, requireMetricsToken } from "../common/metrics/http.ts";
@@ -29,8 +29,8 @@ export interface WorkerContext {
   iceAddresses: string[];
   /** Passive TCP candidates in answers (ICE_TCP, default on). */
   iceTcp?: boolean;
-  /** Calls on this node by session id. */
-  calls: Map<string, Call>;
+  /** Calls on this node by session id: web calls and phone calls (media/sip/phone_service.ts). */
+  calls: Map<string, Call | PhoneCall>;
   /** The speech engines calls use; absent, only the echo diagnostic can be served. */
   engines?: CallEngines;
   recordingsDir?: string;
@@ -46,10 +46,11 @@ export interface WorkerContext {
   capacity?: number;
   /** Telephony providers' credentials (hang-up and transfer through their REST APIs). */
   telephony?: TelephonySettings;
-  /** Runs a phone call admitted on a provider's media stream; absent, a PhoneCall with `engines`. */
+  /**
+   * Runs a phone call admitted on a provider's media stream; absent, it joins the node's calls as
+   * every phone call does (media/call/phone_calls.ts).
+   */
   startPhoneCall?: (call: AdmittedPhoneCall) => void;
-  /** Phone calls over providers' media streams, by session id. */
-  phoneCalls?: Map<string, PhoneCall>;
 }
 
 export function createWorkerApp(w: WorkerContext): Hono {
@@ -66,15 +67,14 @@ export function createWorkerApp(w: WorkerContext): Hono {
     }),
   );
   const metrics = w.metrics ??= new WorkerMetrics();
-  const phoneCalls = w.phoneCalls ??= new Map();
-  w.startPhoneCall ??= streamPhoneCalls({ ...w, phoneCalls });
+  w.startPhoneCall ??= streamPhoneCalls(w);
   metrics.watch(w);
   const route = (h: (c: Context, w: WorkerContext) => Promise<Response>) => (c: Context) => h(c, w);
   app.post("/sessions/:session_id/offer", async (c) => {
     const answer = await postOffer(c, w);
     // A new call (not a renegotiation of a running one) is counted, and followed to its end.
     const call = w.calls.get(c.req.param("session_id")!);
-    if (call) metrics.track(call);
+    if (call instanceof Call) metrics.track(call);
     return answer;
   });
   app.patch("/sessions/:session_id/offer", route(patchCandidates));
@@ -108,6 +108,8 @@ export function nodeStats(w: WorkerContext) {
   const merged = new LatenessHistogram();
   let ticks = 0, skipped = 0, voiced = 0;
   for (const call of w.calls.values()) {
+    // A phone call's audio is paced by its line (media/phone/rtp_media.ts), not counted here.
+    if (!(call instanceof Call)) continue;
     const s = call.outbound.stats;
     ticks += s.ticks;
     skipped += s.skipped;

@@ -146,8 +146,8 @@ export class PhoneCall {
   }
 
   /**
-   * Ends the call once: the brain is told (Finalize, End), the line hung up unless the far end
-   * already did, the recording closed and the record written.
+   * Ends the call once: the line hung up (unless the far end already left), the brain told
+   * (Finalize, End), the recording closed and the record written.
    */
   async end(status: EndStatus, reason: string): Promise<void> {
     if (this.finished) return;
@@ -156,14 +156,10 @@ export class PhoneCall {
     this.endStatus = status;
     this.endReason = reason;
     for (const off of this.detach.splice(0)) off();
-    // The far end is gone already (or was handed on): no BYE of ours. Otherwise we hang up.
-    const farEndGone = ["caller_hung_up", "transferred", "no_ack", "media_timeout"]
-      .includes(reason);
-    if (!farEndGone) {
-      await this.line.hangUp().catch((err) =>
-        this.log.add("phone", "hang_up_failed", { detail: (err as Error).message })
-      );
-    }
+    // Our hang-up (BYE, the stream closed); nothing when the far end ended the call or took it on.
+    await this.line.hangUp().catch((err) =>
+      this.log.add("phone", "hang_up_failed", { detail: (err as Error).message })
+    );
     this.log.add("phone", "line", this.line.stats());
     let outcome: ConversationOutcome | undefined;
     try {

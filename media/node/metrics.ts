@@ -10,6 +10,7 @@ import { registerProcessMetrics } from "../../common/metrics/process.ts";
 import { registerScrapedHistogram } from "../../common/metrics/scraped.ts";
 import { LatenessHistogram } from "../audio/pacer.ts";
 import type { Call } from "../call/call.ts";
+import type { PhoneCall } from "../call/phone_call.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import type { LatencyStep, TurnObserver } from "../call/turn_record.ts";
 import type { EngineActivity } from "../engines/routing.ts";
@@ -17,7 +18,7 @@ import type { EngineActivity } from "../engines/routing.ts";
 /** What the metrics read of the node at scrape time (the WorkerContext has all of it). */
 export interface WorkerView {
   nodeId: string;
-  calls: Map<string, Call>;
+  calls: Map<string, unknown>;
   /** The capacity the node registered; absent, no capacity series. */
   capacity?: number;
   draining?: boolean;
@@ -33,7 +34,7 @@ export const PACER_LATENESS_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.
 export class WorkerMetrics {
   readonly registry = new Registry();
   #node?: WorkerView;
-  #live = new Set<Call>();
+  #live = new Set<Call | PhoneCall>();
   /** Pacing of the calls that ended, so the totals never go down when a call leaves. */
   #endedLateness = new LatenessHistogram();
   #endedSkipped = 0;
@@ -204,8 +205,11 @@ export class WorkerMetrics {
     if (node.sql) registerPoolMetrics(this.registry, { main: node.sql });
   }
 
-  /** A call the offer endpoint accepted: counted now, its turns as they go, its end once. */
-  track(call: Call): void {
+  /**
+   * A call the offer endpoint (or the SIP service) accepted: counted now, its turns as they go,
+   * its end once. A phone call's pacing is its line's and is not in the pacing figures.
+   */
+  track(call: Call | PhoneCall): void {
     if (this.#live.has(call)) return;
     this.#live.add(call);
     this.callsStarted.inc();
@@ -213,11 +217,11 @@ export class WorkerMetrics {
     call.ended.then(() => this.#ended(call));
   }
 
-  #ended(call: Call): void {
+  #ended(call: Call | PhoneCall): void {
     if (!this.#live.delete(call)) return;
-    const pacing = call.outbound.pacing;
-    this.#endedSkipped += pacing.skipped;
-    if (pacing.histogram) this.#endedLateness.merge(pacing.histogram);
+    const pacing = "outbound" in call ? call.outbound.pacing : undefined;
+    this.#endedSkipped += pacing?.skipped ?? 0;
+    if (pacing?.histogram) this.#endedLateness.merge(pacing.histogram);
     this.callsEnded.inc({ status: call.endStatus ?? "ended", reason: call.endReason ?? "unknown" });
   }
 
@@ -226,7 +230,7 @@ export class WorkerMetrics {
     const merged = new LatenessHistogram();
     merged.merge(this.#endedLateness);
     for (const call of this.#live) {
-      const h = call.outbound.pacing.histogram;
+      const h = "outbound" in call ? call.outbound.pacing.histogram : undefined;
       if (h) merged.merge(h);
     }
     return merged;
@@ -235,7 +239,7 @@ export class WorkerMetrics {
   /** Frames skipped by the ended calls plus each live call's. */
   #skipped(): number {
     let n = this.#endedSkipped;
-    for (const call of this.#live) n += call.outbound.pacing.skipped;
+    for (const call of this.#live) if ("outbound" in call) n += call.outbound.pacing.skipped;
     return n;
   }
 }

@@ -35,7 +35,15 @@ export interface NodeRegistration {
 
 export async function registerWorkerNode(
   sql: Pool,
-  node: { node_id: string; offer_base_url: string; capacity: number; serves: ServeMatrix },
+  node: {
+    node_id: string;
+    offer_base_url: string;
+    capacity: number;
+    serves: ServeMatrix;
+    /** Where it takes SIP calls (SIP_PORT): the control plane's redirect sends trunks there. */
+    sip_address?: string | null;
+    sip_port?: number | null;
+  },
   intervalMs = 2000,
 ): Promise<NodeRegistration> {
   await registerNode(sql, node);

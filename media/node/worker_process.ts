@@ -114,18 +114,12 @@ export async function runWorker(
     await registration.setDraining(true).catch(() => {});
     const timeoutMs = signal === "SIGTERM" ? settings.drainTimeoutSeconds * 1000 : 0;
     log.info("draining", { node_id: nodeId, calls: context.calls.size, timeout_ms: timeoutMs });
-    // Phone calls over providers' streams drain alongside the web calls, under the same deadline.
-    const [drained, phones] = await Promise.all([
-      drainCalls(context.calls, timeoutMs, hurry.signal),
-      drainCalls(context.phoneCalls ?? new Map(), timeoutMs, hurry.signal),
-    ]);
+    const drained = await drainCalls(context.calls, timeoutMs, hurry.signal);
     log.info("drained", {
       node_id: nodeId,
       ended_by_themselves: drained.endedByThemselves,
       ended_at_deadline: drained.endedAtDeadline,
-      phone_calls_ended_by_themselves: phones.endedByThemselves,
-      phone_calls_ended_at_deadline: phones.endedAtDeadline,
-      waited_ms: Math.max(drained.waitedMs, phones.waitedMs),
+      waited_ms: drained.waitedMs,
     });
     await registration.stop();
     await engines.close();

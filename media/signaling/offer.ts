@@ -17,6 +17,7 @@ import { type SessionClaims, TokenError, type TokenVerifier } from "../../common
 import { logger } from "../../common/log.ts";
 import { OfferError, WorkerPeer } from "../rtc/peer.ts";
 import { Call, type CallOptions } from "../call/call.ts";
+import type { PhoneCall } from "../call/phone_call.ts";
 
 const log = logger("signaling");
 
@@ -32,7 +33,7 @@ export interface OfferNode
   /** Passive TCP candidates in answers (ICE_TCP, default on). */
   iceTcp?: boolean;
   /** Calls on this node by session id: a new call is added, an ended one removes itself. */
-  calls: Map<string, Call>;
+  calls: Map<string, Call | PhoneCall>;
 }
 
 /** A browser trickles a handful; each costs werift work on the event loop that paces every call. */
@@ -99,8 +100,8 @@ const nodeFull = (nodeId: string) =>
     { "Retry-After": String(NODE_FULL_RETRY_SECONDS) },
   );
 
-/** Why a token that verified may not start a call now, from its session's row. */
-function refusalFor(
+/** Why a token that verified may not start a call now, from its session's row (SIP admission too). */
+export function refusalFor(
   state: SessionTokenState | undefined,
   claims: SessionClaims,
   nodeId: string,
@@ -190,9 +191,12 @@ const reply = (c: Context, sdp: string, pcId: string) =>
 
 export async function postOffer(c: Context, w: OfferNode): Promise<Response> {
   const sessionId = c.req.param("session_id")!;
-  const running = w.calls.get(sessionId);
+  // A phone call on this session is not a web call to renegotiate: its token is spent.
+  const found = w.calls.get(sessionId);
+  const running = found instanceof Call ? found : undefined;
   // A call already running on this token: renegotiation or restart, not a second start.
   const claims = await claimsFor(c, w, { ignoreExpiry: running !== undefined });
+  if (found && !running) throw tokenUsed();
 
   if (running && running.tokenId === claims.jti) {
     // The token is spent; only the connection it started (named by its pc_id) may go on.
@@ -248,7 +252,8 @@ export async function postOffer(c: Context, w: OfferNode): Promise<Response> {
 export async function patchCandidates(c: Context, w: OfferNode): Promise<Response> {
   const sessionId = c.req.param("session_id")!;
   const claims = await claimsFor(c, w, { ignoreExpiry: true });
-  const call = w.calls.get(sessionId);
+  const found = w.calls.get(sessionId);
+  const call = found instanceof Call ? found : undefined;
   if (!call || call.tokenId !== claims.jti) {
     // No call of this token runs here: before its offer there is no peer to trickle to yet;
     // after its call the token is spent.

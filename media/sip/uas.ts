@@ -482,3 +482,6 @@ export class SipUas {
     }
   }
 }
+
+// The redirect server (api/sip) stamps Vias the same way.
+export { stampVia, transactionKey } from "./keys.ts";

@@ -267,8 +267,7 @@ export async function startInProcessCallService(
       serves: engines.serves,
     });
     stopWorker = async () => {
-      const ending = [...context.calls.values(), ...(context.phoneCalls?.values() ?? [])]
-        .map((c) => c.end("ended", "worker_shutdown"));
+      const ending = [...context.calls.values()].map((c) => c.end("ended", "worker_shutdown"));
       await Promise.all(ending);
       await registration.stop();
       ac.abort();

@@ -1,0 +1,162 @@
+// Phone calls over SIP on this worker (SIP_PORT): the UAS, admission by the session token the
+// control plane's redirect put in the Request-URI (admission.ts), and for each answered call a
+// SipLine over its RTP and a PhoneCall in the node's calls, so it is counted, drained and
+// recorded as a web call is. The session log gets the SIP dialogue's key events.
+import { getAgent } from "../../db/agents.ts";
+import type { SessionClaims } from "../../common/token.ts";
+import { logger } from "../../common/log.ts";
+import { dialledUser, parseNameAddr } from "./headers.ts";
+import { header, type SipRequest } from "./message.ts";
+import { SipUas } from "./uas.ts";
+import type { CallEvent } from "./uas_types.ts";
+import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./admission.ts";
+import { SipLine } from "./sip_line.ts";
+import { RtpMedia } from "../phone/rtp_media.ts";
+import type { PhoneCall } from "../call/phone_call.ts";
+import { type PhoneNode, startPhoneCall } from "../call/phone_calls.ts";
+import { SessionLog } from "../call/session_log.ts";
+import { endRecords } from "../call/record_writer.ts";
+
+const log = logger("sip");
+
+export interface SipNode extends SipAdmissionNode, PhoneNode {}
+
+export interface SipSettings {
+  /** Address to bind SIP and RTP on. */
+  host: string;
+  /** SIP_PORT: UDP and TCP. */
+  port: number;
+  /** SIP_PUBLIC_ADDRESS: what Contact and SDP c= announce, when the bind address is not it. */
+  publicAddress?: string;
+}
+
+/** An admitted INVITE, until its call is answered (or given up). */
+interface Pending {
+  claims: SessionClaims;
+  from: string;
+  to: string;
+  brainUrl?: string;
+  log?: SessionLog;
+  line?: SipLine;
+}
+
+/** Starts the UAS; `onPhoneCall` is told of each phone call as it starts (the node's metrics). */
+export async function startSipPhones(
+  node: SipNode,
+  settings: SipSettings,
+  onPhoneCall?: (call: PhoneCall) => void,
+): Promise<SipUas> {
+  const pending = new Map<string, Pending>();
+  const uas: SipUas = new SipUas({
+    host: settings.host,
+    port: settings.port,
+    publicAddress: settings.publicAddress,
+    // A bot has nothing to ring for: the 200 follows the 180 at once.
+    ringingMs: 0,
+    openMedia: (host) => RtpMedia.open({ host }),
+    lookup: async (dialled, invite) => {
+      const admitted = await admitInvite(node, invite.uri);
+      if (isRefusal(admitted)) return admitted;
+      pending.set(header(invite, "Call-ID")!, { claims: admitted, ...numbers(dialled, invite) });
+      return { agentId: admitted.sub };
+    },
+    accept: async (callId) => {
+      const p = pending.get(callId);
+      if (!p) return { refuse: 500, reason: "Server Internal Error (admission lost)" };
+      const refusal = await takeSession(node, p.claims);
+      if (refusal) {
+        pending.delete(callId);
+        return refusal;
+      }
+      p.brainUrl = (await getAgent(node.sql, p.claims.sub))?.brain_url ?? "";
+      p.log = new SessionLog(node.sql, p.claims.sid);
+      p.log.add("sip", "invite", { from: p.from, to: p.to, call_id: callId });
+      return undefined;
+    },
+    onEvent: (e) => onEvent(e),
+  });
+
+  const onEvent = (e: CallEvent) => {
+    const p = pending.get(e.callId);
+    if (!p) return;
+    switch (e.type) {
+      case "refused":
+        return void pending.delete(e.callId);
+      case "answered":
+        return answered(e, p);
+      case "confirmed":
+        return p.log?.add("sip", "confirmed", {});
+      case "media":
+        return p.line?.mediaChanged(e.media);
+      case "ended":
+        pending.delete(e.callId);
+        if (p.line) return p.line.farEnded(e.reason);
+        // Cancelled after its token was spent, before the answer: the session ends unanswered.
+        if (p.log) void cancelled(p, e.reason);
+    }
+  };
+
+  const answered = (e: Extract<CallEvent, { type: "answered" }>, p: Pending) => {
+    const sessionLog = p.log!;
+    sessionLog.add("sip", "answered", {
+      codec: e.media.codec,
+      dtmf_payload_type: e.media.dtmfPayloadType ?? null,
+      remote: `${e.media.remoteAddress}:${e.media.remotePort}`,
+    });
+    const line = new SipLine(
+      uas,
+      e.callId,
+      p.from,
+      p.to,
+      e.rtp as RtpMedia,
+      e.media,
+      (kind, data) => sessionLog.add("sip", kind, data),
+    );
+    p.line = line;
+    const call = startPhoneCall(
+      node,
+      line,
+      { claims: p.claims, brainUrl: p.brainUrl ?? "", log: sessionLog },
+      () => pending.delete(e.callId),
+    );
+    onPhoneCall?.(call);
+  };
+
+  const cancelled = async (p: Pending, reason: string) => {
+    p.log!.add("sip", "ended", { reason });
+    const record = endRecords.write({
+      sql: node.sql,
+      sessionId: p.claims.sid,
+      status: "ended",
+      reason: reason === "caller_cancelled" ? "caller_hung_up" : reason,
+      outcome: {},
+      log: p.log!,
+      endedAt: performance.now(),
+    });
+    await record.firstTry;
+  };
+
+  const port = await uas.listen();
+  log.info("SIP listening", { host: settings.host, port, public: settings.publicAddress ?? null });
+  return uas;
+}
+
+/**
+ * The address Contact and SDP c= announce: SIP_PUBLIC_ADDRESS; else HOST unless it is a wildcard;
+ * else the first ICE_ADDRESSES entry, the address the operator says callers reach this node on.
+ */
+export function sipAnnouncedAddress(
+  s: { sipPublicAddress?: string; host: string; iceAddresses: string[] },
+): string {
+  if (s.sipPublicAddress) return s.sipPublicAddress;
+  if (s.host !== "0.0.0.0" && s.host !== "::") return s.host;
+  return s.iceAddresses[0] ?? "127.0.0.1";
+}
+
+/** The caller's and the dialled number as the INVITE gives them. */
+function numbers(dialled: string, invite: SipRequest): { from: string; to: string } {
+  const fromUri = parseNameAddr(header(invite, "From") ?? "")?.uri;
+  const caller = fromUri ? dialledUser(fromUri) : undefined;
+  // A withheld number (RFC 3323: anonymous@anonymous.invalid) is "" for the brain.
+  return { from: caller && caller !== "anonymous" ? caller : "", to: dialled };
+}

@@ -1,0 +1,119 @@
+// A phone line carried by SIP and RTP (media/phone/line.ts): the call's dialog on the worker's
+// UAS for hanging up and transferring, its RTP media (media/phone/rtp_media.ts) for the audio and
+// DTMF. What the far end does (BYE, no ACK, no RTP) becomes the line's end reason.
+import { Emitter } from "../rtc/emitter.ts";
+import type { FrameSource } from "../audio/frame_source.ts";
+import type { DtmfDigit, LineEndReason, PhoneLine, TransferResult } from "../phone/line.ts";
+import type { AnswerChoice } from "./sdp.ts";
+import type { CallEndReason } from "./uas_types.ts";
+import type { SipUas } from "./uas.ts";
+
+/** What the line needs of the call's RTP (RtpMedia has it). */
+export interface LineMedia {
+  readonly onCallerFrame: Emitter<[Int16Array]>;
+  readonly onDtmf: Emitter<[DtmfDigit]>;
+  readonly onMediaTimeout: Emitter<[]>;
+  start(choice: AnswerChoice): void;
+  update(choice: AnswerChoice): void;
+  play(source: FrameSource): void;
+  clear(): void;
+  stats(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+/** The far end's reasons that end the call; our own hang-up is not one of them. */
+const ENDS: Partial<Record<CallEndReason, LineEndReason>> = {
+  caller_hung_up: "caller_hung_up",
+  caller_cancelled: "caller_hung_up",
+  no_ack: "no_ack",
+  shutdown: "shutdown",
+};
+
+/** The Refer-To URI for a target: tel:/sip: URIs as given, an E.164 number as a tel: URI. */
+export function referUri(target: string): string {
+  return target.startsWith("+") ? `tel:${target}` : target;
+}
+
+export class SipLine implements PhoneLine {
+  readonly carrier = "sip" as const;
+  readonly onEnded = new Emitter<[LineEndReason]>();
+  readonly onCallerFrame: Emitter<[Int16Array]>;
+  readonly onDtmf: Emitter<[DtmfDigit]>;
+  private over = false;
+  private hangingUp?: Promise<void>;
+
+  constructor(
+    private readonly uas: SipUas,
+    readonly callId: string,
+    readonly from: string,
+    readonly to: string,
+    private readonly media: LineMedia,
+    choice: AnswerChoice,
+    /** The line's SIP events for the session record. */
+    private readonly note: (kind: string, data: Record<string, unknown>) => void,
+  ) {
+    this.onCallerFrame = media.onCallerFrame;
+    this.onDtmf = media.onDtmf;
+    media.onMediaTimeout.on(() => {
+      if (this.over) return;
+      this.note("media_timeout", {});
+      void this.hangUp().then(() => this.onEnded.emit("media_timeout"));
+    });
+    media.start(choice);
+  }
+
+  /** The UAS's call event for this call: a re-INVITE's new media, or the call's end. */
+  mediaChanged(choice: AnswerChoice): void {
+    this.note("media", { direction: choice.direction, codec: choice.codec });
+    this.media.update(choice);
+  }
+
+  farEnded(reason: CallEndReason): void {
+    const end = ENDS[reason];
+    if (this.over || !end) return;
+    this.over = true;
+    this.note("ended", { reason });
+    void this.media.close();
+    this.onEnded.emit(end);
+  }
+
+  play(source: FrameSource): void {
+    this.media.play(source);
+  }
+
+  clear(): void {
+    this.media.clear();
+  }
+
+  /** BYE (retransmitted until answered or Timer F), then the RTP port closes. Idempotent. */
+  hangUp(): Promise<void> {
+    if (this.hangingUp) return this.hangingUp;
+    if (this.over) return Promise.resolve();
+    this.over = true;
+    this.hangingUp = (async () => {
+      this.note("bye", {});
+      const outcome = await this.uas.hangUp(this.callId);
+      const answer = outcome?.kind === "response"
+        ? `${outcome.response.status} ${outcome.response.reason}`
+        : outcome?.kind ?? "not up";
+      this.note("bye_answered", { answer });
+      await this.media.close();
+    })();
+    return this.hangingUp;
+  }
+
+  /** REFER; on success the worker leaves the call (BYE) as RFC 5589 has the transferor do. */
+  async transfer(target: string): Promise<TransferResult> {
+    if (this.over) return { ok: false, detail: "The call has ended." };
+    const uri = referUri(target);
+    this.note("refer", { refer_to: uri });
+    const result = await this.uas.transfer(this.callId, uri);
+    this.note("refer_outcome", { ...result });
+    if (result.ok) await this.hangUp();
+    return result;
+  }
+
+  stats(): Record<string, number> {
+    return this.media.stats();
+  }
+}
