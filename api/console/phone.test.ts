@@ -90,6 +90,40 @@ Deno.test("console phone numbers and trunks", async (t) => {
       assertMatch(page.html, /\+919876543210/);
     });
 
+    await t.step(
+      "the trunk's page changes its sources; a new username needs the password",
+      async () => {
+        const page = await op.get(`/console/phone/trunks/${trunkId}`);
+        assertEquals(page.status, 200);
+        assert(!page.html.includes(PASSWORD));
+        const [old] = await api.db.sql`select auth_ha1_md5 from trunks where id = ${trunkId}`;
+        const refused = await op.post(`/console/phone/trunks/${trunkId}`, {
+          name: "Carrier",
+          sources: "198.51.100.0/24",
+          auth_username: "someone-else",
+          auth_password: "",
+          auth_realm: "voice",
+        });
+        assertEquals(refused.status, 400);
+        assertMatch(refused.html, /needs auth_password too/);
+        const saved = await op.post(`/console/phone/trunks/${trunkId}`, {
+          name: "Carrier 2",
+          sources: "198.51.100.0/24",
+          auth_username: "acme",
+          auth_password: "",
+          auth_realm: "voice",
+        });
+        assertEquals(saved.status, 303);
+        const [row] = await api.db.sql`select name, allowed_sources, auth_ha1_md5 from trunks
+        where id = ${trunkId}`;
+        assertEquals([row.name, row.allowed_sources, row.auth_ha1_md5], [
+          "Carrier 2",
+          ["198.51.100.0/24"],
+          old.auth_ha1_md5,
+        ]);
+      },
+    );
+
     await t.step("turn off, refuse deleting a trunk in use, delete", async () => {
       await op.post("/console/phone/numbers/enabled", { number: "+919876543210", enabled: "off" });
       const [n] = await api.db.sql`select enabled from phone_numbers`;

@@ -95,7 +95,9 @@ const TrunksTable: FC<{ trunks: Trunk[] }> = ({ trunks }) =>
       <tbody>
         {trunks.map((t) => (
           <tr id={`trunk-${t.trunk_id}`}>
-            <td>{t.name}</td>
+            <td>
+              <a href={`/console/phone/trunks/${t.trunk_id}`}>{t.name}</a>
+            </td>
             <td class="mono small">{t.trunk_id}</td>
             <td class="mono small">{t.allowed_sources.join(", ") || "none"}</td>
             <td class="mono small">
@@ -195,5 +197,55 @@ export const PhonePage: FC<PhonePageProps> = (p) => (
         <button type="submit">Create trunk</button>
       </div>
     </form>
+  </Layout>
+);
+
+export const TrunkPage: FC<{ trunk: Trunk; error?: string; saved?: boolean }> = (
+  { trunk, error, saved },
+) => (
+  <Layout title={`Trunk ${trunk.name}`}>
+    <h1>Trunk {trunk.name}</h1>
+    {saved && <p class="notice" role="status">Saved.</p>}
+    <ErrorNotice message={error} />
+    <dl class="facts">
+      <dt>Trunk id</dt>
+      <dd class="mono">{trunk.trunk_id}</dd>
+      <dt>Digest</dt>
+      <dd class="mono">
+        {trunk.auth_username ? `${trunk.auth_username} (realm ${trunk.auth_realm})` : "none"}
+      </dd>
+    </dl>
+    <form class="stack" method="post" action={`/console/phone/trunks/${trunk.trunk_id}`}>
+      <label>
+        Name
+        <input type="text" name="name" value={trunk.name} required />
+      </label>
+      <label>
+        Allowed sources (IPs or CIDR ranges, one per line)
+        <textarea name="sources" rows={3}>{trunk.allowed_sources.join("\n")}</textarea>
+      </label>
+      <label>
+        Digest username
+        <input type="text" name="auth_username" value={trunk.auth_username ?? ""} />
+      </label>
+      <label>
+        New digest password (leave empty to keep the current one; a new username or realm needs it)
+        <input type="password" name="auth_password" value="" autocomplete="new-password" />
+      </label>
+      <label>
+        Digest realm
+        <input type="text" name="auth_realm" value={trunk.auth_realm ?? ""} placeholder="voice" />
+      </label>
+      <label class="check">
+        <input type="checkbox" name="remove_auth" value="on" />
+        Remove the digest credentials
+      </label>
+      <div>
+        <button type="submit">Save trunk</button>
+      </div>
+    </form>
+    <p>
+      <a href="/console/phone#trunks">Back to phone numbers</a>
+    </p>
   </Layout>
 );

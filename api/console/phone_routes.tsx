@@ -9,13 +9,19 @@ import {
   listPhoneNumbers,
   updatePhoneNumber,
 } from "../../db/phone_numbers.ts";
-import { createTrunk, deleteTrunk, getTrunk, listTrunks } from "../../db/trunks.ts";
+import { createTrunk, deleteTrunk, getTrunk, listTrunks, updateTrunk } from "../../db/trunks.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import { logger } from "../../common/log.ts";
-import { checkNumber, readTrunkCreate } from "../admin/phone_input.ts";
+import { checkNumber, readTrunkCreate, readTrunkUpdate } from "../admin/phone_input.ts";
 import type { ApiDeps } from "../context.ts";
-import { field, type Form } from "./forms.ts";
-import { type NumberForm, PhonePage, type PhonePageProps, type TrunkForm } from "./phone.tsx";
+import { checked, field, type Form } from "./forms.ts";
+import {
+  type NumberForm,
+  PhonePage,
+  type PhonePageProps,
+  type TrunkForm,
+  TrunkPage,
+} from "./phone.tsx";
 
 const log = logger("console");
 
@@ -111,6 +117,45 @@ export function phoneConsole(deps: ApiDeps): Hono {
     }
     log.info("console created trunk", { trunk_id: trunk.trunk_id });
     return back(c, `#trunk-${trunk.trunk_id}`);
+  });
+
+  const trunkPage = async (c: Context, props: Parameters<typeof TrunkPage>[0], status: 200 | 400) =>
+    c.html("<!doctype html>" + String(await <TrunkPage {...props} />), status);
+
+  ui.get("/trunks/:trunk_id{trk_[A-Za-z0-9]+}", async (c) => {
+    const trunk = await getTrunk(deps.sql, c.req.param("trunk_id"));
+    if (!trunk) return c.text("No such trunk.", 404);
+    return trunkPage(c, { trunk, saved: c.req.query("saved") === "1" }, 200);
+  });
+
+  ui.post("/trunks/:trunk_id{trk_[A-Za-z0-9]+}", async (c) => {
+    const trunk = await getTrunk(deps.sql, c.req.param("trunk_id"));
+    if (!trunk) return c.text("No such trunk.", 404);
+    const f = await form(c);
+    // As trunks.update: the fields the form shows are "given"; an empty password keeps it.
+    const body: Record<string, unknown> = {
+      name: field(f, "name"),
+      allowed_sources: field(f, "sources").split(/[\s,]+/).filter(Boolean),
+    };
+    const username = field(f, "auth_username");
+    const realm = field(f, "auth_realm");
+    const password = field(f, "auth_password");
+    if (checked(f, "remove_auth")) body.remove_auth = true;
+    else if (password) {
+      body.auth_password = password;
+      if (username) body.auth_username = username;
+      if (realm) body.auth_realm = realm;
+    } else {
+      if (username && username !== trunk.auth_username) body.auth_username = username;
+      if (realm && realm !== trunk.auth_realm) body.auth_realm = realm;
+    }
+    try {
+      await updateTrunk(deps.sql, trunk.trunk_id, readTrunkUpdate(body, trunk));
+    } catch (err) {
+      return trunkPage(c, { trunk, error: refusal(err) }, 400);
+    }
+    log.info("console updated trunk", { trunk_id: trunk.trunk_id });
+    return c.redirect(`/console/phone/trunks/${trunk.trunk_id}?saved=1`, 303);
   });
 
   ui.post("/trunks/delete", async (c) => {
