@@ -16,8 +16,9 @@ import {
 
 const NUMBERS: Record<Provider, { from: string; to: string }> = {
   twilio: { from: "+14155550100", to: "+14155550199" },
-  plivo: { from: "919876543210", to: "918041234567" },
-  exotel: { from: "09876543210", to: "08041234567" },
+  // The dialled number as the session has it: E.164 (Plivo's digits, Exotel's national form).
+  plivo: { from: "919876543210", to: "+918041234567" },
+  exotel: { from: "09876543210", to: "+918041234567" },
 };
 
 for (const provider of ["twilio", "plivo", "exotel"] as const) {

@@ -5,12 +5,7 @@
 // nothing is written before every check has passed (docs/security.md).
 import type { Context } from "hono";
 import { newId } from "../../common/ids.ts";
-import {
-  type ChosenNode,
-  createSessionRecord,
-  type NewSession,
-  reserveSession,
-} from "../../db/sessions.ts";
+import { createSessionRecord, type NewSession, reserveSession } from "../../db/sessions.ts";
 import { callSpeech } from "../../common/capabilities.ts";
 import { getAgent } from "../../db/agents.ts";
 import { getSession } from "../../db/session_records.ts";
@@ -30,8 +25,7 @@ export function offerEndpoint(offerBaseUrl: string, sessionId: string): string {
   return `${offerBaseUrl.replace(/\/+$/, "")}/sessions/${sessionId}/offer`;
 }
 
-/** What a session row needs once every check of its caller has passed. */
-export interface Admitted {
+interface Admitted {
   req: ConnectRequest;
   agentId: string;
   workspaceId: string;
@@ -112,7 +106,7 @@ async function admitKey(c: Context, deps: ApiDeps, grant: KeyGrant): Promise<Adm
   };
 }
 
-export function newSession(a: Admitted, deps: ApiDeps, now = Date.now()): NewSession {
+function newSession(a: Admitted, deps: ApiDeps, now = Date.now()): NewSession {
   return {
     session_id: newId("ses"),
     agent_id: a.agentId,
@@ -130,20 +124,9 @@ export function newSession(a: Admitted, deps: ApiDeps, now = Date.now()): NewSes
   };
 }
 
-/** A session with its node reserved and its token minted (status `created`). */
-export interface OpenedSession {
-  session: NewSession;
-  node: ChosenNode;
-  token: string;
-}
-
-/**
- * Reserves a node for an admitted session, writes it and mints its token: the last steps of
- * connect, shared with the telephony webhooks (api/telephony/), which admit a phone call instead
- * of a key. Refusals: 429 (the key's pending sessions) writes nothing; 500 with no node writes the
- * session `failed`/`no_worker`, for diagnosis, as connect always has.
- */
-export async function openSession(deps: ApiDeps, admitted: Admitted): Promise<OpenedSession> {
+export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
+  const grant = await apiKey(c, deps);
+  const admitted = await admitKey(c, deps, grant);
   const session = newSession(admitted, deps);
   const reservation = await reserveSession(
     deps.reservations,
@@ -185,13 +168,6 @@ export async function openSession(deps: ApiDeps, admitted: Admitted): Promise<Op
     },
     { jti: session.token_id, expiresAt: session.token_expires_at },
   );
-  return { session, node, token };
-}
-
-export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
-  const grant = await apiKey(c, deps);
-  const admitted = await admitKey(c, deps, grant);
-  const { session, node, token } = await openSession(deps, admitted);
   log.info("session created", {
     session_id: session.session_id,
     agent_id: session.agent_id,

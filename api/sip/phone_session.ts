@@ -21,6 +21,9 @@ export interface PhoneCallInfo {
   caller?: string;
   /** Only nodes that registered a SIP address and port (a call arriving over SIP). */
   sip: boolean;
+  /** The provider carrying a WebSocket-streamed call, and its id of the call (its metadata). */
+  carrier?: string;
+  callId?: string;
 }
 
 export async function createPhoneSession(
@@ -30,6 +33,8 @@ export async function createPhoneSession(
 ): Promise<PhoneSession> {
   const metadata: Record<string, string> = { phone_dialled: route.number };
   if (call.caller && /^\+?[0-9]{3,20}$/.test(call.caller)) metadata.phone_caller = call.caller;
+  if (call.carrier) metadata.phone_carrier = call.carrier;
+  if (call.callId) metadata.phone_call_id = call.callId.slice(0, 256);
   let input;
   try {
     input = parseConnectBody({ agent_id: route.agent_id, metadata }, await deps.capabilities.get())

@@ -1,16 +1,17 @@
-// A provider's voice webhook admits a phone call the way sessions.connect admits a page's: the
-// agent, then the node, the session row and the token by connect's own openSession (so the node
-// choice, the slot hold and every write are connect's). The agent comes from the webhook's URL
-// when it names one, otherwise from the dialled number (db/phone_numbers.ts, the numbers resource).
-// The caller's and the dialled number go into the session's metadata, signed into the token, so
-// the worker learns them from the control plane, which checked the provider's signature.
+// A provider's voice webhook admits a phone call as a SIP INVITE is: the agent (the webhook URL's,
+// or the dialled number's from the numbers resource), then the node, the session row and the
+// token by the one function every phone call's session is made with (api/sip/phone_session.ts
+// createPhoneSession: connect's input, reservation and token; nothing written when no node can
+// take the call). The caller's and the dialled number, the carrier and its call id go into the
+// session's metadata, signed into the token, so the worker learns them from the control plane,
+// which checked the provider's signature.
 import { ApiError } from "../../common/http/errors.ts";
 import { getAgent } from "../../db/agents.ts";
 import { findPhoneNumber } from "../../db/phone_numbers.ts";
 import { logger } from "../../common/log.ts";
 import type { ApiDeps } from "../context.ts";
-import { parseConnectBody } from "../connect/parse.ts";
-import { type OpenedSession, openSession } from "../connect/route.ts";
+import type { PhoneNumberRoute } from "../../db/phone_numbers.ts";
+import { createPhoneSession } from "../sip/phone_session.ts";
 
 const log = logger("telephony");
 
@@ -27,13 +28,13 @@ export interface PhoneCallIn {
   callId: string;
 }
 
-export interface OpenedPhoneSession extends OpenedSession {
+export interface OpenedPhoneSession {
+  sessionId: string;
+  nodeId: string;
+  token: string;
   /** The worker's WebSocket URL for this call's media stream (no token in it). */
   streamUrl: string;
 }
-
-/** Metadata values are at most 256 characters (parse.ts LIMITS); a number never comes close. */
-const label = (v: string) => v.slice(0, 256);
 
 /** The worker's WebSocket address for a stream: its offer base URL with ws(s) for http(s). */
 export function streamUrlOf(offerBaseUrl: string, carrier: StreamCarrier, sessionId: string) {
@@ -53,54 +54,57 @@ export function e164Of(number: string): string {
   return n;
 }
 
-async function agentIdOf(deps: ApiDeps, call: PhoneCallIn): Promise<string> {
-  if (call.agentId) return call.agentId;
-  const route = await findPhoneNumber(deps.sql, e164Of(call.to));
+async function routeOf(deps: ApiDeps, call: PhoneCallIn): Promise<PhoneNumberRoute> {
+  const number = e164Of(call.to);
+  if (call.agentId) {
+    const agent = await getAgent(deps.sql, call.agentId);
+    if (!agent) throw new ApiError(404, "agent_not_found", "No such agent.");
+    return {
+      number,
+      agent_id: agent.agent_id,
+      workspace_id: agent.workspace_id,
+      trunk_id: null,
+      record_by_default: agent.record_by_default,
+    };
+  }
+  const route = await findPhoneNumber(deps.sql, number);
   if (!route) {
     throw new ApiError(404, "number_not_found", "No agent answers the dialled number.", {
       number: call.to,
     });
   }
-  return route.agent_id;
+  return route;
 }
 
-export async function openPhoneSession(deps: ApiDeps, call: PhoneCallIn) {
-  const agent = await getAgent(deps.sql, await agentIdOf(deps, call));
-  if (!agent) throw new ApiError(404, "agent_not_found", "No such agent.");
-  const req = parseConnectBody(
-    {
-      agent_id: agent.agent_id,
-      metadata: {
-        carrier: call.carrier,
-        from: label(call.from),
-        to: label(call.to),
-        call_id: label(call.callId),
-      },
-    },
-    await deps.capabilities.get(),
-  );
-  const opened = await openSession(deps, {
-    req,
-    agentId: agent.agent_id,
-    workspaceId: agent.workspace_id,
-    keyId: null,
-    recordEffective: agent.record_by_default,
+/** The session for the call, or undefined when no worker can take it (nothing written). */
+export async function openPhoneSession(
+  deps: ApiDeps,
+  call: PhoneCallIn,
+): Promise<OpenedPhoneSession | undefined> {
+  const route = await routeOf(deps, call);
+  const opened = await createPhoneSession(deps, route, {
+    caller: call.from,
+    sip: false,
+    carrier: call.carrier,
+    callId: call.callId,
   });
+  if (opened.kind !== "reserved") {
+    log.warn("no worker for a phone call", { agent_id: route.agent_id, carrier: call.carrier });
+    return undefined;
+  }
   log.info("phone session created", {
-    session_id: opened.session.session_id,
-    agent_id: agent.agent_id,
+    session_id: opened.session_id,
+    agent_id: opened.agent_id,
     node_id: opened.node.node_id,
     carrier: call.carrier,
   });
   return {
-    ...opened,
-    streamUrl: streamUrlOf(opened.node.offer_base_url, call.carrier, opened.session.session_id),
-  } satisfies OpenedPhoneSession;
+    sessionId: opened.session_id,
+    nodeId: opened.node.node_id,
+    token: opened.token,
+    streamUrl: streamUrlOf(opened.node.offer_base_url, call.carrier, opened.session_id),
+  };
 }
-
-/** connect's refusal when no node can take the call: the phone webhooks answer it as busy. */
-export const isNoNode = (err: unknown) =>
-  err instanceof ApiError && err.code === "missing_connect_params";
 
 /** XML text and attribute escaping for TwiML and Plivo XML. */
 export function xmlEscape(s: string): string {

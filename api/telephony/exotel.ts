@@ -32,7 +32,6 @@ export async function exotelStreamUrl(c: Context, deps: ApiDeps): Promise<Respon
     throw new ApiError(401, "unauthorized", "Send the Exotel webhook secret (Basic or ?secret=).");
   }
   const q = (a: string, b: string) => c.req.query(a) ?? c.req.query(b) ?? "";
-  // No worker: a 503 (connect's refusal); Exotel then moves to the applet's next step.
   const opened = await openPhoneSession(deps, {
     carrier: "exotel",
     agentId: c.req.param("agent_id"),
@@ -40,6 +39,12 @@ export async function exotelStreamUrl(c: Context, deps: ApiDeps): Promise<Respon
     to: q("CallTo", "To"),
     callId: q("CallSid", "CallSid"),
   });
+  if (!opened) {
+    // Nothing was written; Exotel moves to the applet's next step.
+    throw new ApiError(503, "no_worker", "No worker can take the call now.", {}, {
+      "Retry-After": "2",
+    });
+  }
   return c.json({
     url: `${opened.streamUrl}?session_token=${encodeURIComponent(opened.token)}`,
   });

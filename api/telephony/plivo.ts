@@ -9,7 +9,6 @@ import type { ApiDeps } from "../context.ts";
 import {
   badSignature,
   formParams,
-  isNoNode,
   notConfigured,
   openPhoneSession,
   signedUrl,
@@ -29,24 +28,20 @@ export async function plivoAnswer(c: Context, deps: ApiDeps): Promise<Response> 
   const sent = (c.req.header("x-plivo-signature-v3") ?? "").split(",").map((s) => s.trim());
   if (!nonce || !sent.some((s) => sameSecret(s, expected))) throw badSignature("Plivo");
   const form = Object.fromEntries(params);
-  let opened;
-  try {
-    opened = await openPhoneSession(deps, {
-      carrier: "plivo",
-      agentId: c.req.param("agent_id"),
-      from: form.From ?? "",
-      to: form.To ?? "",
-      callId: form.CallUUID ?? "",
-    });
-  } catch (err) {
-    if (isNoNode(err)) {
-      return c.body(
-        `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup reason="busy"/></Response>`,
-        200,
-        XML,
-      );
-    }
-    throw err;
+  const opened = await openPhoneSession(deps, {
+    carrier: "plivo",
+    agentId: c.req.param("agent_id"),
+    from: form.From ?? "",
+    to: form.To ?? "",
+    callId: form.CallUUID ?? "",
+  });
+  if (!opened) {
+    // No worker can take it (nothing was written): the caller hears busy, not an error.
+    return c.body(
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup reason="busy"/></Response>`,
+      200,
+      XML,
+    );
   }
   const ws = `${opened.streamUrl}?session_token=${encodeURIComponent(opened.token)}`;
   const xml = `<?xml version="1.0" encoding="UTF-8"?><Response>` +

@@ -9,7 +9,6 @@ import type { ApiDeps } from "../context.ts";
 import {
   badSignature,
   formParams,
-  isNoNode,
   notConfigured,
   openPhoneSession,
   signedUrl,
@@ -31,25 +30,20 @@ export async function twilioVoice(c: Context, deps: ApiDeps): Promise<Response> 
   const form = Object.fromEntries(params);
   // Another account's call, signed with its own token, would not verify: this is belt and braces.
   if (twilio.accountSid && form.AccountSid !== twilio.accountSid) throw badSignature("Twilio");
-  let opened;
-  try {
-    opened = await openPhoneSession(deps, {
-      carrier: "twilio",
-      agentId: c.req.param("agent_id"),
-      from: form.From ?? "",
-      to: form.To ?? "",
-      callId: form.CallSid ?? "",
-    });
-  } catch (err) {
-    // No worker can take it: the caller hears busy rather than Twilio's application error.
-    if (isNoNode(err)) {
-      return c.body(
-        `<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>`,
-        200,
-        XML,
-      );
-    }
-    throw err;
+  const opened = await openPhoneSession(deps, {
+    carrier: "twilio",
+    agentId: c.req.param("agent_id"),
+    from: form.From ?? "",
+    to: form.To ?? "",
+    callId: form.CallSid ?? "",
+  });
+  if (!opened) {
+    // No worker can take it (nothing was written): the caller hears busy, not an error.
+    return c.body(
+      `<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>`,
+      200,
+      XML,
+    );
   }
   const param = (name: string, value: string) =>
     `<Parameter name="${name}" value="${xmlEscape(value)}"/>`;

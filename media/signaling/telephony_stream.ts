@@ -62,7 +62,10 @@ function controlFor(carrier: string, t: TelephonySettings | undefined): CallCont
   return undefined;
 }
 
-/** The phone numbers and carrier the webhook put in the session's metadata. */
+/**
+ * The numbers and carrier the webhook put in the session's metadata (api/sip/phone_session.ts:
+ * phone_caller, phone_dialled in E.164, phone_carrier, phone_call_id).
+ */
 function phoneOf(claims: SessionClaims): Record<string, string> {
   const input = claims.input as { metadata?: Record<string, string> } | null;
   return input?.metadata ?? {};
@@ -70,7 +73,7 @@ function phoneOf(claims: SessionClaims): Record<string, string> {
 
 /** A token opened for another provider's call is not good on this route. */
 const sameCarrier = (carrier: string) => (claims: SessionClaims) => {
-  if (phoneOf(claims).carrier !== carrier) {
+  if (phoneOf(claims).phone_carrier !== carrier) {
     throw new ApiError(
       403,
       "wrong_carrier",
@@ -105,7 +108,7 @@ export async function telephonyStream(c: Context, w: TelephonyNode): Promise<Res
   void admit(line, sessionId, carrier, w, queryToken).then((claims) => {
     if (!claims) return;
     const phone = phoneOf(claims);
-    line.accept({ from: phone.from, to: phone.to });
+    line.accept({ from: phone.phone_caller, to: phone.phone_dialled });
     log.info("phone call admitted", { session_id: sessionId, carrier, call_id: line.callId });
     start({ sessionId, line, claims });
   });
