@@ -18,6 +18,7 @@ import {
   twilioWire,
 } from "./fakes/twilio_media_stream.ts";
 import { plivoCall, postPlivoAnswer, readPlivoStream } from "./fakes/plivo_audio_stream.ts";
+import { exotelCall, exotelWire, getExotelStreamUrl } from "./fakes/exotel_voicebot_stream.ts";
 
 const ACCOUNT = "AC0123456789abcdef0123456789abcdef";
 const telephony = loadTelephonySettings({
@@ -25,6 +26,7 @@ const telephony = loadTelephonySettings({
   TWILIO_AUTH_TOKEN: "tw",
   PLIVO_AUTH_ID: "MAXXXXXXXXXXXXXXXXXX",
   PLIVO_AUTH_TOKEN: "pl",
+  EXOTEL_WEBHOOK_SECRET: "ex",
 });
 
 interface Rig {
@@ -168,5 +170,31 @@ Deno.test("a Plivo stream URL with a bad token is refused before the upgrade, wi
     assertEquals((await r.json()).error.code, "invalid_token");
     assertEquals(await rowCounts(rig.api.db), before);
     assertEquals(await rig.status(sessionOf(url.href)), "created");
+  });
+});
+
+Deno.test("a stream whose start names audio the line cannot read is refused unsupported_media_format", async () => {
+  await withRig(async (rig) => {
+    const call = exotelCall();
+    const answer = await getExotelStreamUrl(
+      `${rig.api.url}/api/v1/telephony/exotel/${rig.agentId}`,
+      "ex",
+      call,
+    );
+    const url = JSON.parse(answer.body).url;
+    const before = await rowCounts(rig.api.db);
+    const wire = exotelWire(call);
+    // Exotel's beta media format option set to μ-law: not the raw/slin this line reads.
+    const [connected, start] = wire.opening() as [unknown, { start: Record<string, unknown> }];
+    start.start.media_format = { encoding: "audio/x-mulaw", sample_rate: "8000" };
+    const stream = await FakeProviderStream.open(url, {
+      ...wire,
+      opening: () => [connected, start],
+    });
+    const closed = await stream.closed;
+    assertEquals(closed.code, 1008);
+    assert(closed.reason.startsWith("unsupported_media_format"), closed.reason);
+    assertEquals(await rowCounts(rig.api.db), before);
+    assertEquals(await rig.status(sessionOf(url)), "created");
   });
 });

@@ -131,6 +131,8 @@ async function admit(
   }
   const token = queryToken ?? started.params[SESSION_TOKEN_PARAM];
   try {
+    const unreadable = line.dialect.unreadableFormat(started);
+    if (unreadable) throw new ApiError(415, "unsupported_media_format", unreadable);
     if (!token) {
       throw new ApiError(401, "unauthorized", `Send the session token as ${SESSION_TOKEN_PARAM}.`);
     }

@@ -40,6 +40,8 @@ export interface StreamDialect {
   readonly framesPerMessage: number;
   /** One parsed JSON message from the provider; throws on one that is not its protocol. */
   read(message: unknown): StreamEvent;
+  /** Why the start message's audio format cannot be read by this dialect, or undefined if it can. */
+  unreadableFormat(start: { encoding: string; sampleRate: number }): string | undefined;
   media(streamId: string, payload: string): unknown;
   mark(streamId: string, name: string): unknown;
   clear(streamId: string): unknown;
@@ -71,4 +73,10 @@ export function stringsOf(v: unknown): Record<string, string> {
   if (typeof v !== "object" || v === null) return out;
   for (const [k, x] of Object.entries(v)) if (typeof x === "string") out[k] = x;
   return out;
+}
+
+/** The check of the μ-law dialects (Twilio, Plivo): audio/x-mulaw at 8 kHz. */
+export function unlessMulaw8k(start: { encoding: string; sampleRate: number }) {
+  if (/mulaw|pcmu/i.test(start.encoding) && start.sampleRate === 8000) return undefined;
+  return `the stream is ${start.encoding} at ${start.sampleRate} Hz; only audio/x-mulaw at 8000 Hz is read`;
 }

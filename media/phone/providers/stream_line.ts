@@ -79,7 +79,7 @@ export class StreamPhoneLine implements PhoneLine {
 
   constructor(
     private readonly socket: WebSocket,
-    private readonly dialect: StreamDialect,
+    readonly dialect: StreamDialect,
     private readonly options: StreamLineOptions = {},
   ) {
     this.carrier = dialect.carrier;

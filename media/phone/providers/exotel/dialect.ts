@@ -65,6 +65,12 @@ export const exotelDialect: StreamDialect = {
         return { kind: "other", event };
     }
   },
+  // The base applet streams raw/slin (audio/x-raw, 16 bits); a beta option may choose μ-law or
+  // 16 kHz instead, which this dialect does not read.
+  unreadableFormat: ({ encoding, sampleRate }) =>
+    /raw|l16|slin|pcm/i.test(encoding) && sampleRate === 8000
+      ? undefined
+      : `the stream is ${encoding} at ${sampleRate} Hz; only raw/slin 16-bit at 8000 Hz is read`,
   media: (streamSid, payload) => ({ event: "media", stream_sid: streamSid, media: { payload } }),
   mark: (streamSid, name) => ({ event: "mark", stream_sid: streamSid, mark: { name } }),
   clear: (streamSid) => ({ event: "clear", stream_sid: streamSid }),

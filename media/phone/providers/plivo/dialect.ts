@@ -5,7 +5,14 @@
 // ms, chunk, base64 payload), dtmf (dtmf.digit), playedStream (a checkpoint was played),
 // clearedAudio. No stop message: the stream ends when Plivo closes the socket. To Plivo: playAudio
 // (media.contentType audio/x-mulaw, sampleRate 8000, payload), checkpoint, clearAudio.
-import { numberOf, objectOf, type StreamDialect, type StreamEvent, stringOf } from "../dialect.ts";
+import {
+  numberOf,
+  objectOf,
+  type StreamDialect,
+  type StreamEvent,
+  stringOf,
+  unlessMulaw8k,
+} from "../dialect.ts";
 
 export const plivoDialect: StreamDialect = {
   carrier: "plivo",
@@ -56,6 +63,7 @@ export const plivoDialect: StreamDialect = {
         return { kind: "other", event };
     }
   },
+  unreadableFormat: unlessMulaw8k,
   media: (_streamId, payload) => ({
     event: "playAudio",
     media: { contentType: "audio/x-mulaw", sampleRate: 8000, payload },

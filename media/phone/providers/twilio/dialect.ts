@@ -11,6 +11,7 @@ import {
   type StreamEvent,
   stringOf,
   stringsOf,
+  unlessMulaw8k,
 } from "../dialect.ts";
 
 export const twilioDialect: StreamDialect = {
@@ -63,6 +64,7 @@ export const twilioDialect: StreamDialect = {
         return { kind: "other", event };
     }
   },
+  unreadableFormat: unlessMulaw8k,
   media: (streamSid, payload) => ({ event: "media", streamSid, media: { payload } }),
   mark: (streamSid, name) => ({ event: "mark", streamSid, mark: { name } }),
   clear: (streamSid) => ({ event: "clear", streamSid }),
