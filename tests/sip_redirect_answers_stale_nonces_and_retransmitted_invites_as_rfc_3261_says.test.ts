@@ -104,7 +104,7 @@ Deno.test("digest: an expired nonce with the right credentials gets 401 stale=tr
     ).issue();
     t.send(t.invite("+15550101", "stale1", authorization(expired, uri)));
     const stale = await t.final();
-    assertMatch(stale, /^SIP\/2\.0 401 /);
+    assertMatch(stale, /^SIP\/2\.0 401 Unauthorized\r\n/);
     assertMatch(
       stale,
       /WWW-Authenticate: Digest realm="voice", nonce="[^"]+", algorithm=MD5, qop="auth", stale=true/,

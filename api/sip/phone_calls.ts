@@ -25,9 +25,9 @@ export const FULL_FLEET_RETRY_AFTER_SECONDS = 5;
  * whether they send it). Undefined when it is not a phone number.
  */
 export function dialledNumber(request: SipRequest): string | undefined {
-  const fromUri = dialledUser(request.uri);
+  const requestUser = dialledUser(request.uri);
   const to = parseNameAddr(header(request, "To") ?? "")?.uri;
-  for (const user of [fromUri, to ? dialledUser(to) : undefined]) {
+  for (const user of [requestUser, to ? dialledUser(to) : undefined]) {
     const m = user === undefined ? null : /^\+?([0-9]{8,15})$/.exec(user);
     if (m) return `+${m[1]}`;
   }
@@ -72,6 +72,7 @@ function checkTrunk(
   if (!auth) return { status: 403, reason: "Forbidden (source address not allowed)" };
   const challenge = (stale: boolean): InviteAnswer => ({
     status: 401,
+    reason: "Unauthorized",
     headers: challenges(auth.realm, nonces.issue(), stale).map((value) => ({
       name: "WWW-Authenticate",
       value,
