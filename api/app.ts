@@ -9,6 +9,8 @@ import * as connectRoutes from "./connect/route.ts";
 import * as agents from "./admin/agents.ts";
 import * as keys from "./admin/keys.ts";
 import * as sessions from "./admin/sessions.ts";
+import * as trunks from "./admin/trunks.ts";
+import * as numbers from "./admin/numbers.ts";
 import { capabilities } from "./capabilities.ts";
 import { mountMcp } from "./mcp/http.ts";
 import { mountConsole } from "./console/mod.ts";
@@ -58,6 +60,16 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   app.post("/api/v1/keys.create", route(keys.create));
   app.post("/api/v1/keys.list", route(keys.list));
   app.post("/api/v1/keys.revoke", route(keys.revoke));
+  app.post("/api/v1/trunks.create", route(trunks.create));
+  app.post("/api/v1/trunks.list", route(trunks.list));
+  app.post("/api/v1/trunks.get", route(trunks.get));
+  app.post("/api/v1/trunks.update", route(trunks.update));
+  app.post("/api/v1/trunks.delete", route(trunks.remove));
+  app.post("/api/v1/numbers.create", route(numbers.create));
+  app.post("/api/v1/numbers.list", route(numbers.list));
+  app.post("/api/v1/numbers.get", route(numbers.get));
+  app.post("/api/v1/numbers.update", route(numbers.update));
+  app.post("/api/v1/numbers.delete", route(numbers.remove));
   app.get("/api/v1/capabilities", route(capabilities));
   app.get("/healthz", async (c) => {
     try {

@@ -6,6 +6,7 @@ import { startMetricsListener } from "../common/metrics/listener.ts";
 import { createApp } from "./app.ts";
 import { startApiService } from "./service.ts";
 import { countInFlight } from "../common/http/in_flight.ts";
+import { startSipRedirect } from "./sip/start.ts";
 
 const log = logger("api");
 
@@ -22,6 +23,10 @@ if (import.meta.main) {
     port: settings.metricsPort,
     registry: service.deps.metrics.registry,
   });
+  const sip = settings.sipRedirectPort === undefined
+    ? undefined
+    : await startSipRedirect(service.deps, { host: settings.host, port: settings.sipRedirectPort });
+  if (sip) log.info("SIP redirect server listening", { port: sip.port, transports: "udp,tcp" });
   let stopping = false;
   // Ready while it takes requests; a load balancer stops sending once it answers 503.
   const app = createApp(
@@ -47,6 +52,7 @@ if (import.meta.main) {
     // body that is still arriving. Readiness already says 503, so a balancer sends no new ones.
     await requests.idle(30_000);
     await server.shutdown();
+    await sip?.close();
     await metrics?.close();
     await service.close();
     await db.close();

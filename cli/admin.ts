@@ -12,6 +12,8 @@ interface Flag {
   field?: string;
   /** The value's placeholder in --help. */
   value?: string;
+  /** A boolean flag that sends its field as null (--clear-trunk: trunk_id null). */
+  sendsNull?: boolean;
 }
 
 interface Command {
@@ -34,6 +36,15 @@ const FLAGS: Record<string, Flag> = {
   status: { type: "string", value: "STATUS" },
   limit: { type: "integer", value: "N" },
   cursor: { type: "string", value: "CURSOR" },
+  number: { type: "string", value: "E164" },
+  "trunk-id": { type: "string", value: "ID" },
+  "clear-trunk": { type: "boolean", field: "trunk_id", sendsNull: true },
+  enabled: { type: "boolean" },
+  source: { type: "strings", field: "allowed_sources", value: "CIDR" },
+  "auth-username": { type: "string", value: "USER" },
+  "auth-password": { type: "string", value: "PASSWORD" },
+  "auth-realm": { type: "string", value: "REALM" },
+  "remove-auth": { type: "boolean" },
 };
 
 const COMMANDS: Record<string, Command> = {
@@ -92,6 +103,56 @@ const COMMANDS: Record<string, Command> = {
     required: [],
     optional: ["agent-id", "status", "limit", "cursor"],
   },
+  "trunks create": {
+    route: "trunks.create",
+    summary: "a SIP trunk: --source (repeatable) CIDRs and/or digest credentials",
+    required: ["name"],
+    optional: ["source", "auth-username", "auth-password", "auth-realm"],
+  },
+  "trunks list": { route: "trunks.list", summary: "every trunk", required: [], optional: [] },
+  "trunks get": { route: "trunks.get", summary: "one trunk", required: ["trunk-id"], optional: [] },
+  "trunks update": {
+    route: "trunks.update",
+    summary: "change name, sources or credentials (a new username or realm needs the password)",
+    required: ["trunk-id"],
+    optional: ["name", "source", "auth-username", "auth-password", "auth-realm", "remove-auth"],
+  },
+  "trunks delete": {
+    route: "trunks.delete",
+    summary: "delete a trunk no number uses",
+    required: ["trunk-id"],
+    optional: [],
+  },
+  "numbers create": {
+    route: "numbers.create",
+    summary: "point an E.164 number at an agent, optionally behind a trunk",
+    required: ["number", "agent-id"],
+    optional: ["trunk-id", "enabled"],
+  },
+  "numbers list": {
+    route: "numbers.list",
+    summary: "phone numbers",
+    required: [],
+    optional: ["agent-id", "trunk-id"],
+  },
+  "numbers get": {
+    route: "numbers.get",
+    summary: "one number",
+    required: ["number"],
+    optional: [],
+  },
+  "numbers update": {
+    route: "numbers.update",
+    summary: "move a number to another agent or trunk, or turn it off (--no-enabled)",
+    required: ["number"],
+    optional: ["agent-id", "trunk-id", "clear-trunk", "enabled"],
+  },
+  "numbers delete": {
+    route: "numbers.delete",
+    summary: "stop answering a number",
+    required: ["number"],
+    optional: [],
+  },
 };
 
 const flagUsage = (f: string) => FLAGS[f].value ? `--${f} ${FLAGS[f].value}` : `--${f}`;
@@ -115,7 +176,9 @@ export function usage(): string {
     `  --api-url URL        or API_URL (default ${DEFAULT_API_URL})`,
     "  --admin-token TOKEN  or ADMIN_TOKEN (prefer the environment: flags show in ps)",
     "",
-    "--record-by-default may be negated as --no-record-by-default (agents update).",
+    "--record-by-default may be negated as --no-record-by-default (agents update), --enabled as",
+    "--no-enabled (numbers). --auth-password shows in ps like any flag: on a shared host set",
+    "trunk passwords through the console or the admin API instead.",
     "Prints the JSON reply on stdout; on refusal prints the error envelope on stderr, exit 1.",
   ].join("\n");
 }
@@ -172,6 +235,9 @@ export function parseInvocation(
       throw new UsageError(`"${name}" takes no --${f}.`);
     }
   }
+  if (values["clear-trunk"] && values["trunk-id"] !== undefined) {
+    throw new UsageError("--clear-trunk and --trunk-id contradict each other.");
+  }
   const missing = cmd.required.filter((f) => values[f] === undefined);
   if (missing.length) {
     throw new UsageError(`"${name}" needs ${missing.map((f) => `--${f}`).join(", ")}.`);
@@ -183,7 +249,9 @@ export function parseInvocation(
     if (value === undefined) continue;
     const flag = FLAGS[f];
     const field = flag.field ?? f.replaceAll("-", "_");
-    if (flag.type === "integer") {
+    if (flag.sendsNull) {
+      if (value === true) body[field] = null;
+    } else if (flag.type === "integer") {
       const n = Number(value);
       if (!Number.isInteger(n)) throw new UsageError(`--${f} must be an integer.`);
       body[field] = n;

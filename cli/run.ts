@@ -19,8 +19,12 @@ import { readDemoKey, writeDemoKey } from "./demo_key_file.ts";
 import { thisDenoCommand } from "./deno_command.ts";
 import { ensureSystemParts } from "./system_parts.ts";
 import { serveFolder } from "./static_files.ts";
+import { startSipRedirect } from "../api/sip/start.ts";
 
 const log = logger("run");
+
+/** The SIP redirect server's port on a laptop when SIP_REDIRECT_PORT is not set. */
+const DEFAULT_SIP_REDIRECT_PORT = 5080;
 
 async function waitHealthy(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -64,6 +68,17 @@ if (import.meta.main) {
     }).fetch,
   );
   const base = `http://127.0.0.1:${server.addr.port}`;
+  const sip = await startSipRedirect(api.deps, {
+    host: "127.0.0.1",
+    port: settings.sipRedirectPort ?? DEFAULT_SIP_REDIRECT_PORT,
+  }).catch((err) => {
+    // The default port taken (another run on this machine): any free one, printed below. A port
+    // the operator set is theirs to fix.
+    if (settings.sipRedirectPort !== undefined || !(err instanceof Deno.errors.AddrInUse)) {
+      throw err;
+    }
+    return startSipRedirect(api.deps, { host: "127.0.0.1", port: 0 });
+  });
   // The previous run's key, if it still verifies (the database keeps only its hash).
   const stored = await readDemoKey(settings.dataDir);
   const grant = stored ? await api.deps.keys.resolve(stored) : undefined;
@@ -103,6 +118,8 @@ if (import.meta.main) {
 
     Console:       ${base}/console   (admin token: ${settings.adminToken})
     API:           ${base}/api/v1/
+    SIP redirect:  sip:127.0.0.1:${sip.port} (UDP and TCP; trunks' INVITEs get 302 to a worker,
+                   see docs/phone-numbers.md)
     Example brain: ${brain.url}   (demo agent ${demo.agentId})
     Try a call without a microphone (the caller simulator, with the demo page's key):
       ${thisDenoCommand()} task call --api ${base} --key ${demo.publishableKey} --origin ${base} --agent ${demo.agentId} --say "hello there"
@@ -122,6 +139,7 @@ if (import.meta.main) {
     await worker.status;
     ac.abort();
     await server.finished;
+    await sip.close();
     await api.close();
     await brain.shutdown();
     await db.close();

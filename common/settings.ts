@@ -90,6 +90,11 @@ export interface Settings {
    * `brain_unresponsive` (BRAIN_UNRESPONSIVE_SECONDS, default 15; 0 never does).
    */
   brainUnresponsiveSeconds: number;
+  /**
+   * The API process also runs the SIP redirect server (UDP and TCP) on this port
+   * (SIP_REDIRECT_PORT; unset: none): trunks' INVITEs get a 302 to a worker (docs/phone-numbers.md).
+   */
+  sipRedirectPort?: number;
 }
 
 function endOfTurn(raw: string | undefined): "adaptive" | "fixed" {
@@ -175,6 +180,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     metricsPort: env.METRICS_PORT ? int(env, "METRICS_PORT", 0) : undefined,
     endOfTurn: endOfTurn(env.END_OF_TURN),
     brainUnresponsiveSeconds: int(env, "BRAIN_UNRESPONSIVE_SECONDS", 15),
+    sipRedirectPort: env.SIP_REDIRECT_PORT ? int(env, "SIP_REDIRECT_PORT", 0) : undefined,
   };
   // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
   TrustedProxies.parse(settings.trustedProxies);

@@ -10,6 +10,19 @@ export interface WorkerNode {
   heartbeat_at: Date;
   draining: boolean;
   serves: ServeMatrix;
+  /** Where it takes SIP calls (null: no SIP; never chosen for a phone call). */
+  sip_address: string | null;
+  sip_port: number | null;
+}
+
+/** What a worker registers: its offer URL and capacity, and with SIP, its SIP address and port. */
+export interface WorkerRegistration {
+  node_id: string;
+  offer_base_url: string;
+  capacity: number;
+  serves?: ServeMatrix;
+  sip_address?: string | null;
+  sip_port?: number | null;
 }
 
 /**
@@ -19,17 +32,18 @@ export interface WorkerNode {
  */
 export async function registerNode(
   sql: Pool,
-  node: { node_id: string; offer_base_url: string; capacity: number; serves?: ServeMatrix },
+  node: WorkerRegistration,
 ): Promise<void> {
   const serves = sql.json((node.serves ?? LOCAL_SERVES) as never);
   await sql.begin(async (tx) => {
     await tx`insert into worker_nodes (id, offer_base_url, capacity, active_calls, heartbeat_at,
-                                       draining, started_at, serves)
+                                       draining, started_at, serves, sip_address, sip_port)
       values (${node.node_id}, ${node.offer_base_url}, ${node.capacity}, 0, now(), false, now(),
-              ${serves})
+              ${serves}, ${node.sip_address ?? null}, ${node.sip_port ?? null})
       on conflict (id) do update set offer_base_url = excluded.offer_base_url,
         capacity = excluded.capacity, active_calls = 0, heartbeat_at = now(), draining = false,
-        started_at = now(), serves = excluded.serves`;
+        started_at = now(), serves = excluded.serves, sip_address = excluded.sip_address,
+        sip_port = excluded.sip_port`;
     await tx`update sessions set status = 'failed', end_reason = 'worker_restarted',
         ended_at = now()
       where node_id = ${node.node_id} and status in ('created', 'connecting', 'active')`;
@@ -55,12 +69,13 @@ export async function heartbeat(
 
 export async function listNodes(sql: Sql): Promise<WorkerNode[]> {
   return await sql<WorkerNode[]>`select id as node_id, offer_base_url, capacity, active_calls,
-    heartbeat_at, draining, serves from worker_nodes order by id`;
+    heartbeat_at, draining, serves, sip_address, sip_port from worker_nodes order by id`;
 }
 
 export async function getNode(sql: Sql, nodeId: string): Promise<WorkerNode | undefined> {
   const [row] = await sql<WorkerNode[]>`select id as node_id, offer_base_url, capacity,
-    active_calls, heartbeat_at, draining, serves from worker_nodes where id = ${nodeId}`;
+    active_calls, heartbeat_at, draining, serves, sip_address, sip_port from worker_nodes
+    where id = ${nodeId}`;
   return row;
 }
 

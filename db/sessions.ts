@@ -22,6 +22,9 @@ export interface NewSession {
 export interface ChosenNode {
   node_id: string;
   offer_base_url: string;
+  /** Where the node takes SIP calls (null when it runs no SIP). */
+  sip_address: string | null;
+  sip_port: number | null;
 }
 
 /** What a connect's reservation may take beyond a node slot (docs/security.md). */
@@ -37,11 +40,21 @@ export interface Admission {
    * it by at most the number of reservations in flight at that instant.
    */
   pendingPerKey?: number;
+  /**
+   * A phone call: with no node to take it nothing is written (a refused INVITE or provider
+   * webhook leaves no trace, as a refused connect does; the 503 is the record).
+   */
+  phone?: boolean;
+  /** Only a node that registered a SIP address and port may take it (a call arriving over SIP). */
+  sip?: boolean;
 }
 
 export type Reservation =
   | { kind: "reserved"; node: ChosenNode }
-  /** No live node could take it; the session was written `failed`/`no_worker`. */
+  /**
+   * No live node could take it; the session was written `failed`/`no_worker` (nothing at all for
+   * a phone call).
+   */
   | { kind: "no_node" }
   /** The key has `pendingPerKey` sessions waiting for their offer; nothing was written. */
   | { kind: "pending_limit"; retryAfterSeconds: number };
@@ -65,6 +78,8 @@ export async function reserveSession(
     ? sql`select count(*)::int as n, min(hold_until) as first_ends from sessions
         where key_id = ${s.key_id} and status = 'created' and holds_slot and hold_until > now()`
     : sql`select 0 as n, null::timestamptz as first_ends`;
+  const phone = admission.phone === true;
+  const sipOnly = admission.sip === true;
   const holdUntil = admission.holdSeconds === undefined
     ? sql`${s.token_expires_at}::timestamptz`
     : sql`least(now() + make_interval(secs => ${admission.holdSeconds}),
@@ -75,6 +90,8 @@ export async function reserveSession(
       retry_after: number | null;
       node_id: string | null;
       offer_base_url: string | null;
+      sip_address: string | null;
+      sip_port: number | null;
     }[]
   >`
     with pending as (${pending}), admitted as (
@@ -84,6 +101,7 @@ export async function reserveSession(
       where (select ok from admitted) and id = (
         select id from worker_nodes
         where not draining and active_calls < capacity
+          and (not ${sipOnly}::boolean or sip_port is not null)
           and heartbeat_at > now() - make_interval(secs => ${staleSeconds})
           and jsonb_array_length(coalesce(serves -> ${speech.sttLanguage}::text -> 'stt',
             '[]'::jsonb)) > 0
@@ -93,7 +111,7 @@ export async function reserveSession(
         limit 1
         for update
       ) and active_calls < capacity
-      returning id, offer_base_url
+      returning id, offer_base_url, sip_address, sip_port
     ), session as (
       insert into sessions (id, agent_id, workspace_id, key_id, status, end_reason, node_id,
         token_id, token_expires_at, agent_input, display_name, metadata, record_requested,
@@ -107,7 +125,7 @@ export async function reserveSession(
         node.id is not null,
         case when node.id is not null then ${holdUntil} end
       from (select 1) as one left join node on true
-      where (select ok from admitted)
+      where (select ok from admitted) and (not ${phone}::boolean or node.id is not null)
       returning node_id
     ), billed as (
       insert into usage (session_id, workspace_id, agent_id)
@@ -116,14 +134,22 @@ export async function reserveSession(
     select (select ok from admitted) as admitted,
       (select greatest(1, ceil(extract(epoch from first_ends - now())))::int from pending)
         as retry_after,
-      node.id as node_id, node.offer_base_url
+      node.id as node_id, node.offer_base_url, node.sip_address, node.sip_port
     from (select 1) as one left join node on true`;
   const row = rows[0];
   if (!row.admitted) {
     return { kind: "pending_limit", retryAfterSeconds: row.retry_after ?? 1 };
   }
   if (row.node_id === null) return { kind: "no_node" };
-  return { kind: "reserved", node: { node_id: row.node_id, offer_base_url: row.offer_base_url! } };
+  return {
+    kind: "reserved",
+    node: {
+      node_id: row.node_id,
+      offer_base_url: row.offer_base_url!,
+      sip_address: row.sip_address,
+      sip_port: row.sip_port,
+    },
+  };
 }
 
 /**

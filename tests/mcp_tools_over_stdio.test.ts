@@ -47,9 +47,19 @@ Deno.test("MCP over stdio: create_agent and list_agents against the API", async 
     const { tools } = await client.listTools();
     assertEquals(tools.map((t: Tool) => t.name).sort(), [
       "create_agent",
+      "create_phone_number",
+      "create_trunk",
+      "delete_phone_number",
+      "delete_trunk",
+      "get_phone_number",
       "get_session",
+      "get_trunk",
       "list_agents",
+      "list_phone_numbers",
       "list_sessions",
+      "list_trunks",
+      "update_phone_number",
+      "update_trunk",
     ]);
 
     const made = payload(

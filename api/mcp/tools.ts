@@ -4,6 +4,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { PHONE_TOOL_NAMES, registerPhoneTools } from "./phone_tools.ts";
 
 /** A reply from an admin route: the HTTP status and the parsed JSON body (or raw text). */
 export interface AdminReply {
@@ -19,7 +20,13 @@ export interface AdminReply {
 export type AdminCall = (path: string, body: unknown) => Promise<AdminReply>;
 
 /** The names of the tools this server offers (stable: clients and docs refer to them). */
-export const TOOL_NAMES = ["create_agent", "list_agents", "get_session", "list_sessions"] as const;
+export const TOOL_NAMES = [
+  "create_agent",
+  "list_agents",
+  "get_session",
+  "list_sessions",
+  ...PHONE_TOOL_NAMES,
+] as const;
 
 const SERVER_INFO = { name: "voice-call-admin", version: "1.0.0" };
 
@@ -51,7 +58,7 @@ export function toToolResult(reply: AdminReply): CallToolResult {
   };
 }
 
-/** A fresh MCP server whose four tools call the admin routes through `call`. */
+/** A fresh MCP server whose tools call the admin routes through `call`. */
 export function createMcpServer(call: AdminCall): McpServer {
   const server = new McpServer(SERVER_INFO);
   // The routes validate and shape everything, so a tool only forwards its arguments. (The
@@ -105,5 +112,6 @@ export function createMcpServer(call: AdminCall): McpServer {
     annotations: { readOnlyHint: true },
   }, forward("/api/v1/sessions.list"));
 
+  registerPhoneTools(server, forward);
   return server;
 }

@@ -443,7 +443,7 @@ function dialogKey(request: SipRequest): string {
 }
 
 /** Section 18.2.1: the top Via learns the source address (received) and port (rport, RFC 3581). */
-function stampVia(request: SipRequest, from: Peer): void {
+export function stampVia(request: SipRequest, from: Peer): void {
   const index = request.headers.findIndex((h) => h.name === "Via");
   if (index < 0) return;
   const [top, ...rest] = headerList({ ...request, headers: [request.headers[index]] }, "Via");

@@ -7,12 +7,15 @@ import { setQuiet } from "../../common/log.ts";
 import type { Database } from "../../db/client.ts";
 import { registerNode } from "../../db/nodes.ts";
 import { freshDatabase } from "./database.ts";
+import type { ApiDeps } from "../../api/context.ts";
 
 export interface TestApi {
   url: string;
   db: Database;
   settings: Settings;
   adminToken: string;
+  /** The API process's dependencies (what a SIP redirect server beside it is started with). */
+  deps: ApiDeps;
   /** POST a JSON body with an Authorization bearer; returns status, headers and parsed body. */
   post(
     path: string,
@@ -81,6 +84,7 @@ export async function startTestApi(
     db,
     settings,
     adminToken: service.deps.adminToken,
+    deps: service.deps,
     post,
     admin: (path, body = {}) => post(path, body, service.deps.adminToken),
     close: async () => {

@@ -30,6 +30,8 @@ export async function runSipp(
   port: number,
   service: string,
   transport: "udp" | "tcp" = "udp",
+  /** More SIPp arguments (e.g. -au/-ap for the [authentication] keyword). */
+  extra: string[] = [],
 ): Promise<SippRun> {
   const dir = await Deno.makeTempDir({ prefix: "sipp-" });
   try {
@@ -44,6 +46,7 @@ export async function runSipp(
         ...["-timeout", "30", "-timeout_error", "-recv_timeout", "10000", "-nostdin"],
         ...["-trace_err", "-error_file", `${dir}/errors.log`],
         ...["-trace_msg", "-message_file", `${dir}/messages.log`],
+        ...extra,
       ],
       cwd: dir,
       stdout: "null",
