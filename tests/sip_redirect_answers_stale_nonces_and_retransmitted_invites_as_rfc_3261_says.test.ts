@@ -1,7 +1,8 @@
 // What SIPp's scenarios do not reach, over a raw UDP socket against the redirect server on the
 // real API service: right credentials on an expired nonce get a fresh 401 with stale=true (RFC 7616
 // section 3.3), a forged nonce a plain 401, and a retransmitted INVITE the same 302 from its
-// transaction (RFC 3261 section 17.2.1) without a second session.
+// transaction (RFC 3261 section 17.2.1) without a second session; a number without a trunk takes
+// INVITEs from one address at the publishable-key connect rate, then 503 with Retry-After.
 import dgram from "node:dgram";
 import { createHash } from "node:crypto";
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
@@ -13,8 +14,8 @@ import { DigestNonces } from "../api/sip/digest.ts";
 const PASSWORD = "stale nonce password";
 const md5 = (s: string) => createHash("md5").update(s).digest("hex");
 
-async function setup() {
-  const api = await startTestApi({}, { node: false });
+async function setup(env: Record<string, string> = {}) {
+  const api = await startTestApi(env, { node: false });
   const admin = async (path: string, body: unknown) =>
     (await api.admin(`/api/v1/${path}`, body)).body;
   const { agent } = await admin("agents.create", {
@@ -103,7 +104,7 @@ Deno.test("digest: an expired nonce with the right credentials gets 401 stale=tr
     ).issue();
     t.send(t.invite("+15550101", "stale1", authorization(expired, uri)));
     const stale = await t.final();
-    assertMatch(stale, /^SIP\/2\.0 401 /);
+    assertMatch(stale, /^SIP\/2\.0 401 Unauthorized\r\n/);
     assertMatch(
       stale,
       /WWW-Authenticate: Digest realm="voice", nonce="[^"]+", algorithm=MD5, qop="auth", stale=true/,
@@ -141,6 +142,34 @@ Deno.test("a retransmitted INVITE gets the same 302 from its transaction and mak
     const after = await rowCounts(t.api.db);
     assertEquals([after.sessions, after.active], [before.sessions + 1, before.active + 1]);
     assertMatch(first, /Via: SIP\/2\.0\/UDP 127\.0\.0\.1:\d+;branch=z9hG4bKagain1;rport=\d+/);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("a trunk-less number limits INVITEs per source address: 503 with Retry-After, nothing written", async () => {
+  const t = await setup({
+    RATE_LIMIT_PER_ADDRESS_PER_SECOND: "0.1",
+    RATE_LIMIT_PER_ADDRESS_BURST: "2",
+  });
+  try {
+    const before = await rowCounts(t.api.db);
+    const answers: string[] = [];
+    for (const branch of ["limit1", "limit2", "limit3"]) {
+      t.send(t.invite("+15550100", branch));
+      answers.push(await t.final());
+    }
+    assertMatch(answers[0], /^SIP\/2\.0 302 /);
+    assertMatch(answers[1], /^SIP\/2\.0 302 /);
+    assertMatch(
+      answers[2],
+      /^SIP\/2\.0 503 Service Unavailable \(too many calls from this address\)/,
+    );
+    assertMatch(answers[2], /Retry-After: \d+/);
+    assertEquals((await rowCounts(t.api.db)).sessions, before.sessions + 2);
+    // A number behind a trunk is the trunk's to limit: its INVITEs are not counted here.
+    t.send(t.invite("+15550101", "limit4"));
+    assertMatch(await t.final(), /^SIP\/2\.0 401 /);
   } finally {
     await t.close();
   }

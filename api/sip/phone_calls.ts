@@ -3,13 +3,14 @@
 // then the session as sessions.connect makes it (phone_session.ts) and a 302 to that worker's SIP
 // address with the token in the Request-URI. Every refusal comes before the one statement that
 // writes, and that statement writes nothing when no node can take the call (503).
-import { inCidr, parseCidr, parseIp } from "../../common/ipaddr.ts";
+import { addressKey, inCidr, parseCidr, parseIp } from "../../common/ipaddr.ts";
 import { logger } from "../../common/log.ts";
 import { type PhoneNumberRoute, phoneRoute } from "../../db/phone_numbers.ts";
 import type { TrunkCheck } from "../../db/trunks.ts";
 import { dialledUser, parseNameAddr } from "../../media/sip/headers.ts";
 import { header, type SipRequest } from "../../media/sip/message.ts";
 import type { ApiDeps } from "../context.ts";
+import { RateLimiter } from "../auth/rate_limit.ts";
 import { challenges, DigestNonces, parseAuthorization, responseMatches } from "./digest.ts";
 import type { InviteAnswer, InviteDecision, InviteSource } from "./redirect.ts";
 import { createPhoneSession } from "./phone_session.ts";
@@ -24,9 +25,9 @@ export const FULL_FLEET_RETRY_AFTER_SECONDS = 5;
  * whether they send it). Undefined when it is not a phone number.
  */
 export function dialledNumber(request: SipRequest): string | undefined {
-  const fromUri = dialledUser(request.uri);
+  const requestUser = dialledUser(request.uri);
   const to = parseNameAddr(header(request, "To") ?? "")?.uri;
-  for (const user of [fromUri, to ? dialledUser(to) : undefined]) {
+  for (const user of [requestUser, to ? dialledUser(to) : undefined]) {
     const m = user === undefined ? null : /^\+?([0-9]{8,15})$/.exec(user);
     if (m) return `+${m[1]}`;
   }
@@ -71,6 +72,7 @@ function checkTrunk(
   if (!auth) return { status: 403, reason: "Forbidden (source address not allowed)" };
   const challenge = (stale: boolean): InviteAnswer => ({
     status: 401,
+    reason: "Unauthorized",
     headers: challenges(auth.realm, nonces.issue(), stale).map((value) => ({
       name: "WWW-Authenticate",
       value,
@@ -92,8 +94,17 @@ function checkTrunk(
   return undefined;
 }
 
-/** The decision for every INVITE the redirect server takes (see the file's head). */
+/**
+ * The decision for every INVITE the redirect server takes (see the file's head). A number with no
+ * trunk takes anyone's INVITE, as a publishable key takes anyone's connect: so its INVITEs are
+ * limited per source address with the same knobs (RATE_LIMIT_PER_ADDRESS_*), or one sender could
+ * fill the fleet with reserved slots.
+ */
 export function phoneCallDecision(deps: ApiDeps, nonces: DigestNonces): InviteDecision {
+  const perAddress = new RateLimiter(
+    deps.settings.rateLimitPerAddressPerSecond,
+    deps.settings.rateLimitPerAddressBurst,
+  );
   return async (request, source) => {
     const number = dialledNumber(request);
     if (!number) return { status: 404, reason: "Not Found (no phone number in the Request-URI)" };
@@ -104,6 +115,17 @@ export function phoneCallDecision(deps: ApiDeps, nonces: DigestNonces): InviteDe
       if (refused) {
         log.info("INVITE refused", { number, status: refused.status, source: source.address });
         return refused;
+      }
+    } else {
+      const ip = parseIp(source.address);
+      const wait = perAddress.take(ip ? addressKey(ip) : source.address);
+      if (wait > 0) {
+        log.warn("INVITE rate limited", { number, source: source.address });
+        return {
+          status: 503,
+          reason: "Service Unavailable (too many calls from this address)",
+          headers: [{ name: "Retry-After", value: String(wait) }],
+        };
       }
     }
     return await redirect(deps, request, source, found.route);
