@@ -257,7 +257,7 @@ Deno.test("a SIP call hears the greeting, its spoken turn reaches the brain, key
   }
 });
 
-Deno.test("the brain's transfer is a REFER: 202, a NOTIFY of 200, the worker's BYE, and the session ends transferred", async () => {
+async function transferred(transport: "udp" | "tcp") {
   const { brain, seen } = phoneBrain({ transferTo: "tel:+14155550199" });
   const sipPort = await freeUdpPort();
   const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
@@ -283,7 +283,7 @@ Deno.test("the brain's transfer is a REFER: 202, a NOTIFY of 200, the worker's B
   <recv response="200"/>
   <recv request="BYE" timeout="20000"/>${answer()}
 </scenario>`;
-    const sipp = runSipp(scenario, sipPort, DIALLED, "udp", SIPP_LONG);
+    const sipp = runSipp(scenario, sipPort, DIALLED, transport, SIPP_LONG);
     const t0 = performance.now();
     await caller.start();
     const run = await sipp;
@@ -303,7 +303,13 @@ Deno.test("the brain's transfer is a REFER: 202, a NOTIFY of 200, the worker's B
     await caller.close();
     await service.close();
   }
-});
+}
+
+Deno.test("the brain's transfer is a REFER: 202, a NOTIFY of 200, the worker's BYE, and the session ends transferred", () =>
+  transferred("udp"));
+
+Deno.test("the same transfer over one TCP connection: the worker's REFER and BYE go back on it", () =>
+  transferred("tcp"));
 
 Deno.test("the caller's BYE ends the session caller_hung_up; INVITEs without a usable token are refused and write nothing", async () => {
   const { brain, seen } = phoneBrain();
