@@ -260,7 +260,10 @@ Deno.test("a SIP call hears the greeting, its spoken turn reaches the brain, key
 async function transferred(transport: "udp" | "tcp") {
   const { brain, seen } = phoneBrain({ transferTo: "tel:+14155550199" });
   const sipPort = await freeUdpPort();
-  const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
+  const service = await startCallService(brain, {
+    workerEnv: { SIP_PORT: String(sipPort) },
+    record_by_default: true,
+  });
   const caller = await PhoneCaller.open();
   try {
     const connect = await service.api.post(
@@ -297,6 +300,14 @@ async function transferred(transport: "udp" | "tcp") {
       assert(events.includes(kind), `no sip/${kind} in ${events}`);
     }
     assertEquals(seen.transferFailures, []);
+    // Recorded as a web call is: 16 kHz stereo, the caller left, the bot (its greeting) right.
+    assert(record.recording.effective && record.recording.url, JSON.stringify(record.recording));
+    const wav = await Deno.readFile(new URL(record.recording.url));
+    const pcm = new Int16Array(wav.buffer, 44, (wav.length - 44) >> 1);
+    const seconds = pcm.length / 2 / 16000;
+    assert(seconds > 1 && seconds < 30, `recorded ${seconds} s`);
+    const bot = pcm.filter((_, i) => i % 2 === 1);
+    assert(loudFrames(bot, 500) > 25, "the greeting is not on the recording's bot channel");
     await until("the brain's End", () => seen.end);
     assertEquals(seen.end, "transferred");
   } finally {
