@@ -19,6 +19,7 @@ import { countInFlight } from "../../common/http/in_flight.ts";
 import { recognitionThreads, runnerCapacities, supervisorGone } from "./runners.ts";
 import { brainLimits } from "../brain/limits.ts";
 import { releaseFreedMemoryEvery } from "../../common/freed_memory.ts";
+import { sipAnnouncedAddress, startSipPhones } from "../sip/phone_service.ts";
 
 const log = logger("worker");
 
@@ -90,12 +91,22 @@ export async function runWorker(
     port: settings.metricsPort,
     registry: metrics.registry,
   });
+  // Phone calls over SIP (SIP_PORT), admitted by the session tokens the control plane's redirect
+  // hands out. One SIP port per node: a supervised node's runners would each need their own.
+  const sipAddress = sipAnnouncedAddress(settings);
+  const sip = settings.sipPort === undefined ? undefined : await startSipPhones(
+    context, // the live context: admission sees `draining` once the drain begins
+    { host: settings.host, port: settings.sipPort, publicAddress: sipAddress },
+    (call) => metrics.track(call),
+  );
   const registered = engines.serves;
   const registration = await registerWorkerNode(db.sql, {
     node_id: nodeId,
     offer_base_url: settings.workerPublicUrl ?? `http://127.0.0.1:${port}`,
     capacity,
     serves: registered,
+    sip_address: sip ? sipAddress : null,
+    sip_port: sip?.port ?? null,
   });
   // A provider engine went down or came back: the node advertises what it serves now (and at
   // once if that changed while the node was registering).
@@ -122,6 +133,7 @@ export async function runWorker(
       waited_ms: drained.waitedMs,
     });
     await registration.stop();
+    await sip?.close();
     await engines.close();
     await requests.idle(10_000);
     await server.shutdown();
