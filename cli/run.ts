@@ -20,11 +20,32 @@ import { thisDenoCommand } from "./deno_command.ts";
 import { ensureSystemParts } from "./system_parts.ts";
 import { serveFolder } from "./static_files.ts";
 import { startSipRedirect } from "../api/sip/start.ts";
+import { bindUdp } from "../media/sip/udp.ts";
 
 const log = logger("run");
 
 /** The SIP redirect server's port on a laptop when SIP_REDIRECT_PORT is not set. */
 const DEFAULT_SIP_REDIRECT_PORT = 5080;
+/** The worker's SIP port on a laptop when SIP_PORT is not set: where the redirect sends calls. */
+const DEFAULT_SIP_PORT = 5070;
+
+/** `port` if it is free for both UDP and TCP on 127.0.0.1, else one the system finds free. */
+async function freeSipPort(port: number): Promise<number> {
+  for (const candidate of [port, 0]) {
+    let tcp: Deno.Listener | undefined;
+    try {
+      tcp = Deno.listen({ hostname: "127.0.0.1", port: candidate });
+      const chosen = (tcp.addr as Deno.NetAddr).port;
+      await (await bindUdp("127.0.0.1", chosen, () => {})).close();
+      return chosen;
+    } catch {
+      // Taken (TCP or UDP): try the next candidate.
+    } finally {
+      tcp?.close();
+    }
+  }
+  throw new Error("no free port for the worker's SIP");
+}
 
 async function waitHealthy(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -92,6 +113,7 @@ if (import.meta.main) {
     // No apiUrl: the page calls the API on its own origin, whichever host name was opened.
     JSON.stringify({ publishableKey: demo.publishableKey, agentId: demo.agentId })};\n`;
 
+  const sipPort = settings.sipPort ?? await freeSipPort(DEFAULT_SIP_PORT);
   const worker = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("../media/main.ts", import.meta.url).pathname],
     env: {
@@ -99,6 +121,8 @@ if (import.meta.main) {
       WORKER_PORT: String(settings.workerPort),
       WORKER_PUBLIC_URL: settings.workerPublicUrl ?? `http://127.0.0.1:${settings.workerPort}`,
       NODE_ID: settings.nodeId ?? "local-1",
+      // Phone calls: the redirect above sends trunks' INVITEs here.
+      SIP_PORT: String(sipPort),
       ICE_ADDRESSES: settings.iceAddresses.join(","),
       // The worker's /metrics takes the same admin token as the API's.
       ADMIN_TOKEN: settings.adminToken,
@@ -119,7 +143,7 @@ if (import.meta.main) {
     Console:       ${base}/console   (admin token: ${settings.adminToken})
     API:           ${base}/api/v1/
     SIP redirect:  sip:127.0.0.1:${sip.port} (UDP and TCP; trunks' INVITEs get 302 to a worker,
-                   see docs/phone-numbers.md)
+                   here sip:127.0.0.1:${sipPort}; see docs/phone-numbers.md)
     Example brain: ${brain.url}   (demo agent ${demo.agentId})
     Try a call without a microphone (the caller simulator, with the demo page's key):
       ${thisDenoCommand()} task call --api ${base} --key ${demo.publishableKey} --origin ${base} --agent ${demo.agentId} --say "hello there"

@@ -1,5 +1,6 @@
 // Operator configuration from the environment (names fixed in decisions.md).
 import { TrustedProxies } from "./ipaddr.ts";
+import { parsePortRange, type PortRange } from "./port_range.ts";
 
 export interface Settings {
   databaseUrl?: string;
@@ -102,6 +103,11 @@ export interface Settings {
    * unset, HOST unless it is a wildcard, else the first ICE_ADDRESSES entry.
    */
   sipPublicAddress?: string;
+  /**
+   * RTP_PORTS: the UDP range ("40000-40999") phone calls take their RTP ports from, even ports
+   * only, so a firewall can open just these; unset, any port the system gives.
+   */
+  rtpPorts?: PortRange;
 }
 
 function endOfTurn(raw: string | undefined): "adaptive" | "fixed" {
@@ -190,6 +196,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     sipRedirectPort: env.SIP_REDIRECT_PORT ? int(env, "SIP_REDIRECT_PORT", 0) : undefined,
     sipPort: env.SIP_PORT ? int(env, "SIP_PORT", 0) : undefined,
     sipPublicAddress: env.SIP_PUBLIC_ADDRESS || undefined,
+    rtpPorts: env.RTP_PORTS ? parsePortRange(env.RTP_PORTS) : undefined,
   };
   // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
   TrustedProxies.parse(settings.trustedProxies);

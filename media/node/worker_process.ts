@@ -96,7 +96,12 @@ export async function runWorker(
   const sipAddress = sipAnnouncedAddress(settings);
   const sip = settings.sipPort === undefined ? undefined : await startSipPhones(
     context, // the live context: admission sees `draining` once the drain begins
-    { host: settings.host, port: settings.sipPort, publicAddress: sipAddress },
+    {
+      host: settings.host,
+      port: settings.sipPort,
+      publicAddress: sipAddress,
+      rtpPorts: settings.rtpPorts,
+    },
     (call) => metrics.track(call),
   );
   const registered = engines.serves;

@@ -37,10 +37,14 @@ import { CallerTimeline, COMFORT_NOISE_PT } from "./caller_timeline.ts";
 import { BotEdge, LINE_FRAME } from "./edge_audio.ts";
 import type { DtmfDigit } from "./line.ts";
 import { buildRtp, parseRtp } from "./rtp_packet.ts";
+import { evenPortsFrom, type PortRange } from "../../common/port_range.ts";
 
 export interface RtpMediaOptions {
   host: string;
+  /** A fixed port; else a free even port of `ports`; else any port the system gives. */
   port?: number;
+  /** RTP_PORTS: the range a worker's phone calls take their RTP ports from. */
+  ports?: PortRange;
   clock?: FrameClock;
   mediaTimeoutMs?: number;
   now?: () => number;
@@ -103,12 +107,22 @@ export class RtpMedia {
 
   static async open(options: RtpMediaOptions): Promise<RtpMedia> {
     const media = new RtpMedia(options);
-    media.#socket = await bindUdp(
-      options.host,
-      options.port ?? 0,
-      (bytes, from) => media.#receive(bytes, from),
-    );
-    return media;
+    const receive = (bytes: Uint8Array, from: Peer) => media.#receive(bytes, from);
+    if (options.port !== undefined || !options.ports) {
+      media.#socket = await bindUdp(options.host, options.port ?? 0, receive);
+      return media;
+    }
+    // Ports other calls (or other programs) hold are skipped: the first free one is ours.
+    for (const port of evenPortsFrom(options.ports)) {
+      try {
+        media.#socket = await bindUdp(options.host, port, receive);
+        return media;
+      } catch (err) {
+        if ((err as { code?: string }).code !== "EADDRINUSE") throw err;
+      }
+    }
+    const { first, last } = options.ports;
+    throw new Error(`no free RTP port in RTP_PORTS ${first}-${last}`);
   }
 
   /** The local RTP port (for the SDP answer). */

@@ -12,6 +12,7 @@ import type { CallEvent } from "./uas_types.ts";
 import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./admission.ts";
 import { SipLine } from "./sip_line.ts";
 import { RtpMedia } from "../phone/rtp_media.ts";
+import type { PortRange } from "../../common/port_range.ts";
 import type { PhoneCall } from "../call/phone_call.ts";
 import { type PhoneNode, startPhoneCall } from "../call/phone_calls.ts";
 import { SessionLog } from "../call/session_log.ts";
@@ -28,6 +29,8 @@ export interface SipSettings {
   port: number;
   /** SIP_PUBLIC_ADDRESS: what Contact and SDP c= announce, when the bind address is not it. */
   publicAddress?: string;
+  /** RTP_PORTS: the range calls' RTP ports come from (unset: any port the system gives). */
+  rtpPorts?: PortRange;
 }
 
 /** An admitted INVITE, until its call is answered (or given up). */
@@ -53,7 +56,7 @@ export async function startSipPhones(
     publicAddress: settings.publicAddress,
     // A bot has nothing to ring for: the 200 follows the 180 at once.
     ringingMs: 0,
-    openMedia: (host) => RtpMedia.open({ host }),
+    openMedia: (host) => RtpMedia.open({ host, ports: settings.rtpPorts }),
     lookup: async (dialled, invite) => {
       const admitted = await admitInvite(node, invite.uri);
       if (isRefusal(admitted)) return admitted;

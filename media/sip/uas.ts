@@ -321,7 +321,14 @@ export class SipUas {
     if ("refuse" in found) return refuse(found.refuse, found.reason, found.headers);
     const target = found;
 
-    const rtp = await (this.opts.openMedia ?? openRtpPort)(this.opts.host);
+    let rtp: RtpPort;
+    try {
+      rtp = await (this.opts.openMedia ?? openRtpPort)(this.opts.host);
+    } catch {
+      // Every RTP port of the range is taken: the trunk may try another worker, or again soon.
+      const retry = [{ name: "Retry-After", value: "5" }];
+      return tx.answered ? undefined : refuse(503, "Service Unavailable (no RTP port free)", retry);
+    }
     const call: PhoneCall = {
       channel,
       callId,

@@ -25,9 +25,17 @@ export function bindUdp(
     (msg, rinfo) => receive(new Uint8Array(msg), { address: rinfo.address, port: rinfo.port }),
   );
   return new Promise((resolve, reject) => {
-    socket.once("error", reject);
+    // A port already taken fails the bind: the socket is closed, not leaked, and the caller told.
+    socket.once("error", (err) => {
+      try {
+        socket.close();
+      } catch {
+        // Never bound: nothing to close.
+      }
+      reject(err);
+    });
     socket.bind(port, host, () => {
-      socket.off("error", reject);
+      socket.removeAllListeners("error");
       // A send to a peer gone away surfaces here as ICMP; it must not crash the worker.
       socket.on("error", () => {});
       resolve({
