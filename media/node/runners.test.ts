@@ -2,7 +2,7 @@
 // node id, offer URL and capacity, and how runner output is tagged.
 import { assertEquals, assertThrows } from "../../tests/helpers/assert.ts";
 import { loadSettings } from "../../common/settings.ts";
-import { derivedCapacity, planRunners, runnerPublicUrl, tagLine } from "./runners.ts";
+import { derivedCapacity, planRunners, runnerEnv, runnerPublicUrl, tagLine } from "./runners.ts";
 
 const settings = (env: Record<string, string>) => loadSettings({ WORKER_PORT: "9000", ...env });
 
@@ -22,6 +22,18 @@ Deno.test("auto runs one runner per core, each on the next port with its own nod
     [2, "media-7-r2", 9002, "http://203.0.113.7:9002", 9466],
     [3, "media-7-r3", 9003, "http://203.0.113.7:9003", 9467],
   ]);
+});
+
+Deno.test("with SIP_PORT each runner takes SIP on the next port and is told so; without, none does", () => {
+  const plans = planRunners(settings({ WORKER_PROCESSES: "3", SIP_PORT: "5070" }), 3);
+  assertEquals(plans.map((p) => p.sipPort), [5070, 5071, 5072]);
+  assertEquals(plans.map((p) => runnerEnv({ SIP_PORT: "5070" }, p, 3).SIP_PORT), [
+    "5070",
+    "5071",
+    "5072",
+  ]);
+  const none = planRunners(settings({ WORKER_PROCESSES: "2" }), 2);
+  assertEquals(none.map((p) => "SIP_PORT" in runnerEnv({}, p, 2)), [false, false]);
 });
 
 Deno.test("a runner's offer URL keeps the node's host and path and moves the port", () => {

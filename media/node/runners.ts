@@ -38,6 +38,8 @@ export interface RunnerPlan {
   port: number;
   publicUrl: string;
   metricsPort?: number;
+  /** SIP_PORT + index: each runner is a node of its own to the redirect, with its own SIP port. */
+  sipPort?: number;
   capacity: number;
 }
 
@@ -92,6 +94,7 @@ export function planRunners(settings: Settings, cores: number): RunnerPlan[] {
     port: settings.workerPort + index,
     publicUrl: runnerPublicUrl(publicUrl, index),
     metricsPort: settings.metricsPort === undefined ? undefined : settings.metricsPort + index,
+    sipPort: settings.sipPort === undefined ? undefined : settings.sipPort + index,
     capacity,
   }));
 }
@@ -122,6 +125,7 @@ export function runnerEnv(
     WORKER_CAPACITY: String(plan.capacity),
   };
   if (plan.metricsPort !== undefined) out.METRICS_PORT = String(plan.metricsPort);
+  if (plan.sipPort !== undefined) out.SIP_PORT = String(plan.sipPort);
   return out;
 }
 

@@ -92,7 +92,7 @@ export async function runWorker(
     registry: metrics.registry,
   });
   // Phone calls over SIP (SIP_PORT), admitted by the session tokens the control plane's redirect
-  // hands out. One SIP port per node: a supervised node's runners would each need their own.
+  // hands out. A supervised node's runners each have their own (SIP_PORT + index, runners.ts).
   const sipAddress = sipAnnouncedAddress(settings);
   const sip = settings.sipPort === undefined ? undefined : await startSipPhones(
     context, // the live context: admission sees `draining` once the drain begins
