@@ -5,7 +5,7 @@
 import { assert, assertEquals } from "../../../tests/helpers/assert.ts";
 import { g711Encode } from "../g711.ts";
 import type { LineEndReason } from "../line.ts";
-import { StreamPhoneLine } from "./stream_line.ts";
+import { type CallControl, StreamPhoneLine } from "./stream_line.ts";
 import { twilioDialect } from "./twilio/dialect.ts";
 
 interface Rig {
@@ -17,7 +17,10 @@ interface Rig {
   close(): Promise<void>;
 }
 
-async function rig(mediaTimeoutMs = 10_000): Promise<Rig> {
+async function rig(
+  mediaTimeoutMs = 10_000,
+  control?: CallControl,
+): Promise<Rig> {
   const ac = new AbortController();
   let resolveLine!: (l: StreamPhoneLine) => void;
   const made = new Promise<StreamPhoneLine>((r) => (resolveLine = r));
@@ -25,7 +28,7 @@ async function rig(mediaTimeoutMs = 10_000): Promise<Rig> {
     { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
     (req) => {
       const { socket, response } = Deno.upgradeWebSocket(req);
-      const line = new StreamPhoneLine(socket, twilioDialect, { mediaTimeoutMs });
+      const line = new StreamPhoneLine(socket, twilioDialect, { mediaTimeoutMs, control });
       line.started.then(() => line.accept({ from: "+14155550100", to: "+14155550199" }));
       resolveLine(line);
       return response;
@@ -132,6 +135,29 @@ Deno.test("Twilio's stop ends the line caller_hung_up and the line closes the so
     r.provider.send(JSON.stringify({ event: "stop", streamSid: "MZ1", stop: {} }));
     assertEquals(await r.ended, "caller_hung_up");
     assertEquals(await closed, 1000);
+  } finally {
+    await r.close();
+  }
+});
+
+Deno.test("a transfer whose stream stops before the provider's REST answer ends the line transferred", async () => {
+  let answer!: (ok: boolean) => void;
+  const control = {
+    hangUp: () => Promise.resolve("200"),
+    // The provider runs the new instructions (and stops the stream) before it answers the update.
+    transfer: () =>
+      new Promise<{ ok: boolean; detail: string }>((
+        res,
+      ) => (answer = (ok) => res({ ok, detail: "" }))),
+  };
+  const r = await rig(10_000, control);
+  try {
+    const result = r.line.transfer("+14155550123");
+    r.provider.send(JSON.stringify({ event: "stop", streamSid: "MZ1", stop: {} }));
+    await settle();
+    answer(true);
+    assertEquals((await result).ok, true);
+    assertEquals(await r.ended, "transferred");
   } finally {
     await r.close();
   }

@@ -57,6 +57,8 @@ export class StreamPhoneLine implements PhoneLine {
   #accepted = false;
   #ended = false;
   #transferred = false;
+  /** The provider's REST transfer while it is under way (its stop may come before its answer). */
+  #transferring?: Promise<TransferResult>;
   #lastMessageAt = performance.now();
   readonly #pacer: Pacer;
   readonly #timeline: CallerTimeline;
@@ -130,7 +132,7 @@ export class StreamPhoneLine implements PhoneLine {
     socket.addEventListener("close", () => {
       clearTimeout(this.#startTimer);
       rejectStart(new Error("the stream closed before its start message"));
-      this.#end(this.#transferred ? "transferred" : "caller_hung_up");
+      this.#farEnded();
     });
   }
 
@@ -210,10 +212,27 @@ export class StreamPhoneLine implements PhoneLine {
           "the provider's stream has no transfer message and no REST transfer is configured.",
       };
     }
-    const result = await this.options.control.transfer(this.callId, target);
+    this.#transferring = this.options.control.transfer(this.callId, target);
+    const result = await this.#transferring;
     // The provider now runs the new instructions and ends the stream: that end is the transfer.
     if (result.ok) this.#transferred = true;
+    this.#transferring = undefined;
     return result;
+  }
+
+  /**
+   * The provider ended the stream. During a transfer that is the transfer taking effect, and it
+   * can come before the REST answer does (the provider runs the new instructions at once): the
+   * end's reason waits for that answer.
+   */
+  #farEnded(): void {
+    const pending = this.#transferring;
+    if (!pending) return this.#end(this.#transferred ? "transferred" : "caller_hung_up");
+    this.#stop();
+    pending.then(
+      (r) => this.#end(r.ok ? "transferred" : "caller_hung_up"),
+      () => this.#end("caller_hung_up"),
+    );
   }
 
   stats(): Record<string, number> {
@@ -244,7 +263,7 @@ export class StreamPhoneLine implements PhoneLine {
         this.#counts.marks_played++;
         return;
       case "stop":
-        this.#end(this.#transferred ? "transferred" : "caller_hung_up");
+        this.#farEnded();
         this.#close(CLOSE_NORMAL, "stopped");
         return;
       default:
