@@ -11,13 +11,13 @@ import { RtviSession } from "../rtvi/session.ts";
 import { callEnded, signalling } from "../rtvi/protocol.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
 import { noiseSuppressionOf } from "../../common/noise_suppression.ts";
-import { Conversation, type ConversationOutcome } from "./conversation.ts";
+import { Conversation } from "./conversation.ts";
 import { EchoSource } from "./echo.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import { chatLogData } from "./chat_log.ts";
 import { CallRecording } from "./recording.ts";
 import { OutboundAudio } from "./outbound.ts";
-import { endRecords } from "./record_writer.ts";
+import { closeCall, type EndStatus } from "./call_close.ts";
 import { SessionLog } from "./session_log.ts";
 import type { TurnObserver } from "./turn_record.ts";
 
@@ -50,7 +50,7 @@ export interface CallOptions {
   endDrainMs?: number;
 }
 
-export type EndStatus = "ended" | "failed";
+export type { EndStatus };
 
 /**
  * Longest wait at a call's end for the page to acknowledge its last messages. SCTP retransmits a
@@ -311,36 +311,17 @@ export class Call {
       this.log.add("worker", "last_messages", { delivered, ms });
     }
     await this.peer.close();
-    let outcome: ConversationOutcome | undefined;
-    try {
-      outcome = await this.conversation?.finish(reason);
-    } catch (err) {
-      log.error("could not finish the conversation", {
-        session_id: this.sessionId,
-        cause: (err as Error).message,
-      });
-    }
-    let recordingUrl: string | null = null;
-    if (this.recording) {
-      const seconds = await this.recording.close();
-      recordingUrl = this.recording.url;
-      this.log.add("worker", "recording_written", { url: recordingUrl, seconds });
-    }
-    this.log.add("worker", "call_ended", { status, reason });
-    // The call is over: it leaves the node's map now, whatever the database does. Its record
-    // (the rest of the log, then the end) is written by endRecords, which retries while the
-    // database is away; `ended` waits for the first attempt only (record_writer.ts).
-    this.opts.onEnded?.(this);
-    const record = endRecords.write({
-      sql: this.opts.sql,
-      sessionId: this.sessionId,
-      status,
-      reason,
-      outcome: { ...outcome, recordingUrl },
-      log: this.log,
-      endedAt,
-    });
-    await record.firstTry;
+    await closeCall(
+      {
+        sessionId: this.sessionId,
+        sql: this.opts.sql,
+        log: this.log,
+        conversation: this.conversation,
+        recording: this.recording,
+      },
+      { status, reason, endedAt },
+      { log, leaveNode: () => this.opts.onEnded?.(this) },
+    );
     log.info("call ended", { session_id: this.sessionId, status, reason });
     this.resolveEnded();
   }

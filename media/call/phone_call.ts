@@ -12,9 +12,9 @@ import type { RtviEmitter } from "../rtvi/observer.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import type { LineEndReason, PhoneLine } from "../phone/line.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
-import { Conversation, type ConversationOutcome } from "./conversation.ts";
+import { Conversation } from "./conversation.ts";
 import { CallRecording } from "./recording.ts";
-import { endRecords } from "./record_writer.ts";
+import { closeCall } from "./call_close.ts";
 import { SessionLog } from "./session_log.ts";
 import type { TurnObserver } from "./turn_record.ts";
 import type { EndStatus } from "./call.ts";
@@ -161,33 +161,17 @@ export class PhoneCall {
       this.log.add("phone", "hang_up_failed", { detail: (err as Error).message })
     );
     this.log.add("phone", "line", this.line.stats());
-    let outcome: ConversationOutcome | undefined;
-    try {
-      outcome = await this.conversation?.finish(reason);
-    } catch (err) {
-      log.error("could not finish the conversation", {
-        session_id: this.sessionId,
-        cause: (err as Error).message,
-      });
-    }
-    let recordingUrl: string | null = null;
-    if (this.recording) {
-      const seconds = await this.recording.close();
-      recordingUrl = this.recording.url;
-      this.log.add("worker", "recording_written", { url: recordingUrl, seconds });
-    }
-    this.log.add("worker", "call_ended", { status, reason });
-    this.opts.onEnded?.(this);
-    const record = endRecords.write({
-      sql: this.opts.sql,
-      sessionId: this.sessionId,
-      status,
-      reason,
-      outcome: { ...outcome, recordingUrl },
-      log: this.log,
-      endedAt,
-    });
-    await record.firstTry;
+    await closeCall(
+      {
+        sessionId: this.sessionId,
+        sql: this.opts.sql,
+        log: this.log,
+        conversation: this.conversation,
+        recording: this.recording,
+      },
+      { status, reason, endedAt },
+      { log, leaveNode: () => this.opts.onEnded?.(this) },
+    );
     log.info("phone call ended", { session_id: this.sessionId, status, reason });
     this.resolveEnded();
   }
