@@ -330,6 +330,13 @@ Deno.test("RTP goes to the SDP's address until the caller's packets come, then w
       { marker: false, payloadType: 0, sequenceNumber: seq, timestamp: seq * 160, ssrc: 9 },
       new Uint8Array(160).fill(0xff),
     );
+  // A packet of a payload type the answer did not name is not the caller's stream: no latch.
+  const video = buildRtp(
+    { marker: false, payloadType: 96, sequenceNumber: 1, timestamp: 0, ssrc: 8 },
+    new Uint8Array(20),
+  );
+  stranger.send(video, media.port);
+  await sleep(50);
   natPeer.send(hello(1), media.port);
   await until(() => natPeer.got.length >= 3, 3000, "packets at the caller's source");
   const atSdp = sdpPeer.got.length;
@@ -339,7 +346,7 @@ Deno.test("RTP goes to the SDP's address until the caller's packets come, then w
   await media.close();
   for (const p of [sdpPeer, natPeer, stranger]) await p.close();
   assertEquals(s.latches, 1);
-  assertEquals(s.foreign, 1);
+  assertEquals([s.foreign, s.unknownPayload], [1, 1]);
   assertEquals(stranger.got.length, 0);
   assert(sdpPeer.got.length <= atSdp + 1, "the SDP address gets nothing once latched");
   // One stream throughout: the sequence runs on from one address to the next.
@@ -389,4 +396,25 @@ Deno.test("no RTP from the caller for the media timeout is reported once; garbag
   await peer.close();
   assertEquals(timeouts, 1);
   assertEquals([s.packetsIn, s.malformed, s.rtcp], [0, 2, 1]);
+});
+
+Deno.test("a caller-frame listener that throws is counted and costs no frame", async () => {
+  const peer = await trunk();
+  const media = await RtpMedia.open({ host: "127.0.0.1" });
+  let frames = 0;
+  media.onCallerFrame.on(() => {
+    if (++frames % 2 === 0) throw new Error("a listener's bug");
+  });
+  media.start(choiceFor(peer.port));
+  const silence = new Uint8Array(320).fill(0xff); // 40 ms packets: two frames each
+  for (let i = 0; i < 5; i++) {
+    const p = { marker: false, payloadType: 0, sequenceNumber: i, timestamp: i * 320, ssrc: 3 };
+    peer.send(buildRtp(p, silence), media.port);
+    // Apart: sent back to back, Deno's node:dgram delivered such a burst last packet first.
+    await sleep(5);
+  }
+  await until(() => media.packets >= 5, 2000, "the packets");
+  await media.close();
+  await peer.close();
+  assertEquals([frames, media.stats().listenerErrors], [10, 5]);
 });

@@ -167,6 +167,9 @@ export class Call {
       peer.onChatOpen.on(() => {
         this.chatOpened = true;
         this.rtvi.lastHeardAt = performance.now();
+        // An open data channel runs over DTLS: the transport is up, whatever werift's
+        // connectionState says (it can miss "connected" when SCTP came up first, under loss).
+        this.transportUp("chat_open");
       }),
       peer.onChatMessage.on((text) => this.rtvi.receive(text)),
       peer.onChatClose.on(() => this.end("ended", "hangup")),
@@ -178,11 +181,17 @@ export class Call {
     );
   }
 
+  /** DTLS is up (the peer said so, or the data channel opened over it): audio starts. */
+  private transportUp(by: "connected" | "chat_open"): void {
+    if (this.dtlsUp || this.finished) return;
+    this.dtlsUp = true;
+    this.log.add("worker", "dtls_connected", { by });
+    this.outbound.start();
+  }
+
   private onPeerState(state: PeerState): void {
-    if (state === "connected" && !this.dtlsUp) {
-      this.dtlsUp = true;
-      this.log.add("worker", "dtls_connected");
-      this.outbound.start();
+    if (state === "connected") {
+      this.transportUp("connected");
     } else if (state === "failed") {
       this.end("failed", "ice_failed");
     } else if (state === "closed") {

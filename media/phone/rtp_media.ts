@@ -33,7 +33,7 @@ import { Pacer } from "../audio/pacer.ts";
 import { Emitter } from "../rtc/emitter.ts";
 import type { AnswerChoice } from "../sip/sdp.ts";
 import { bindUdp, type DatagramSocket, type Peer } from "../sip/udp.ts";
-import { CallerTimeline } from "./caller_timeline.ts";
+import { CallerTimeline, COMFORT_NOISE_PT } from "./caller_timeline.ts";
 import { BotEdge, LINE_FRAME } from "./edge_audio.ts";
 import type { DtmfDigit } from "./line.ts";
 import { buildRtp, parseRtp } from "./rtp_packet.ts";
@@ -51,6 +51,7 @@ export const DEFAULT_MEDIA_TIMEOUT_MS = 30_000;
 const TIMEOUT_CHECK_TICKS = 50;
 
 export class RtpMedia {
+  /** 16 kHz caller frames of 320 samples, one per 20 ms (a reused buffer: copy what you keep). */
   readonly onCallerFrame = new Emitter<[Int16Array]>();
   readonly onDtmf = new Emitter<[DtmfDigit]>();
   /** No RTP for mediaTimeoutMs while the caller should be sending; emitted once. */
@@ -88,6 +89,8 @@ export class RtpMedia {
     foreign: 0,
     beforeStart: 0,
     latches: 0,
+    unknownPayload: 0,
+    listenerErrors: 0,
   };
 
   private constructor(options: RtpMediaOptions) {
@@ -165,7 +168,7 @@ export class RtpMedia {
       lost: t?.lost ?? 0,
       late: t?.late ?? 0,
       duplicates: t?.duplicates ?? 0,
-      unknownPayload: t?.unknownPayload ?? 0,
+      unknownPayload: this.#counts.unknownPayload + (t?.unknownPayload ?? 0),
       callerFrames: t?.frames ?? 0,
       concealedFrames: (t?.concealedSamples ?? 0) / LINE_FRAME,
       silenceFrames: (t?.silenceSamples ?? 0) / LINE_FRAME,
@@ -216,8 +219,8 @@ export class RtpMedia {
         law: choice.codec,
         payloadType: choice.payloadType,
         dtmfPayloadType: choice.dtmfPayloadType,
-        onFrame: (pcm) => this.onCallerFrame.emit(pcm),
-        onDigit: (digit) => this.onDtmf.emit(digit),
+        onFrame: (pcm) => this.#safely(() => this.onCallerFrame.emit(pcm)),
+        onDigit: (digit) => this.#safely(() => this.onDtmf.emit(digit)),
       });
       if (old?.codec !== choice.codec) {
         this.#bot?.close();
@@ -237,8 +240,15 @@ export class RtpMedia {
       this.#counts.malformed++;
       return;
     }
-    if (!this.#choice || !this.#timeline) {
+    const choice = this.#choice, timeline = this.#timeline;
+    if (!choice || !timeline) {
       this.#counts.beforeStart++;
+      return;
+    }
+    const pt = packet.payloadType;
+    if (pt !== choice.payloadType && pt !== choice.dtmfPayloadType && pt !== COMFORT_NOISE_PT) {
+      // Not the stream the answer named: neither heard nor latched on to.
+      this.#counts.unknownPayload++;
       return;
     }
     if (!this.#latched) {
@@ -253,7 +263,20 @@ export class RtpMedia {
     this.#lastPacketAt = now;
     this.#counts.packetsIn++;
     this.#counts.bytesIn += bytes.length;
-    this.#timeline.push(packet, bytes, now);
+    timeline.push(packet, bytes, now);
+  }
+
+  /**
+   * Runs a listener: one that throws is counted and logged, so the rest of the packet's frames
+   * still go out and the socket's handler never throws (it would take the worker down).
+   */
+  #safely(emit: () => void): void {
+    try {
+      emit();
+    } catch (e) {
+      this.#counts.listenerErrors++;
+      console.error("phone media listener failed:", e);
+    }
   }
 
   #tick(frame: number): void {

@@ -14,7 +14,6 @@ import { type CallService, startCallService } from "../helpers/call_harness.ts";
 import { httpForwardProxy } from "../helpers/http_forward_proxy.ts";
 import { available, makeNetns, type Netns } from "../helpers/netns.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
-import { buildDemoPage } from "../../web/build.ts";
 import type { CallState } from "../../web/call/call.ts";
 import type { BotUnit } from "../../web/call/conversation.ts";
 import {
@@ -25,7 +24,8 @@ import {
   silentWav,
   waitForPage,
 } from "./helpers/chromium.ts";
-import { serveStatic } from "./helpers/static_server.ts";
+import { serveDemoPage } from "./helpers/demo_site.ts";
+import type { StaticServer } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
 const GREETING = "Hello. Send bye to end the call.";
@@ -47,7 +47,6 @@ function snapshot(page: Page): Promise<Snapshot> {
 
 /** The demo page's whole call from inside a namespace shaped by `shape`; returns what it saw. */
 async function callFromNamespace(label: string, shape: (ns: Netns) => Promise<void>) {
-  const dist = await buildDemoPage();
   const wav = await silentWav(10);
   const brain = createBrain({
     onSessionStart: () => GREETING,
@@ -58,21 +57,11 @@ async function callFromNamespace(label: string, shape: (ns: Netns) => Promise<vo
   });
   const ns = await makeNetns();
   const proxy = httpForwardProxy(ns.hostIp);
-  let service: CallService | undefined, site: ReturnType<typeof serveStatic> | undefined;
+  let service: CallService | undefined, site: StaticServer | undefined;
   let browser: Browser | undefined, page: Page | undefined;
   try {
     service = await startCallService(brain, { workerEnv: { ICE_ADDRESSES: ns.hostIp } });
-    const files: Record<string, string> = {};
-    site = serveStatic(dist, { files, proxy: { prefix: "/api/", to: service.api.url } });
-    const key = await service.api.admin("/api/v1/keys.create", {
-      agent_id: service.tenant.agent_id,
-      kind: "publishable",
-      allowed_origins: [site.origin],
-    });
-    assertEquals(key.status, 200, JSON.stringify(key.body));
-    files["/demo-config.js"] = `globalThis.CALL_CONFIG = ${
-      JSON.stringify({ publishableKey: key.body.session_key, agentId: service.tenant.agent_id })
-    };`;
+    site = await serveDemoPage(service);
     browser = await launchChromium({
       fakeMicWav: wav,
       executablePath: await ns.wrapper(CHROMIUM),

@@ -7,7 +7,6 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { type CallService, startCallService } from "../helpers/call_harness.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
-import { buildDemoPage } from "../../web/build.ts";
 import type { CallState } from "../../web/call/call.ts";
 import type { Action, BotUnit } from "../../web/call/conversation.ts";
 import {
@@ -18,7 +17,8 @@ import {
   silentWav,
   waitForPage,
 } from "./helpers/chromium.ts";
-import { serveStatic, type StaticServer } from "./helpers/static_server.ts";
+import { serveDemoPage } from "./helpers/demo_site.ts";
+import type { StaticServer } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
 const GREETING = "Hello. Send bye to end the call.";
@@ -51,7 +51,6 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     await Deno.mkdir(ARTIFACTS + "demo", { recursive: true });
-    const dist = await buildDemoPage();
     const wav = await silentWav(10);
     const brain = createBrain({
       onSessionStart: () => GREETING,
@@ -65,17 +64,7 @@ Deno.test({
     let browser: Browser | undefined, page: Page | undefined;
     try {
       service = await startCallService(brain);
-      const files: Record<string, string> = {};
-      site = serveStatic(dist, { files, proxy: { prefix: "/api/", to: service.api.url } });
-      const key = await service.api.admin("/api/v1/keys.create", {
-        agent_id: service.tenant.agent_id,
-        kind: "publishable",
-        allowed_origins: [site.origin],
-      });
-      assertEquals(key.status, 200, JSON.stringify(key.body));
-      files["/demo-config.js"] = `globalThis.CALL_CONFIG = ${
-        JSON.stringify({ publishableKey: key.body.session_key, agentId: service.tenant.agent_id })
-      };`;
+      site = await serveDemoPage(service);
 
       browser = await launchChromium({ fakeMicWav: wav });
       page = await browser.open(`${site.origin}/`);

@@ -8,7 +8,6 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { type CallService, startCallService, waitForLog } from "../helpers/call_harness.ts";
 import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
-import { buildDemoPage } from "../../web/build.ts";
 import type { CallState } from "../../web/call/call.ts";
 import type { Action, BotUnit, TranscriptLine } from "../../web/call/conversation.ts";
 import {
@@ -19,7 +18,8 @@ import {
   silentWav,
   waitForPage,
 } from "./helpers/chromium.ts";
-import { serveStatic, type StaticServer } from "./helpers/static_server.ts";
+import { serveDemoPage } from "./helpers/demo_site.ts";
+import type { StaticServer } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
 const TYPED = "what are your opening hours";
@@ -53,23 +53,12 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     await Deno.mkdir(ARTIFACTS + "demo-typed", { recursive: true });
-    const dist = await buildDemoPage();
     const wav = await silentWav(30);
     let service: CallService | undefined, site: StaticServer | undefined;
     let browser: Browser | undefined, page: Page | undefined;
     try {
       service = await startCallService(createExampleBrain());
-      const files: Record<string, string> = {};
-      site = serveStatic(dist, { files, proxy: { prefix: "/api/", to: service.api.url } });
-      const key = await service.api.admin("/api/v1/keys.create", {
-        agent_id: service.tenant.agent_id,
-        kind: "publishable",
-        allowed_origins: [site.origin],
-      });
-      assertEquals(key.status, 200, JSON.stringify(key.body));
-      files["/demo-config.js"] = `globalThis.CALL_CONFIG = ${
-        JSON.stringify({ publishableKey: key.body.session_key, agentId: service.tenant.agent_id })
-      };`;
+      site = await serveDemoPage(service);
 
       browser = await launchChromium({ fakeMicWav: wav });
       page = await browser.open(`${site.origin}/`);

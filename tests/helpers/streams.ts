@@ -41,3 +41,29 @@ export async function collect(stream: AsyncIterable<SynthesisChunk>): Promise<{
   }
   return { chunks, pcm, ms: pcm.length / 48, words: chunks.flatMap((c) => c.words) };
 }
+
+/**
+ * Reads a synthesis stream and aborts it 5 ms after its first chunk, while the next is still
+ * awaited (a barge-in). Returns what the stream threw, the chunks read and how long after the
+ * abort the stream ended, for a test to judge.
+ */
+export async function abortAfterFirstChunk(
+  synthesize: (signal: AbortSignal) => AsyncIterable<SynthesisChunk>,
+  reason: unknown,
+): Promise<{ thrown: unknown; got: number; msAfterAbort: number }> {
+  const ac = new AbortController();
+  let got = 0, thrown: unknown, abortedAt = Infinity;
+  try {
+    for await (const _ of synthesize(ac.signal)) {
+      if (++got === 1) {
+        setTimeout(() => {
+          abortedAt = Date.now();
+          ac.abort(reason);
+        }, 5);
+      }
+    }
+  } catch (err) {
+    thrown = err;
+  }
+  return { thrown, got, msAfterAbort: Date.now() - abortedAt };
+}

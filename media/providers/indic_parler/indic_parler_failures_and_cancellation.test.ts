@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { startFakeIndicParler } from "../../../tests/fakes/indic_parler.ts";
 import { SynthesisError } from "../../tts/engine.ts";
 import { IndicParlerEngine } from "./tts.ts";
-import { drain, waitFor } from "../../../tests/helpers/streams.ts";
+import { abortAfterFirstChunk, drain, waitFor } from "../../../tests/helpers/streams.ts";
 
 const TEXT = "नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।";
 const HI = { voice: "VOICE_ANANYA", language: "LANGUAGE_HI" };
@@ -68,6 +68,74 @@ Deno.test("a body that stalls for longer than the read timeout fails the unit", 
     assert.ok(error instanceof SynthesisError, String(error));
     assert.equal(error.message, "Indic Parler sent nothing for 200 ms");
     assert.ok(Date.now() - started < 1000);
+    await waitFor(() => fake.received[0].aborted, "the fake to see the request cancelled");
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
+
+Deno.test("a server slow to answer at all fails once connect + read timeouts are spent", async () => {
+  const fake = startFakeIndicParler({ firstByteDelayMs: 600 });
+  const engine = new IndicParlerEngine({
+    url: fake.url,
+    apiKey: "test-key",
+    connectTimeoutMs: 100,
+    readTimeoutMs: 200,
+  });
+  try {
+    const started = Date.now();
+    const { error } = await drain(engine.synthesize(TEXT, HI));
+    assert.ok(error instanceof SynthesisError, String(error));
+    assert.equal(error.message, "Indic Parler did not answer in 300 ms");
+    assert.ok(Date.now() - started < 1000);
+  } finally {
+    await engine.close();
+    await fake.close();
+  }
+});
+
+Deno.test("an answer that is not a WAV is malformed audio", async () => {
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response("ID3 this is an mp3, honest", { headers: { "content-type": "audio/mpeg" } }),
+  );
+  const engine = new IndicParlerEngine({ url: `http://127.0.0.1:${server.addr.port}` });
+  try {
+    const { error } = await drain(engine.synthesize(TEXT, HI));
+    assert.ok(error instanceof SynthesisError, String(error));
+    assert.equal(error.message, "Indic Parler sent malformed audio: not a RIFF/WAVE stream");
+  } finally {
+    await engine.close();
+    await server.shutdown();
+  }
+});
+
+Deno.test("a server that is not there fails at once", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close(); // nothing listens there now
+  const engine = new IndicParlerEngine({ url: `http://127.0.0.1:${port}` });
+  try {
+    const { error } = await drain(engine.synthesize(TEXT, HI));
+    assert.ok(error instanceof SynthesisError, String(error));
+    assert.match(error.message, /^Indic Parler's connection failed: /);
+  } finally {
+    await engine.close();
+  }
+});
+
+Deno.test("an abort stops the unit at once and cancels the request", async () => {
+  const fake = startFakeIndicParler({ chunkDelayMs: 40, chunkMs: 50 });
+  const engine = new IndicParlerEngine({ url: fake.url, apiKey: "test-key" });
+  try {
+    const reason = new Error("barge-in");
+    const { thrown, msAfterAbort } = await abortAfterFirstChunk(
+      (signal) => engine.synthesize(TEXT, { ...HI, signal }),
+      reason,
+    );
+    assert.equal(thrown, reason);
+    assert.ok(msAfterAbort < 200, "the abort was not prompt");
     await waitFor(() => fake.received[0].aborted, "the fake to see the request cancelled");
   } finally {
     await engine.close();

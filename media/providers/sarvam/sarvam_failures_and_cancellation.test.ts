@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { startFakeSarvamTts } from "../../../tests/fakes/sarvam_tts.ts";
 import { type SynthesisChunk, SynthesisError } from "../../tts/engine.ts";
 import { SarvamSynthesisEngine } from "./tts.ts";
-import { drain, waitFor } from "../../../tests/helpers/streams.ts";
+import { abortAfterFirstChunk, drain, waitFor } from "../../../tests/helpers/streams.ts";
 
 const TEXT = "नमस्ते, आज मौसम बहुत अच्छा है। कल बारिश होगी।";
 const HI = { voice: "VOICE_ANANYA", language: "LANGUAGE_HI" };
@@ -111,26 +111,13 @@ Deno.test("an abort stops the unit at once and closes the socket", async () => {
   const fake = startFakeSarvamTts({ chunkDelayMs: 40 });
   const engine = new SarvamSynthesisEngine({ apiKey: "test-key", url: fake.url });
   try {
-    const ac = new AbortController();
     const reason = new Error("barge-in");
-    let got = 0, thrown: unknown;
-    const aborted = Date.now() + 10_000;
-    let abortedAt = aborted;
-    try {
-      for await (const _ of engine.synthesize(TEXT, { ...HI, signal: ac.signal })) {
-        if (++got === 1) {
-          // Abort while the next frame is still being waited for.
-          setTimeout(() => {
-            abortedAt = Date.now();
-            ac.abort(reason);
-          }, 5);
-        }
-      }
-    } catch (err) {
-      thrown = err;
-    }
+    const { thrown, got, msAfterAbort } = await abortAfterFirstChunk(
+      (signal) => engine.synthesize(TEXT, { ...HI, signal }),
+      reason,
+    );
     assert.equal(thrown, reason);
-    assert.ok(Date.now() - abortedAt < 200, "the abort was not prompt");
+    assert.ok(msAfterAbort < 200, "the abort was not prompt");
     assert.equal(got, 1);
     await waitFor(() => fake.received[0].closed !== null, "the socket to close");
     assert.equal(fake.received[0].closed!.by, "client");
