@@ -13,6 +13,7 @@ import { endedAs } from "./helpers/fault_checks.ts";
 import { rawBrain } from "./helpers/raw_brain.ts";
 import type { LatenessHistogram } from "../media/audio/pacer.ts";
 import type { BrainConnection } from "../media/brain/connection.ts";
+import type { Call } from "../media/call/call.ts";
 
 const BURST = 2000;
 /** After the burst, units keep coming (100 every 100 ms) until the Cancel, and this many after. */
@@ -70,7 +71,8 @@ Deno.test("a brain flooding units: the queue is bounded, pacing holds, barge-in 
   try {
     const { caller, sessionId } = await service.call();
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
-    const call = service.context.calls.get(sessionId)!;
+    // A web call: the node's map also holds phone calls (media/call/phone_call.ts).
+    const call = service.context.calls.get(sessionId) as Call;
     const speaker = call.conversation!.speaker;
     const espeak = service.engines.synthesis.activity.get("espeak-ng")!;
     const snapshot = () => ({
