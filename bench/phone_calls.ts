@@ -1,0 +1,426 @@
+// Phone calls over SIP through a real worker (media/main.ts with SIP_PORT, the local engines) and
+// a scripted brain, with web calls through the same worker in the same run as the baseline.
+//
+// A phone call: SIPp 3.6 does the signalling (INVITE with the session token in the Request-URI,
+// as the control plane's 302 hands it out, ACK, then answers the worker's BYE); a UDP socket
+// beside it (tests/helpers/phone_caller.ts) is the phone's media: it waits for the greeting to
+// end, says TURNS festival lines as μ-law RTP, each after the previous reply fell quiet, then
+// presses # and the brain ends the call (the worker's BYE). A web call: the same lines through
+// bench/media/density_callers.ts (the test caller over WebRTC, in its own process), reused as
+// bench/media/call_density.ts runs it.
+//
+// Per level (N concurrent calls, call i dialling at i × 0.3 s), all on one worker process:
+//   - SIP setup: INVITE sent → 200 OK received, from SIPp's message log (its own timestamps);
+//   - end of speech → first bot audio at the peer: from the phone's RTP, the packet holding the
+//     line's last voiced sample going out (± 10 ms: the phone's 20 ms send grid) to the first
+//     received packet louder than BOT_LEVEL;
+//   - worker CPU per call-second (the worker's process tree from /proc, bench/media/proc.ts,
+//     minus its idle rate over 3 s before the level) and RSS: peak during the level (VmHWM after
+//     a reset) minus idle, per call;
+//   - skipped frames: a phone line's pacer counts them (`skippedTicks` in the session log's
+//     phone/line entry; the /stats and /metrics pacing figures hold web calls only). A level
+//     holds when every line was answered and no frame was skipped.
+//
+// Run: deno run -A bench/phone_calls.ts   (also `deno task bench phone_calls`; ~3-4 min)
+// Environment: BENCH_PHONE_LEVELS ("1,4,8,12"), BENCH_WEB_LEVELS ("1,4"), BENCH_PHONE_TURNS (2),
+//              BENCH_PHONE_JSON (a path: the figures as JSON).
+import { makeTenant, startTestApi } from "../tests/helpers/api_server.ts";
+import { startWorkerProcess } from "../tests/helpers/process.ts";
+import { callerSpeechWav } from "../tests/helpers/audio.ts";
+import { freeUdpPort, runSipp } from "../tests/helpers/sipp.ts";
+import { PhoneCaller, ulawSpeech } from "../tests/helpers/phone_caller.ts";
+import { createBrain } from "../sdk/brain/mod.ts";
+import { g711Decode } from "../media/phone/g711.ts";
+import { rms } from "../caller/wav.ts";
+import { BOT_LEVEL } from "../caller/turn_latency.ts";
+import { cpuSeconds, loadAverage, processTree, resetPeak, statusKb } from "./media/proc.ts";
+import { LineChild } from "./media/line_child.ts";
+import { voicedSpan } from "./media/density_callers.ts";
+import type { DensityCallersConfig, DensityCallersResult } from "./media/density_callers.ts";
+
+const levels = (name: string, dflt: string) =>
+  (Deno.env.get(name) ?? dflt).split(",").filter(Boolean).map(Number);
+const PHONE_LEVELS = levels("BENCH_PHONE_LEVELS", "1,4,8,12");
+const WEB_LEVELS = levels("BENCH_WEB_LEVELS", "1,4");
+const TURNS = Number(Deno.env.get("BENCH_PHONE_TURNS") ?? 2);
+const STAGGER_MS = 300;
+const LINES = [
+  "i am looking for a cheap hotel near the airport",
+  "can you book a table for two at eight tonight",
+  "what time does the museum open on sunday",
+].slice(0, TURNS);
+const DIALLED = "+15550100";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// The brain: a greeting, a fixed reply to every turn, and on a phone call # ends it.
+const brain = createBrain({
+  onSessionStart: () => "Hello, this is the hotel desk. How can I help?",
+  onTurn: () => "We have three hotels near the airport.",
+  onDtmf(dtmf, session) {
+    if (dtmf.digit === "#") session.end("caller_done");
+  },
+});
+const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
+const api = await startTestApi({}, { node: false });
+const tenant = await makeTenant(api, "bench", { brain_url: served.url });
+const sipPort = await freeUdpPort();
+const worker = await startWorkerProcess(api.db.url, undefined, {
+  SIP_PORT: String(sipPort),
+  RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
+  LOG_LEVEL: "warn",
+});
+const workerPid = worker.child.process.pid;
+
+const treeCpu = () =>
+  processTree(workerPid).reduce((s, p) => {
+    try {
+      return s + cpuSeconds(p);
+    } catch {
+      return s;
+    }
+  }, 0);
+const treeRssKb = (field: string) =>
+  processTree(workerPid).reduce((s, p) => s + (statusKb(p, field) || 0), 0);
+
+async function connect(): Promise<
+  { token: string; sessionId: string; endpoint: string; headers: Record<string, string> }
+> {
+  const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
+  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
+  const p = r.body.webrtc_request_params;
+  return {
+    token: p.headers.Authorization.replace(/^Bearer /, ""),
+    sessionId: r.body.session_id,
+    endpoint: p.endpoint,
+    headers: p.headers,
+  };
+}
+
+const HEAD = `<?xml version="1.0" encoding="ISO-8859-1" ?>`;
+/** INVITE with the token, 200, ACK; then the worker's BYE (after #), answered 200. */
+const scenario = (token: string, rtpPort: number) =>
+  `${HEAD}<scenario name="bench-phone">
+  <send retrans="500"><![CDATA[
+      INVITE sip:${DIALLED}@[remote_ip]:[remote_port];session=${token} SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
+      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>
+      Call-ID: [call_id]
+      CSeq: 1 INVITE
+      Contact: <sip:sipp@[local_ip]:[local_port]>
+      Max-Forwards: 70
+      Content-Type: application/sdp
+      Content-Length: [len]
+
+      v=0
+      o=user1 53655765 2353687637 IN IP4 127.0.0.1
+      s=-
+      c=IN IP4 127.0.0.1
+      t=0 0
+      m=audio ${rtpPort} RTP/AVP 0 101
+      a=rtpmap:0 PCMU/8000
+      a=rtpmap:101 telephone-event/8000
+      a=fmtp:101 0-15
+      a=sendrecv
+]]></send>
+  <recv response="100" optional="true"/>
+  <recv response="180" optional="true"/>
+  <recv response="200" rrs="true">
+    <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>
+  </recv>
+  <Reference variables="to"/>
+  <send><![CDATA[
+      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
+      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>;tag=[$wtag]
+      Call-ID: [call_id]
+      CSeq: 1 ACK
+      Max-Forwards: 70
+      Content-Length: 0
+]]></send>
+  <recv request="BYE" timeout="240000"/>
+  <send><![CDATA[
+      SIP/2.0 200 OK
+      [last_Via:]
+      [last_From:]
+      [last_To:]
+      [last_Call-ID:]
+      [last_CSeq:]
+      Content-Length: 0
+]]></send>
+</scenario>`;
+
+/** INVITE sent → 200 OK received, in ms, from SIPp's message log (`-trace_msg`). */
+export function setupMs(messages: string): number | undefined {
+  let invite: number | undefined;
+  const blocks = messages.split(/^-{10,}\s*/m);
+  for (const b of blocks) {
+    const m = /^(\d{4}-\d\d-\d\d)\s+(\d\d):(\d\d):(\d\d(?:\.\d+)?)/.exec(b);
+    if (!m) continue;
+    const at = (Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4])) * 1000;
+    if (invite === undefined && /message sent[^\n]*\n+\s*INVITE /.test(b)) invite = at;
+    if (invite !== undefined && /message received[^\n]*\n+\s*SIP\/2\.0 200/.test(b)) {
+      return at - invite;
+    }
+  }
+  return undefined;
+}
+
+/** Per phone line: 8 kHz μ-law and the offset (ms) of its last voiced sample. */
+const phoneLines = await Promise.all(LINES.map(async (text) => {
+  const ulaw = await ulawSpeech(text);
+  const pcm = g711Decode("PCMU", ulaw);
+  // voicedSpan works on a 10 ms grid of 480 samples: give it 48 kHz-like indices by scaling.
+  const up = new Int16Array(pcm.length * 6);
+  for (let i = 0; i < up.length; i++) up[i] = pcm[Math.floor(i / 6)];
+  return { ulaw, voicedEndMs: voicedSpan(up).end / 48 };
+}));
+const webLines = await Promise.all(LINES.map((t) => callerSpeechWav(t, 0.3)));
+
+const loudAfter = (caller: PhoneCaller, since: number) =>
+  caller.heard.find((h) =>
+    h.at >= since && h.payloadType === 0 && rms(g711Decode("PCMU", h.payload)) > BOT_LEVEL
+  )?.at;
+
+/** Resolves once the bot has spoken since `since` and then been quiet for 600 ms. */
+async function quietAfterSpeech(caller: PhoneCaller, since: number, ms = 30_000) {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    const spoke = loudAfter(caller, since);
+    if (spoke !== undefined && performance.now() - 600 > spoke) {
+      const last = caller.heard.filter((h) =>
+        h.payloadType === 0 && rms(g711Decode("PCMU", h.payload)) > BOT_LEVEL
+      ).at(-1)!.at;
+      if (performance.now() - last >= 600) {
+        return;
+      }
+    }
+    await sleep(50);
+  }
+  throw new Error("the bot never spoke and fell quiet");
+}
+
+interface PhoneOutcome {
+  setupMs?: number;
+  latencyMs: (number | null)[];
+  seconds: number;
+  sessionId: string;
+  error?: string;
+}
+
+async function phoneCall(delayMs: number): Promise<PhoneOutcome> {
+  await sleep(delayMs);
+  const { token, sessionId } = await connect();
+  const caller = await PhoneCaller.open();
+  const started = performance.now();
+  const out: PhoneOutcome = { latencyMs: [], seconds: 0, sessionId };
+  const sipp = runSipp(scenario(token, caller.port), sipPort, DIALLED, "udp", ["-timeout", "240"]);
+  try {
+    await caller.start(30_000);
+    await quietAfterSpeech(caller, started);
+    for (const line of phoneLines) {
+      const queued = performance.now();
+      await caller.say(line.ulaw);
+      const speechEnd = queued + 10 + line.voicedEndMs;
+      try {
+        await quietAfterSpeech(caller, speechEnd);
+        out.latencyMs.push(loudAfter(caller, speechEnd)! - speechEnd);
+      } catch {
+        out.latencyMs.push(null);
+      }
+    }
+    await caller.press("#");
+    const run = await sipp;
+    if (run.code !== 0) out.error = `sipp exit ${run.code}: ${run.errors.slice(0, 300)}`;
+    out.setupMs = setupMs(run.messages);
+  } catch (err) {
+    out.error = String(err);
+  } finally {
+    out.seconds = (performance.now() - started) / 1000;
+    await caller.close();
+  }
+  return out;
+}
+
+/** Web calls through density_callers.ts (its own process), held until all played their lines. */
+async function webCalls(n: number) {
+  const calls = [];
+  for (let i = 0; i < n; i++) {
+    const c = await connect();
+    calls.push({ endpoint: c.endpoint, headers: c.headers, lines: webLines });
+  }
+  const child = new LineChild(
+    new URL("./media/density_callers.ts", import.meta.url).pathname,
+    "@@density",
+  );
+  const config: DensityCallersConfig = {
+    echo: false,
+    calls,
+    staggerMs: STAGGER_MS,
+    echoPauseMs: 0,
+    gapMs: 700,
+  };
+  child.send(JSON.stringify(config));
+  await child.wait("scripted", 300_000);
+  child.send("hangup");
+  const result = await child.wait("result", 60_000) as unknown as DensityCallersResult;
+  await child.close();
+  return result.calls.map((c) => ({ latencyMs: c.latencyMs, seconds: c.seconds, error: c.error }));
+}
+
+async function skippedFrames(sessionIds: string[]): Promise<{ skipped: number; ticks: number }> {
+  let skipped = 0, ticks = 0;
+  for (const id of sessionIds) {
+    for (let tries = 0; tries < 100; tries++) {
+      const r = await api.admin("/api/v1/sessions.get", { session_id: id });
+      // deno-lint-ignore no-explicit-any
+      const line = r.body.log?.find((e: any) => e.source === "phone" && e.kind === "line");
+      if (line) {
+        skipped += line.data.skippedTicks;
+        ticks += line.data.ticks;
+        break;
+      }
+      await sleep(200);
+    }
+  }
+  return { skipped, ticks };
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN;
+};
+
+interface Row {
+  kind: "phone" | "web";
+  n: number;
+  setup: number[];
+  latency: number[];
+  unanswered: number;
+  errors: string[];
+  cpuMsPerCallS: number;
+  rssMiBPerCall: number;
+  idleRssMiB: number;
+  skipped?: number;
+  ticks?: number;
+  load: string;
+}
+
+async function level(kind: "phone" | "web", n: number): Promise<Row> {
+  // Idle: the worker's own CPU rate and RSS with no call.
+  await sleep(1000);
+  const idle0 = treeCpu(), t0 = performance.now();
+  await sleep(3000);
+  const idleRate = (treeCpu() - idle0) / ((performance.now() - t0) / 1000);
+  const idleRss = treeRssKb("VmRSS");
+  for (const p of processTree(workerPid)) resetPeak(p);
+  const cpu0 = treeCpu(), w0 = performance.now();
+  const outcomes = kind === "phone"
+    ? await Promise.all(Array.from({ length: n }, (_, i) => phoneCall(i * STAGGER_MS)))
+    : await webCalls(n);
+  // Torn down: the worker's CPU for the calls includes their ends.
+  await sleep(1500);
+  const wall = (performance.now() - w0) / 1000;
+  const cpu = treeCpu() - cpu0 - idleRate * wall;
+  const peak = treeRssKb("VmHWM");
+  const callSeconds = outcomes.reduce((s, o) => s + o.seconds, 0);
+  const latency = outcomes.flatMap((o) => o.latencyMs).filter((x): x is number => x !== null);
+  const row: Row = {
+    kind,
+    n,
+    setup: kind === "phone"
+      ? (outcomes as PhoneOutcome[]).map((o) => o.setupMs).filter((x): x is number =>
+        x !== undefined
+      )
+      : [],
+    latency,
+    unanswered: outcomes.reduce((s, o) => s + o.latencyMs.filter((x) => x === null).length, 0) +
+      outcomes.filter((o) => o.latencyMs.length < LINES.length).length * LINES.length,
+    errors: outcomes.map((o) => o.error).filter((e): e is string => !!e),
+    cpuMsPerCallS: (cpu * 1000) / callSeconds,
+    rssMiBPerCall: (peak - idleRss) / 1024 / n,
+    idleRssMiB: idleRss / 1024,
+    load: loadAverage(),
+  };
+  if (kind === "phone") {
+    Object.assign(row, await skippedFrames((outcomes as PhoneOutcome[]).map((o) => o.sessionId)));
+  }
+  return row;
+}
+
+const f1 = (x: number) => Number.isFinite(x) ? x.toFixed(1) : "–";
+const f0 = (x: number) => Number.isFinite(x) ? x.toFixed(0) : "–";
+console.log(
+  `phone calls bench: ${LINES.length} turns a call, phone levels ${PHONE_LEVELS}, web levels ${WEB_LEVELS}; ` +
+    `${navigator.hardwareConcurrency} cores, load ${loadAverage()}`,
+);
+const rows: Row[] = [];
+try {
+  // Unmeasured: the worker's first web and phone call (JIT, engines' pools, the recogniser's
+  // learnt prior), as call_density.ts's warm-up; then each N's web level beside its phone level.
+  await webCalls(1);
+  await phoneCall(0);
+  const plan = [...new Set([...WEB_LEVELS, ...PHONE_LEVELS])].sort((a, b) => a - b).flatMap((
+    n,
+  ) => [
+    ...(WEB_LEVELS.includes(n) ? [["web", n] as const] : []),
+    ...(PHONE_LEVELS.includes(n) ? [["phone", n] as const] : []),
+  ]);
+  for (const [kind, n] of plan) {
+    const row = await level(kind, n);
+    rows.push(row);
+    console.log(
+      `${kind} N=${n}: setup p50/p99 ${f0(pct(row.setup, 0.5))}/${f0(pct(row.setup, 0.99))} ms, ` +
+        `end of speech → first audio p50/p99 ${f0(pct(row.latency, 0.5))}/${
+          f0(pct(row.latency, 0.99))
+        } ms (n=${row.latency.length}, unanswered ${row.unanswered}), ` +
+        `CPU ${f1(row.cpuMsPerCallS)} ms per call-second, RSS +${
+          f1(row.rssMiBPerCall)
+        } MiB a call ` +
+        `(idle ${f0(row.idleRssMiB)} MiB)` +
+        (row.skipped !== undefined ? `, skipped frames ${row.skipped}/${row.ticks}` : "") +
+        `, load ${row.load}` + (row.errors.length ? `\n  errors: ${row.errors.join("; ")}` : ""),
+    );
+  }
+} finally {
+  await worker.stop();
+  await api.close();
+  await served.shutdown();
+}
+
+const allSetup = rows.flatMap((r) => r.setup);
+const phoneLatency = rows.filter((r) => r.kind === "phone").flatMap((r) => r.latency);
+const held = rows.filter((r) =>
+  r.kind === "phone" && r.skipped === 0 && r.unanswered === 0 && r.errors.length === 0
+).map((r) => r.n);
+console.log(
+  "\n| calls | kind | SIP setup p50 / p99 ms | end of speech → first audio p50 / p99 ms | worker CPU ms per call-s | RSS MiB per call | skipped frames |",
+);
+console.log("| --: | --- | --: | --: | --: | --: | --: |");
+for (const r of rows) {
+  console.log(
+    `| ${r.n} | ${r.kind} | ${
+      r.kind === "phone" ? `${f0(pct(r.setup, 0.5))} / ${f0(pct(r.setup, 0.99))}` : "–"
+    } | ${f0(pct(r.latency, 0.5))} / ${f0(pct(r.latency, 0.99))} (n=${r.latency.length}) | ${
+      f1(r.cpuMsPerCallS)
+    } | ${f1(r.rssMiBPerCall)} | ${r.skipped !== undefined ? `${r.skipped} / ${r.ticks}` : "–"} |`,
+  );
+}
+console.log(
+  `\nall phone calls: SIP setup p50 ${f0(pct(allSetup, 0.5))} ms, p99 ${
+    f0(pct(allSetup, 0.99))
+  } ms (n=${allSetup.length}); ` +
+    `end of speech → first audio p50 ${f0(pct(phoneLatency, 0.5))} ms, p99 ${
+      f0(pct(phoneLatency, 0.99))
+    } ms (n=${phoneLatency.length})`,
+);
+const most = held.length ? Math.max(...held) : 0;
+console.log(
+  `largest phone level with every line answered and no skipped frame: ${most} calls ` +
+    `(${
+      (most / navigator.hardwareConcurrency).toFixed(1)
+    } per core on ${navigator.hardwareConcurrency} shared cores)`,
+);
+const json = Deno.env.get("BENCH_PHONE_JSON");
+if (json) Deno.writeTextFileSync(json, JSON.stringify(rows, null, 2));
