@@ -46,11 +46,11 @@ const cpu = process.cpuUsage(cpuBefore);
 const rss = Deno.memoryUsage().rss;
 await uas.close();
 
-// SIPp writes `<scenario>_<pid>_rtt.csv`: date_ms;date_s;response time (ms);rtd name.
+// SIPp writes `<scenario>_<pid>_rtt.csv`: Date_ms;response_time_ms;rtd_no (header line first).
 const rttFile = [...Deno.readDirSync(dir)].find((f) => f.name.endsWith("_rtt.csv"));
 const setups = rttFile
   ? Deno.readTextFileSync(`${dir}/${rttFile.name}`).trim().split("\n").slice(1)
-    .map((l) => Number(l.split(";")[2])).filter((n) => Number.isFinite(n)).sort((a, b) => a - b)
+    .map((l) => Number(l.split(";")[1])).filter((n) => Number.isFinite(n)).sort((a, b) => a - b)
   : [];
 await Deno.remove(dir, { recursive: true });
 const pct = (p: number) => setups[Math.min(setups.length - 1, Math.floor(p * setups.length))];

@@ -71,6 +71,13 @@ if (import.meta.main) {
   const sip = await startSipRedirect(api.deps, {
     host: "127.0.0.1",
     port: settings.sipRedirectPort ?? DEFAULT_SIP_REDIRECT_PORT,
+  }).catch((err) => {
+    // The default port taken (another run on this machine): any free one, printed below. A port
+    // the operator set is theirs to fix.
+    if (settings.sipRedirectPort !== undefined || !(err instanceof Deno.errors.AddrInUse)) {
+      throw err;
+    }
+    return startSipRedirect(api.deps, { host: "127.0.0.1", port: 0 });
   });
   // The previous run's key, if it still verifies (the database keeps only its hash).
   const stored = await readDemoKey(settings.dataDir);

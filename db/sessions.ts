@@ -41,11 +41,12 @@ export interface Admission {
    */
   pendingPerKey?: number;
   /**
-   * A phone call (the SIP redirect server): only a node that registered a SIP address and port
-   * may take it, and with no such node nothing is written (a refused INVITE leaves no trace, as
-   * a refused connect does; the 503 is the record).
+   * A phone call: with no node to take it nothing is written (a refused INVITE or provider
+   * webhook leaves no trace, as a refused connect does; the 503 is the record).
    */
   phone?: boolean;
+  /** Only a node that registered a SIP address and port may take it (a call arriving over SIP). */
+  sip?: boolean;
 }
 
 export type Reservation =
@@ -78,6 +79,7 @@ export async function reserveSession(
         where key_id = ${s.key_id} and status = 'created' and holds_slot and hold_until > now()`
     : sql`select 0 as n, null::timestamptz as first_ends`;
   const phone = admission.phone === true;
+  const sipOnly = admission.sip === true;
   const holdUntil = admission.holdSeconds === undefined
     ? sql`${s.token_expires_at}::timestamptz`
     : sql`least(now() + make_interval(secs => ${admission.holdSeconds}),
@@ -99,7 +101,7 @@ export async function reserveSession(
       where (select ok from admitted) and id = (
         select id from worker_nodes
         where not draining and active_calls < capacity
-          and (not ${phone}::boolean or sip_port is not null)
+          and (not ${sipOnly}::boolean or sip_port is not null)
           and heartbeat_at > now() - make_interval(secs => ${staleSeconds})
           and jsonb_array_length(coalesce(serves -> ${speech.sttLanguage}::text -> 'stt',
             '[]'::jsonb)) > 0

@@ -94,6 +94,7 @@ export const Layout: FC<{ title: string; signedIn?: boolean; children?: Child }>
             <a href="/console/agents">Agents</a>
             <a href="/console/sessions">Sessions</a>
             <a href="/console/languages">Languages</a>
+            <a href="/console/phone">Phone numbers</a>
           </nav>
         )}
         {signedIn && (

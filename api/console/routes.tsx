@@ -40,6 +40,7 @@ import { SessionPage } from "./session.tsx";
 import { LanguagesPage } from "./languages.tsx";
 import { checked, field, type Form, parseOrigins } from "./forms.ts";
 import { fileResponse, resolveRecording } from "./recording.ts";
+import { phoneConsole } from "./phone_routes.tsx";
 
 const log = logger("console");
 
@@ -126,6 +127,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
 
   ui.use("*", requireSignIn(deps.adminToken));
   ui.get("/", (c) => c.redirect("/console/sessions", 303));
+  ui.route("/phone", phoneConsole(deps));
 
   // Agents.
   const agentsPage = async (c: Context, tenant?: string, formState?: AgentForm, error?: string) =>

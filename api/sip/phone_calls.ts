@@ -1,23 +1,18 @@
 // What the SIP redirect server answers an INVITE: the dialled number → its agent (404 when
 // unknown or disabled), the number's trunk → the source address or digest credentials (401/403),
-// then the session as sessions.connect makes it (agent input, reservation on the node the same
-// choice picks, session token) and a 302 to that worker's SIP address with the token in the
-// Request-URI. Every refusal comes before the one statement that writes, and that statement
-// writes nothing when no node can take the call (503).
-import { newId } from "../../common/ids.ts";
-import { callSpeech } from "../../common/capabilities.ts";
-import { ApiError } from "../../common/http/errors.ts";
+// then the session as sessions.connect makes it (phone_session.ts) and a 302 to that worker's SIP
+// address with the token in the Request-URI. Every refusal comes before the one statement that
+// writes, and that statement writes nothing when no node can take the call (503).
 import { inCidr, parseCidr, parseIp } from "../../common/ipaddr.ts";
 import { logger } from "../../common/log.ts";
 import { type PhoneNumberRoute, phoneRoute } from "../../db/phone_numbers.ts";
 import type { TrunkCheck } from "../../db/trunks.ts";
-import { type NewSession, reserveSession } from "../../db/sessions.ts";
 import { dialledUser, parseNameAddr } from "../../media/sip/headers.ts";
 import { header, type SipRequest } from "../../media/sip/message.ts";
-import { parseConnectBody } from "../connect/parse.ts";
 import type { ApiDeps } from "../context.ts";
 import { challenges, DigestNonces, parseAuthorization, responseMatches } from "./digest.ts";
 import type { InviteAnswer, InviteDecision, InviteSource } from "./redirect.ts";
+import { createPhoneSession } from "./phone_session.ts";
 
 const log = logger("sip-redirect");
 
@@ -121,7 +116,7 @@ const unavailable = (reason: string): InviteAnswer => ({
   headers: [{ name: "Retry-After", value: String(FULL_FLEET_RETRY_AFTER_SECONDS) }],
 });
 
-/** The session as connect makes it, then the 302 to the node that took it. */
+/** The session as connect makes it (phone_session.ts), then the 302 to the node that took it. */
 async function redirect(
   deps: ApiDeps,
   request: SipRequest,
@@ -129,70 +124,24 @@ async function redirect(
   route: PhoneNumberRoute,
 ): Promise<InviteAnswer> {
   const caller = dialledUser(parseNameAddr(header(request, "From") ?? "")?.uri ?? "");
-  const metadata: Record<string, string> = { phone_dialled: route.number };
-  if (caller && /^\+?[0-9]{3,20}$/.test(caller)) metadata.phone_caller = caller;
-  let input;
-  try {
-    // The agent's defaults, checked against what the live nodes serve, as for a connect body.
-    input = parseConnectBody({ agent_id: route.agent_id, metadata }, await deps.capabilities.get())
-      .input;
-  } catch (err) {
-    if (err instanceof ApiError) return unavailable("no worker serves the agent's language");
-    throw err;
-  }
-  const now = Date.now();
-  const session: NewSession = {
-    session_id: newId("ses"),
-    agent_id: route.agent_id,
-    workspace_id: route.workspace_id,
-    key_id: null,
-    token_id: newId("tok"),
-    token_expires_at: new Date((Math.floor(now / 1000) + deps.settings.tokenTtlSeconds) * 1000),
-    agent_input: input,
-    display_name: input.display_name,
-    metadata: input.metadata,
-    record_requested: input.record,
-    record_effective: input.record ?? route.record_by_default,
-  };
-  const reservation = await reserveSession(
-    deps.reservations,
-    session,
-    deps.settings.nodeStaleSeconds,
-    callSpeech(input.config),
-    { holdSeconds: deps.settings.preOfferHoldSeconds, phone: true },
-  );
-  if (reservation.kind !== "reserved") {
+  const made = await createPhoneSession(deps, route, { caller, sip: true });
+  if (made.kind === "unavailable") {
     log.warn("no worker for a phone call", { number: route.number, agent_id: route.agent_id });
-    return unavailable("no worker can take the call");
+    return unavailable(made.reason);
   }
-  const node = reservation.node;
-  const { token } = await deps.signer.mint(
-    {
-      sid: session.session_id,
-      aud: node.node_id,
-      sub: session.agent_id,
-      ten: session.workspace_id,
-      input: session.agent_input,
-    },
-    { jti: session.token_id, expiresAt: session.token_expires_at },
-  );
   log.info("phone call redirected", {
-    session_id: session.session_id,
-    agent_id: session.agent_id,
-    node_id: node.node_id,
+    session_id: made.session_id,
+    agent_id: made.agent_id,
+    node_id: made.node.node_id,
     number: route.number,
   });
+  const node = { sip_address: made.node.sip_address!, sip_port: made.node.sip_port! };
   return {
     status: 302,
     reason: "Moved Temporarily",
     headers: [{
       name: "Contact",
-      value: workerContact(
-        route.number,
-        { sip_address: node.sip_address!, sip_port: node.sip_port! },
-        token,
-        source.transport,
-      ),
+      value: workerContact(route.number, node, made.token, source.transport),
     }],
   };
 }

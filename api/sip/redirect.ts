@@ -65,9 +65,27 @@ export class SipRedirectServer {
   private readonly clock: SipClock;
   private readonly timers: SipTimers;
   private readonly deciding = new Set<Promise<void>>();
+  /** Transaction timers not yet run: close() cancels them, so nothing is sent after it. */
+  private readonly pending = new Set<{ cancel(): void }>();
+  private closed = false;
 
   constructor(private readonly opts: RedirectOptions) {
-    this.clock = opts.clock ?? realClock;
+    const base = opts.clock ?? realClock;
+    this.clock = {
+      after: (ms, fn) => {
+        const handle = base.after(ms, () => {
+          this.pending.delete(handle);
+          fn();
+        });
+        this.pending.add(handle);
+        return {
+          cancel: () => {
+            this.pending.delete(handle);
+            handle.cancel();
+          },
+        };
+      },
+    };
     this.timers = opts.timers ?? RFC_TIMERS;
   }
 
@@ -110,9 +128,15 @@ export class SipRedirectServer {
     return this.transactions.size;
   }
 
-  /** Stops listening once the INVITEs being decided have their answer. */
+  /**
+   * Stops listening once the INVITEs being decided have their answer; the transactions' timers
+   * (retransmissions to a trunk that never ACKed, Timers H, I, J) stop with it.
+   */
   async close(): Promise<void> {
     await Promise.allSettled([...this.deciding]);
+    this.closed = true;
+    for (const timer of [...this.pending]) timer.cancel();
+    this.transactions.clear();
     await this.socket?.close();
     await this.tcp?.close();
   }
@@ -215,6 +239,7 @@ export class SipRedirectServer {
 
   /** Section 18.2.2: to the source address, at the Via's port unless it asked for rport. */
   private sendUdp(bytes: Uint8Array, request: SipRequest, from: Peer): void {
+    if (this.closed) return;
     const via = parseVia(headerList(request, "Via")[0] ?? "");
     const port = via?.params.has("rport") ? from.port : via?.port ?? 5060;
     this.socket?.send(bytes, { address: from.address, port });

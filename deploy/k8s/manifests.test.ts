@@ -611,6 +611,15 @@ Deno.test("probes, ports and scrape annotations point at what the processes list
   }
 });
 
+Deno.test("the API pods open SIP_REDIRECT_PORT over UDP and TCP for the SIP redirect server", () => {
+  const api = only("api");
+  const port = settingsOf(api).sipRedirectPort;
+  assert.ok(port, "SIP_REDIRECT_PORT is not set for the API");
+  const protocols = (api.container.ports ?? []).filter((p) => p.containerPort === port)
+    .map((p) => p.protocol).sort();
+  assert.deepEqual(protocols, ["TCP", "UDP"]);
+});
+
 Deno.test("the worker's grace period outlasts its drain, which preStop runs", () => {
   const worker = only("worker");
   const pod = worker.workload.template.spec!;

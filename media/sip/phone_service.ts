@@ -12,16 +12,14 @@ import type { CallEvent } from "./uas_types.ts";
 import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./admission.ts";
 import { SipLine } from "./sip_line.ts";
 import { RtpMedia } from "../phone/rtp_media.ts";
-import { PhoneCall, type PhoneCallOptions } from "../call/phone_call.ts";
+import type { PhoneCall } from "../call/phone_call.ts";
+import { type PhoneNode, startPhoneCall } from "../call/phone_calls.ts";
 import { SessionLog } from "../call/session_log.ts";
 import { endRecords } from "../call/record_writer.ts";
 
 const log = logger("sip");
 
-export interface SipNode
-  extends SipAdmissionNode, Pick<PhoneCallOptions, "engines" | "recordingsDir" | "endOfTurn"> {
-  calls: Map<string, unknown>;
-}
+export interface SipNode extends SipAdmissionNode, PhoneNode {}
 
 export interface SipSettings {
   /** Address to bind SIP and RTP on. */
@@ -115,28 +113,13 @@ export async function startSipPhones(
       (kind, data) => sessionLog.add("sip", kind, data),
     );
     p.line = line;
-    const call = new PhoneCall(line, {
-      sessionId: p.claims.sid,
-      tokenId: p.claims.jti,
-      agentId: p.claims.sub,
-      brainUrl: p.brainUrl ?? "",
-      input: p.claims.input as PhoneCallOptions["input"],
-      engines: node.engines,
-      recordingsDir: node.recordingsDir,
-      endOfTurn: node.endOfTurn,
-      sql: node.sql,
-      log: sessionLog,
-      onEnded: (ended) => {
-        pending.delete(e.callId);
-        if (node.calls.get(ended.sessionId) === ended) node.calls.delete(ended.sessionId);
-      },
-    });
-    node.calls.set(call.sessionId, call);
+    const call = startPhoneCall(
+      node,
+      line,
+      { claims: p.claims, brainUrl: p.brainUrl ?? "", log: sessionLog },
+      () => pending.delete(e.callId),
+    );
     onPhoneCall?.(call);
-    call.start().catch((err) => {
-      log.error("phone call failed to start", { session_id: call.sessionId, error: String(err) });
-      void call.end("failed", "start_failed");
-    });
   };
 
   const cancelled = async (p: Pending, reason: string) => {

@@ -1,0 +1,84 @@
+// A phone call's session, made as sessions.connect makes a browser's: the agent's input (its
+// defaults, checked against what the live nodes serve), the reservation on the node connect's
+// own statement chooses, and the session token for that node. For every way a phone call comes
+// in: the SIP redirect server (only nodes running SIP), and the provider WebSocket adapters.
+// Nothing is written when no node can take the call.
+import { newId } from "../../common/ids.ts";
+import { callSpeech } from "../../common/capabilities.ts";
+import { ApiError } from "../../common/http/errors.ts";
+import type { PhoneNumberRoute } from "../../db/phone_numbers.ts";
+import { type ChosenNode, type NewSession, reserveSession } from "../../db/sessions.ts";
+import { parseConnectBody } from "../connect/parse.ts";
+import type { ApiDeps } from "../context.ts";
+
+export type PhoneSession =
+  | { kind: "reserved"; session_id: string; agent_id: string; node: ChosenNode; token: string }
+  /** No live node serves the agent's language, or none has room: nothing was written. */
+  | { kind: "unavailable"; reason: string };
+
+export interface PhoneCallInfo {
+  /** The caller's number as the carrier gave it (kept only when it is digits, with a `+`). */
+  caller?: string;
+  /** Only nodes that registered a SIP address and port (a call arriving over SIP). */
+  sip: boolean;
+}
+
+export async function createPhoneSession(
+  deps: ApiDeps,
+  route: PhoneNumberRoute,
+  call: PhoneCallInfo,
+): Promise<PhoneSession> {
+  const metadata: Record<string, string> = { phone_dialled: route.number };
+  if (call.caller && /^\+?[0-9]{3,20}$/.test(call.caller)) metadata.phone_caller = call.caller;
+  let input;
+  try {
+    input = parseConnectBody({ agent_id: route.agent_id, metadata }, await deps.capabilities.get())
+      .input;
+  } catch (err) {
+    if (err instanceof ApiError) {
+      return { kind: "unavailable", reason: "no worker serves the agent's language" };
+    }
+    throw err;
+  }
+  const now = Date.now();
+  const session: NewSession = {
+    session_id: newId("ses"),
+    agent_id: route.agent_id,
+    workspace_id: route.workspace_id,
+    key_id: null,
+    token_id: newId("tok"),
+    token_expires_at: new Date((Math.floor(now / 1000) + deps.settings.tokenTtlSeconds) * 1000),
+    agent_input: input,
+    display_name: input.display_name,
+    metadata: input.metadata,
+    record_requested: input.record,
+    record_effective: input.record ?? route.record_by_default,
+  };
+  const reservation = await reserveSession(
+    deps.reservations,
+    session,
+    deps.settings.nodeStaleSeconds,
+    callSpeech(input.config),
+    { holdSeconds: deps.settings.preOfferHoldSeconds, phone: true, sip: call.sip },
+  );
+  if (reservation.kind !== "reserved") {
+    return { kind: "unavailable", reason: "no worker can take the call" };
+  }
+  const { token } = await deps.signer.mint(
+    {
+      sid: session.session_id,
+      aud: reservation.node.node_id,
+      sub: session.agent_id,
+      ten: session.workspace_id,
+      input: session.agent_input,
+    },
+    { jti: session.token_id, expiresAt: session.token_expires_at },
+  );
+  return {
+    kind: "reserved",
+    session_id: session.session_id,
+    agent_id: session.agent_id,
+    node: reservation.node,
+    token,
+  };
+}
