@@ -22,14 +22,16 @@
 //     holds when every line was answered and no frame was skipped.
 //
 // Run: deno run -A bench/phone_calls.ts   (also `deno task bench phone_calls`; ~3-4 min)
-// Environment: BENCH_PHONE_LEVELS ("1,4,8,12"), BENCH_WEB_LEVELS ("1,4"), BENCH_PHONE_TURNS (2),
-//              BENCH_PHONE_JSON (a path: the figures as JSON).
+// Environment: BENCH_PHONE_LEVELS ("1,4,8,+": "+" steps up by BENCH_PHONE_STEP (8) while a level
+//              holds, up to 48 calls, while BENCH_PHONE_BUDGET_S (300) lasts), BENCH_WEB_LEVELS
+//              ("1,4"), BENCH_PHONE_TURNS (2), BENCH_PHONE_JSON (a path: the figures as JSON).
 import { makeTenant, startTestApi } from "../tests/helpers/api_server.ts";
 import { startWorkerProcess } from "../tests/helpers/process.ts";
 import { callerSpeechWav } from "../tests/helpers/audio.ts";
 import { freeUdpPort, runSipp } from "../tests/helpers/sipp.ts";
 import { PhoneCaller, ulawSpeech } from "../tests/helpers/phone_caller.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
+import { startSipRedirect } from "../api/sip/start.ts";
 import { g711Decode } from "../media/phone/g711.ts";
 import { rms } from "../caller/wav.ts";
 import { BOT_LEVEL } from "../caller/turn_latency.ts";
@@ -40,10 +42,18 @@ import type { DensityCallersConfig, DensityCallersResult } from "./media/density
 
 const levels = (name: string, dflt: string) =>
   (Deno.env.get(name) ?? dflt).split(",").filter(Boolean).map(Number);
-const PHONE_LEVELS = levels("BENCH_PHONE_LEVELS", "1,4,8,12");
+const PHONE_SPEC = Deno.env.get("BENCH_PHONE_LEVELS") ?? "1,4,8,+";
+const PHONE_LEVELS = PHONE_SPEC.split(",").filter((x) => x && x !== "+").map(Number);
+/** "+": after the listed levels, step up by BENCH_PHONE_STEP while a level holds. */
+const STEP_UP = PHONE_SPEC.split(",").includes("+");
+const STEP = Number(Deno.env.get("BENCH_PHONE_STEP") ?? 8);
+const BUDGET_S = Number(Deno.env.get("BENCH_PHONE_BUDGET_S") ?? 300);
+const MAX_CALLS = 48; // under the worker's default capacity of 50
 const WEB_LEVELS = levels("BENCH_WEB_LEVELS", "1,4");
 const TURNS = Number(Deno.env.get("BENCH_PHONE_TURNS") ?? 2);
 const STAGGER_MS = 300;
+/** "direct": phones dial the worker with a token from sessions.connect, skipping the redirect. */
+const VIA_REDIRECT = (Deno.env.get("BENCH_PHONE_DIAL") ?? "redirect") !== "direct";
 const LINES = [
   "i am looking for a cheap hotel near the airport",
   "can you book a table for two at eight tonight",
@@ -70,6 +80,14 @@ const worker = await startWorkerProcess(api.db.url, undefined, {
   LOG_LEVEL: "warn",
 });
 const workerPid = worker.child.process.pid;
+const number = await api.admin("/api/v1/numbers.create", {
+  number: DIALLED,
+  agent_id: tenant.agent_id,
+});
+if (number.status !== 200) throw new Error(`numbers.create: ${JSON.stringify(number.body)}`);
+const redirect = VIA_REDIRECT
+  ? await startSipRedirect(api.deps, { host: "127.0.0.1", port: 0 })
+  : undefined;
 
 const treeCpu = () =>
   processTree(workerPid).reduce((s, p) => {
@@ -97,16 +115,15 @@ async function connect(): Promise<
 }
 
 const HEAD = `<?xml version="1.0" encoding="ISO-8859-1" ?>`;
-/** INVITE with the token, 200, ACK; then the worker's BYE (after #), answered 200. */
-const scenario = (token: string, rtpPort: number) =>
-  `${HEAD}<scenario name="bench-phone">
+const FROM = `From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]`;
+const invite = (uri: string, cseq: number, rtpPort: number) => `
   <send retrans="500"><![CDATA[
-      INVITE sip:${DIALLED}@[remote_ip]:[remote_port];session=${token} SIP/2.0
+      INVITE ${uri} SIP/2.0
       Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
+      ${FROM}
       To: <sip:${DIALLED}@[remote_ip]:[remote_port]>
       Call-ID: [call_id]
-      CSeq: 1 INVITE
+      CSeq: ${cseq} INVITE
       Contact: <sip:sipp@[local_ip]:[local_port]>
       Max-Forwards: 70
       Content-Type: application/sdp
@@ -123,19 +140,47 @@ const scenario = (token: string, rtpPort: number) =>
       a=fmtp:101 0-15
       a=sendrecv
 ]]></send>
-  <recv response="100" optional="true"/>
+  <recv response="100" optional="true"/>`;
+
+/**
+ * The number dialled at the redirect server: 302 (ACKed on the INVITE's branch, three messages
+ * back), then, as a phone follows a redirect (RFC 3261 section 8.1.3.4: same Call-ID and tags,
+ * CSeq + 1), the INVITE at the Contact, the worker's address and the session token.
+ */
+const redirected = (rtpPort: number) =>
+  `${invite(`sip:${DIALLED}@[remote_ip]:[remote_port]`, 1, rtpPort)}
+  <recv response="302">
+    <action><ereg regexp="&lt;(sip:[^@]+@([0-9.]+):([0-9]+);session=[^&gt;]+)&gt;" search_in="hdr" header="Contact:" check_it="true" assign_to="c,ruri,whost,wport"/></action>
+  </recv>
+  <Reference variables="c"/>
+  <send><![CDATA[
+      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-3]
+      ${FROM}
+      [last_To:]
+      Call-ID: [call_id]
+      CSeq: 1 ACK
+      Max-Forwards: 70
+      Content-Length: 0
+]]></send>
+  <nop><action><setdest host="[$whost]" port="[$wport]" protocol="udp"/></action></nop>
+  ${invite("[$ruri]", 2, rtpPort)}`;
+
+/** The worker's 200 and our ACK; then the worker's BYE (after #), answered 200. */
+const scenario = (first: string, cseq: number) =>
+  `${HEAD}<scenario name="bench-phone">${first}
   <recv response="180" optional="true"/>
   <recv response="200" rrs="true">
     <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>
   </recv>
   <Reference variables="to"/>
   <send><![CDATA[
-      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
+      ACK [next_url] SIP/2.0
       Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
+      ${FROM}
       To: <sip:${DIALLED}@[remote_ip]:[remote_port]>;tag=[$wtag]
       Call-ID: [call_id]
-      CSeq: 1 ACK
+      CSeq: ${cseq} ACK
       Max-Forwards: 70
       Content-Length: 0
 ]]></send>
@@ -151,20 +196,45 @@ const scenario = (token: string, rtpPort: number) =>
 ]]></send>
 </scenario>`;
 
-/** INVITE sent → 200 OK received, in ms, from SIPp's message log (`-trace_msg`). */
-export function setupMs(messages: string): number | undefined {
-  let invite: number | undefined;
-  const blocks = messages.split(/^-{10,}\s*/m);
-  for (const b of blocks) {
-    const m = /^(\d{4}-\d\d-\d\d)\s+(\d\d):(\d\d):(\d\d(?:\.\d+)?)/.exec(b);
+/**
+ * From SIPp's message log (`-trace_msg`, its own timestamps): first INVITE sent → 302 received
+ * (the redirect server), the INVITE at the worker → its 200, and first INVITE → 200 (the whole
+ * setup a trunk sees), in ms.
+ */
+export function setupTimes(
+  messages: string,
+): { redirect?: number; worker?: number; total?: number } {
+  const out: { redirect?: number; worker?: number; total?: number } = {};
+  let first: number | undefined, last: number | undefined, lastCseq: string | undefined;
+  for (const b of messages.split(/^-{10,}\s*/m)) {
+    const m = /^\d{4}-\d\d-\d\d\s+(\d\d):(\d\d):(\d\d(?:\.\d+)?)/.exec(b);
     if (!m) continue;
-    const at = (Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4])) * 1000;
-    if (invite === undefined && /message sent[^\n]*\n+\s*INVITE /.test(b)) invite = at;
-    if (invite !== undefined && /message received[^\n]*\n+\s*SIP\/2\.0 200/.test(b)) {
-      return at - invite;
+    const at = (Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3])) * 1000;
+    if (/message sent[^\n]*\n+\s*INVITE /.test(b)) {
+      // A retransmission is not a new INVITE: only a new CSeq starts one.
+      const cseq = /CSeq:\s*(\d+)/.exec(b)?.[1];
+      if (first === undefined) first = at;
+      if (cseq !== lastCseq) {
+        last = at;
+        lastCseq = cseq;
+      }
+    }
+    if (first === undefined) continue;
+    if (/message received[^\n]*\n+\s*SIP\/2\.0 302/.test(b)) out.redirect ??= at - first;
+    if (/message received[^\n]*\n+\s*SIP\/2\.0 200/.test(b) && out.total === undefined) {
+      out.total = at - first;
+      out.worker = at - last!;
     }
   }
-  return undefined;
+  return out;
+}
+
+/** The session id inside the token the 302 carried (read, not verified: the worker verified it). */
+function sessionOf(messages: string): string | undefined {
+  const token = /;session=([\w-]+\.([\w-]+)\.[\w-]+)/.exec(messages)?.[2];
+  if (!token) return undefined;
+  const json = atob(token.replace(/-/g, "+").replace(/_/g, "/"));
+  return JSON.parse(json).sid;
 }
 
 /** Per phone line: 8 kHz μ-law and the offset (ms) of its last voiced sample. */
@@ -201,21 +271,35 @@ async function quietAfterSpeech(caller: PhoneCaller, since: number, ms = 30_000)
   throw new Error("the bot never spoke and fell quiet");
 }
 
+interface Setup {
+  redirect?: number;
+  worker?: number;
+  total?: number;
+}
+
 interface PhoneOutcome {
-  setupMs?: number;
+  setup: Setup;
   latencyMs: (number | null)[];
   seconds: number;
-  sessionId: string;
+  sessionId?: string;
   error?: string;
 }
 
 async function phoneCall(delayMs: number): Promise<PhoneOutcome> {
   await sleep(delayMs);
-  const { token, sessionId } = await connect();
   const caller = await PhoneCaller.open();
   const started = performance.now();
-  const out: PhoneOutcome = { latencyMs: [], seconds: 0, sessionId };
-  const sipp = runSipp(scenario(token, caller.port), sipPort, DIALLED, "udp", ["-timeout", "240"]);
+  const out: PhoneOutcome = { setup: {}, latencyMs: [], seconds: 0 };
+  let xml: string, port: number;
+  if (VIA_REDIRECT) {
+    [xml, port] = [scenario(redirected(caller.port), 2), redirect!.port];
+  } else {
+    const c = await connect();
+    out.sessionId = c.sessionId;
+    const uri = `sip:${DIALLED}@[remote_ip]:[remote_port];session=${c.token}`;
+    [xml, port] = [scenario(invite(uri, 1, caller.port), 1), sipPort];
+  }
+  const sipp = runSipp(xml, port, DIALLED, "udp", ["-timeout", "240"]);
   try {
     await caller.start(30_000);
     await quietAfterSpeech(caller, started);
@@ -231,12 +315,13 @@ async function phoneCall(delayMs: number): Promise<PhoneOutcome> {
       }
     }
     await caller.press("#");
-    const run = await sipp;
-    if (run.code !== 0) out.error = `sipp exit ${run.code}: ${run.errors.slice(0, 300)}`;
-    out.setupMs = setupMs(run.messages);
   } catch (err) {
     out.error = String(err);
   } finally {
+    const run = await sipp;
+    if (run.code !== 0) out.error ??= `sipp exit ${run.code}: ${run.errors.slice(0, 300)}`;
+    out.setup = setupTimes(run.messages);
+    out.sessionId ??= sessionOf(run.messages);
     out.seconds = (performance.now() - started) / 1000;
     await caller.close();
   }
@@ -295,7 +380,8 @@ const pct = (xs: number[], p: number) => {
 interface Row {
   kind: "phone" | "web";
   n: number;
-  setup: number[];
+  /** Per call: INVITE → 302 at the redirect, INVITE → 200 at the worker, first INVITE → 200. */
+  setup: Setup[];
   latency: number[];
   unanswered: number;
   errors: string[];
@@ -329,11 +415,7 @@ async function level(kind: "phone" | "web", n: number): Promise<Row> {
   const row: Row = {
     kind,
     n,
-    setup: kind === "phone"
-      ? (outcomes as PhoneOutcome[]).map((o) => o.setupMs).filter((x): x is number =>
-        x !== undefined
-      )
-      : [],
+    setup: kind === "phone" ? (outcomes as PhoneOutcome[]).map((o) => o.setup) : [],
     latency,
     unanswered: outcomes.reduce((s, o) => s + o.latencyMs.filter((x) => x === null).length, 0) +
       outcomes.filter((o) => o.latencyMs.length < LINES.length).length * LINES.length,
@@ -344,15 +426,24 @@ async function level(kind: "phone" | "web", n: number): Promise<Row> {
     load: loadAverage(),
   };
   if (kind === "phone") {
-    Object.assign(row, await skippedFrames((outcomes as PhoneOutcome[]).map((o) => o.sessionId)));
+    const ids = (outcomes as PhoneOutcome[]).map((o) => o.sessionId);
+    Object.assign(row, await skippedFrames(ids.filter((id): id is string => !!id)));
+    if (ids.some((id) => !id)) row.errors.push("a call's session id was not found");
   }
   return row;
 }
 
 const f1 = (x: number) => Number.isFinite(x) ? x.toFixed(1) : "–";
 const f0 = (x: number) => Number.isFinite(x) ? x.toFixed(0) : "–";
+/** "p50 / p99" of `xs`, in whole ms. */
+const pp = (xs: number[]) => `${f0(pct(xs, 0.5))} / ${f0(pct(xs, 0.99))}`;
+const setups = (rs: Row[], key: keyof Setup) =>
+  rs.flatMap((r) => r.setup.map((s) => s[key])).filter((x): x is number => x !== undefined);
 console.log(
-  `phone calls bench: ${LINES.length} turns a call, phone levels ${PHONE_LEVELS}, web levels ${WEB_LEVELS}; ` +
+  `phone calls bench: ${LINES.length} turns a call, phone levels ${PHONE_SPEC}, web levels ${WEB_LEVELS}, ` +
+    `phones dial ${
+      VIA_REDIRECT ? "the number at the redirect server" : "the worker with a token"
+    }; ` +
     `${navigator.hardwareConcurrency} cores, load ${loadAverage()}`,
 );
 const rows: Row[] = [];
@@ -361,17 +452,26 @@ try {
   // learnt prior), as call_density.ts's warm-up; then each N's web level beside its phone level.
   await webCalls(1);
   await phoneCall(0);
-  const plan = [...new Set([...WEB_LEVELS, ...PHONE_LEVELS])].sort((a, b) => a - b).flatMap((
-    n,
-  ) => [
+  const plan: (readonly ["web" | "phone", number])[] = [
+    ...new Set([...WEB_LEVELS, ...PHONE_LEVELS]),
+  ].sort((a, b) => a - b).flatMap((n) => [
     ...(WEB_LEVELS.includes(n) ? [["web", n] as const] : []),
     ...(PHONE_LEVELS.includes(n) ? [["phone", n] as const] : []),
   ]);
-  for (const [kind, n] of plan) {
+  const holds = (r: Row) => r.skipped === 0 && r.unanswered === 0 && r.errors.length === 0;
+  const benchStart = performance.now();
+  for (let i = 0; i < plan.length; i++) {
+    const [kind, n] = plan[i];
     const row = await level(kind, n);
     rows.push(row);
+    // The next level, if this was the last listed one and it held, and it likely fits the budget.
+    const spent = (performance.now() - benchStart) / 1000;
+    if (
+      STEP_UP && i === plan.length - 1 && kind === "phone" && holds(row) && n + STEP <= MAX_CALLS &&
+      spent + 45 < BUDGET_S
+    ) plan.push(["phone", n + STEP]);
     console.log(
-      `${kind} N=${n}: setup p50/p99 ${f0(pct(row.setup, 0.5))}/${f0(pct(row.setup, 0.99))} ms, ` +
+      `${kind} N=${n}: setup p50/p99 ${pp(setups([row], "total"))} ms, ` +
         `end of speech → first audio p50/p99 ${f0(pct(row.latency, 0.5))}/${
           f0(pct(row.latency, 0.99))
         } ms (n=${row.latency.length}, unanswered ${row.unanswered}), ` +
@@ -384,43 +484,49 @@ try {
     );
   }
 } finally {
+  await redirect?.close();
   await worker.stop();
   await api.close();
   await served.shutdown();
 }
 
-const allSetup = rows.flatMap((r) => r.setup);
-const phoneLatency = rows.filter((r) => r.kind === "phone").flatMap((r) => r.latency);
+const phones = rows.filter((r) => r.kind === "phone");
+const phoneLatency = phones.flatMap((r) => r.latency);
 const held = rows.filter((r) =>
   r.kind === "phone" && r.skipped === 0 && r.unanswered === 0 && r.errors.length === 0
 ).map((r) => r.n);
+const failedAt = rows.filter((r) => r.kind === "phone" && !held.includes(r.n)).map((r) => r.n);
 console.log(
-  "\n| calls | kind | SIP setup p50 / p99 ms | end of speech → first audio p50 / p99 ms | worker CPU ms per call-s | RSS MiB per call | skipped frames |",
+  "\n| calls | kind | INVITE → 302 (redirect) | INVITE → 200 (worker) | first INVITE → 200 | end of speech → first audio | worker CPU ms per call-second | RSS MiB per call | skipped frames |",
 );
-console.log("| --: | --- | --: | --: | --: | --: | --: |");
+console.log("| --: | --- | --: | --: | --: | --: | --: | --: | --: |");
 for (const r of rows) {
+  const phone = r.kind === "phone";
   console.log(
-    `| ${r.n} | ${r.kind} | ${
-      r.kind === "phone" ? `${f0(pct(r.setup, 0.5))} / ${f0(pct(r.setup, 0.99))}` : "–"
-    } | ${f0(pct(r.latency, 0.5))} / ${f0(pct(r.latency, 0.99))} (n=${r.latency.length}) | ${
+    `| ${r.n} | ${r.kind} | ${phone ? pp(setups([r], "redirect")) : "–"} | ${
+      phone ? pp(setups([r], "worker")) : "–"
+    } | ${phone ? pp(setups([r], "total")) : "–"} | ${pp(r.latency)} (n=${r.latency.length}) | ${
       f1(r.cpuMsPerCallS)
-    } | ${f1(r.rssMiBPerCall)} | ${r.skipped !== undefined ? `${r.skipped} / ${r.ticks}` : "–"} |`,
+    } | ${f1(r.rssMiBPerCall)} | ${phone ? `${r.skipped} / ${r.ticks}` : "–"} |`,
   );
 }
+console.log("(p50 / p99 in ms; n for setup = the level's calls)");
 console.log(
-  `\nall phone calls: SIP setup p50 ${f0(pct(allSetup, 0.5))} ms, p99 ${
-    f0(pct(allSetup, 0.99))
-  } ms (n=${allSetup.length}); ` +
-    `end of speech → first audio p50 ${f0(pct(phoneLatency, 0.5))} ms, p99 ${
-      f0(pct(phoneLatency, 0.99))
-    } ms (n=${phoneLatency.length})`,
+  `\nall phone calls: INVITE → 302 ${
+    pp(setups(phones, "redirect"))
+  } ms, INVITE → 200 at the worker ${pp(setups(phones, "worker"))} ms, first INVITE → 200 ${
+    pp(setups(phones, "total"))
+  } ms (n=${setups(phones, "total").length}); end of speech → first audio ${
+    pp(phoneLatency)
+  } ms (n=${phoneLatency.length})`,
 );
 const most = held.length ? Math.max(...held) : 0;
 console.log(
   `largest phone level with every line answered and no skipped frame: ${most} calls ` +
     `(${
       (most / navigator.hardwareConcurrency).toFixed(1)
-    } per core on ${navigator.hardwareConcurrency} shared cores)`,
+    } per core on ${navigator.hardwareConcurrency} shared cores)` +
+    (failedAt.length ? `; did not hold at ${failedAt.join(", ")}` : "; none failed (a floor)"),
 );
 const json = Deno.env.get("BENCH_PHONE_JSON");
 if (json) Deno.writeTextFileSync(json, JSON.stringify(rows, null, 2));
