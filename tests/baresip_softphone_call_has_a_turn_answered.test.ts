@@ -133,7 +133,7 @@ Deno.test("baresip dials a number through the redirect server, speaks a turn fro
     assertEquals(seen.phone?.from, CALLER);
     assertEquals(seen.phone?.to, DIALLED);
     assertEquals(seen.phone?.carrier, "sip");
-    assertEquals(seen.turns.length, 1, `turns at the brain: ${JSON.stringify(seen.turns)}`);
+    assert(seen.turns.length >= 1, "no turn reached the brain");
     const wer = wordErrorRate(SENTENCE, seen.turns[0]);
 
     // What baresip sent and heard share one timeline (both dumps start with the call's media).
