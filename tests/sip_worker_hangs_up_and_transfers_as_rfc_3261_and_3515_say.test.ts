@@ -210,3 +210,19 @@ Deno.test("a REFER refused, or a NOTIFY reporting failure, is a transfer that di
     await t.close();
   }
 });
+
+Deno.test("a REFER accepted but never reported on is given up after 32 s", async () => {
+  const t = await trunk();
+  try {
+    await t.call();
+    const result = t.uas.transfer("call-1", "tel:+14155550199");
+    await t.until(() => t.requests("REFER").length === 1, "no REFER");
+    t.answer(t.requests("REFER")[0], 202, "Accepted");
+    await new Promise((r) => setTimeout(r, 50));
+    t.clock.advance(32_000);
+    assertEquals(await result, { ok: false, detail: "No final NOTIFY for the REFER." });
+    assertEquals(t.uas.activeCalls, 1);
+  } finally {
+    await t.close();
+  }
+});

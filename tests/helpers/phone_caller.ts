@@ -34,7 +34,8 @@ export class PhoneCaller {
   private seq = 1000;
   private ts = 160_000;
   private ssrc = 0x5eed;
-  private timer?: ReturnType<typeof setInterval>;
+  private running = false;
+  private pumping?: Promise<void>;
   private target?: { address: string; port: number };
   /** Where the worker's RTP comes from: its port, which its SDP answer named. */
   from?: { address: string; port: number };
@@ -65,14 +66,20 @@ export class PhoneCaller {
     this.target = this.from;
     const t0 = performance.now();
     let sent = 0;
-    // Paced on a grid, catching up after a late wake as a phone's clock would.
-    this.timer = setInterval(() => {
-      const due = Math.floor((performance.now() - t0) / 20);
-      while (sent <= due) {
-        this.sendNext();
-        sent++;
+    this.running = true;
+    // Paced on a 20 ms grid, catching up after a late wake as a phone's clock would, one packet
+    // per task: Deno's node:dgram sends a burst made in one task in reverse order (docs/sip.md).
+    const pump = async () => {
+      while (this.running) {
+        const due = Math.floor((performance.now() - t0) / 20);
+        if (sent <= due) {
+          this.sendNext();
+          sent++;
+          await new Promise((r) => setTimeout(r, 0));
+        } else await new Promise((r) => setTimeout(r, t0 + sent * 20 - performance.now()));
       }
-    }, 5);
+    };
+    this.pumping = pump();
   }
 
   private sendNext(): void {
@@ -132,7 +139,8 @@ export class PhoneCaller {
   }
 
   async close(): Promise<void> {
-    clearInterval(this.timer);
+    this.running = false;
+    await this.pumping;
     await new Promise<void>((ok) => this.socket.close(() => ok()));
   }
 }
