@@ -149,6 +149,8 @@ Deno.test("baresip dials a number through the redirect server, speaks a turn fro
 
     const record = await service.record(seen.sessionId!, "ended", 30_000);
     assertEquals(record.end_reason, "caller_hung_up");
+    // The session is the one the redirect server made for the number (not a sessions.connect).
+    assertEquals(record.metadata, { phone_dialled: DIALLED, phone_caller: CALLER });
     // deno-lint-ignore no-explicit-any
     const sip = record.log.filter((e: any) => e.source === "sip").map((e: any) => e.kind);
     for (const kind of ["invite", "answered", "confirmed", "ended"]) {
