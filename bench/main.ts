@@ -19,6 +19,8 @@ const BENCHES = [
   "bench/media/tts.ts",
   // 10 concurrent calls for 10 minutes: leaks show as slopes (SOAK_SECONDS shortens it).
   "bench/media/soak.ts",
+  // Phone calls over SIP (SIPp + an RTP phone) beside web calls, 1 to the largest N held; ~5 min.
+  "bench/phone_calls.ts",
 ];
 
 const root = new URL("../", import.meta.url);
