@@ -9,6 +9,7 @@ import { startMetricsListener } from "../../common/metrics/listener.ts";
 import { described, sample } from "../../common/metrics/testing.ts";
 import { LatenessHistogram } from "../audio/pacer.ts";
 import type { Call } from "../call/call.ts";
+import type { PhoneCall } from "../call/phone_call.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import type { EngineActivity } from "../engines/routing.ts";
 import { EngineHealth } from "../engines/engine_health.ts";
@@ -38,6 +39,14 @@ function fakeCall(lateMs: number[], skipped = 0) {
       await call.ended;
     },
   };
+}
+
+/** What the metrics use of a phone call: its line's pacing, its end in the test's hands. */
+function fakePhoneCall(lateMs: number[], skipped: number) {
+  const web = fakeCall(lateMs, skipped);
+  const { outbound, ...rest } = web.call;
+  const call = Object.assign(rest, { line: { pacing: outbound.pacing } });
+  return { ...web, call, asCall: call as unknown as PhoneCall };
 }
 
 function fakeEngines(
@@ -141,6 +150,24 @@ Deno.test("pacer lateness and skipped frames add live calls to the calls that en
   b.call.outbound.pacing.histogram.add(1);
   const later = await read();
   assertEquals([later.count, later.skipped], [6, 8]);
+});
+
+Deno.test("a phone call's line pacing counts in the pacer figures, live and after it ends", async () => {
+  const metrics = new WorkerMetrics();
+  metrics.watch(node(new Map()));
+  const web = fakeCall([0.5], 1), phone = fakePhoneCall([2, 40], 3);
+  metrics.track(web.asCall);
+  metrics.track(phone.asCall);
+  const read = async () => {
+    const text = await metrics.registry.metrics();
+    return [
+      sample(text, "voice_pacer_lateness_seconds_count"),
+      sample(text, "voice_pacer_skipped_frames_total"),
+    ];
+  };
+  assertEquals(await read(), [3, 4]);
+  await phone.end("ended", "caller_hung_up");
+  assertEquals(await read(), [3, 4]);
 });
 
 Deno.test("engine queue depth and errors are read from the routers, by engine and leg", async () => {

@@ -207,7 +207,7 @@ export class WorkerMetrics {
 
   /**
    * A call the offer endpoint (or the SIP service) accepted: counted now, its turns as they go,
-   * its end once. A phone call's pacing is its line's and is not in the pacing figures.
+   * its end once. A phone call's pacing is its line's (RTP or a provider's stream).
    */
   track(call: Call | PhoneCall): void {
     if (this.#live.has(call)) return;
@@ -219,9 +219,9 @@ export class WorkerMetrics {
 
   #ended(call: Call | PhoneCall): void {
     if (!this.#live.delete(call)) return;
-    const pacing = "outbound" in call ? call.outbound.pacing : undefined;
-    this.#endedSkipped += pacing?.skipped ?? 0;
-    if (pacing?.histogram) this.#endedLateness.merge(pacing.histogram);
+    const pacing = pacingOf(call);
+    this.#endedSkipped += pacing.skipped;
+    if (pacing.histogram) this.#endedLateness.merge(pacing.histogram);
     this.callsEnded.inc({ status: call.endStatus ?? "ended", reason: call.endReason ?? "unknown" });
   }
 
@@ -230,7 +230,7 @@ export class WorkerMetrics {
     const merged = new LatenessHistogram();
     merged.merge(this.#endedLateness);
     for (const call of this.#live) {
-      const h = "outbound" in call ? call.outbound.pacing.histogram : undefined;
+      const h = pacingOf(call).histogram;
       if (h) merged.merge(h);
     }
     return merged;
@@ -239,7 +239,12 @@ export class WorkerMetrics {
   /** Frames skipped by the ended calls plus each live call's. */
   #skipped(): number {
     let n = this.#endedSkipped;
-    for (const call of this.#live) if ("outbound" in call) n += call.outbound.pacing.skipped;
+    for (const call of this.#live) n += pacingOf(call).skipped;
     return n;
   }
+}
+
+/** A web call's outbound pacer, or a phone call's line's. */
+function pacingOf(call: Call | PhoneCall): { skipped: number; histogram?: LatenessHistogram } {
+  return "outbound" in call ? call.outbound.pacing : call.line.pacing;
 }

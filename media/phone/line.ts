@@ -4,6 +4,7 @@
 // becomes the pipeline's 16 kHz caller frames and the bot's 48 kHz frames become G.711 again.
 import type { Emitter } from "../rtc/emitter.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
+import type { LatenessHistogram } from "../audio/pacer.ts";
 
 /** Who carries the call: SessionStart's `phone.carrier`. */
 export type Carrier = "sip" | "twilio" | "plivo" | "exotel";
@@ -59,4 +60,6 @@ export interface PhoneLine {
   transfer(target: string): Promise<TransferResult>;
   /** Counts for the session record at the end (packets, lost, concealed, DTMF...). */
   stats(): Record<string, number>;
+  /** The bot's pacing, live: frames skipped after a stall and how late ticks ran (the metrics). */
+  readonly pacing: { skipped: number; histogram?: LatenessHistogram };
 }

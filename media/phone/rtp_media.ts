@@ -29,7 +29,7 @@
  */
 import type { FrameSource } from "../audio/frame_source.ts";
 import { type FrameClock, sharedFrameClock } from "../audio/frame_clock.ts";
-import { Pacer } from "../audio/pacer.ts";
+import { type LatenessHistogram, Pacer } from "../audio/pacer.ts";
 import { Emitter } from "../rtc/emitter.ts";
 import type { AnswerChoice } from "../sip/sdp.ts";
 import { bindUdp, type DatagramSocket, type Peer } from "../sip/udp.ts";
@@ -171,6 +171,11 @@ export class RtpMedia {
 
   /** Nothing is queued on RTP (each 20 ms is pulled as it goes): there is nothing to drop. */
   clear(): void {}
+
+  /** The outbound pacer's live counts (PhoneLine.pacing). */
+  get pacing(): { skipped: number; histogram?: LatenessHistogram } {
+    return { skipped: this.#pacer.skipped, histogram: this.#pacer.histogram };
+  }
 
   stats(): Record<string, number> {
     const t = this.#timeline?.stats();

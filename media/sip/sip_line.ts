@@ -18,6 +18,7 @@ export interface LineMedia {
   play(source: FrameSource): void;
   clear(): void;
   stats(): Record<string, number>;
+  readonly pacing: PhoneLine["pacing"];
   close(): Promise<void>;
 }
 
@@ -111,6 +112,10 @@ export class SipLine implements PhoneLine {
     this.note("refer_outcome", { ...result });
     if (result.ok) await this.hangUp();
     return result;
+  }
+
+  get pacing(): PhoneLine["pacing"] {
+    return this.media.pacing;
   }
 
   stats(): Record<string, number> {

@@ -9,7 +9,7 @@
 import { Emitter } from "../../rtc/emitter.ts";
 import type { FrameSource } from "../../audio/frame_source.ts";
 import { sharedFrameClock } from "../../audio/frame_clock.ts";
-import { Pacer } from "../../audio/pacer.ts";
+import { type LatenessHistogram, Pacer } from "../../audio/pacer.ts";
 import { logger } from "../../../common/log.ts";
 import type { Carrier, DtmfDigit, LineEndReason, PhoneLine, TransferResult } from "../line.ts";
 import type { StreamDialect, StreamEvent } from "./dialect.ts";
@@ -233,6 +233,10 @@ export class StreamPhoneLine implements PhoneLine {
       (r) => this.#end(r.ok ? "transferred" : "caller_hung_up"),
       () => this.#end("caller_hung_up"),
     );
+  }
+
+  get pacing(): { skipped: number; histogram?: LatenessHistogram } {
+    return { skipped: this.#pacer.skipped, histogram: this.#pacer.histogram };
   }
 
   stats(): Record<string, number> {
