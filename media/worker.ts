@@ -108,8 +108,16 @@ export function nodeStats(w: WorkerContext) {
   const merged = new LatenessHistogram();
   let ticks = 0, skipped = 0, voiced = 0;
   for (const call of w.calls.values()) {
-    // A phone call's audio is paced by its line (media/phone/rtp_media.ts), not counted here.
-    if (!(call instanceof Call)) continue;
+    if (!(call instanceof Call)) {
+      // A phone call's audio is paced by its line: its ticks and skips count, its voicing does not.
+      const { skipped: lineSkipped, histogram } = call.line.pacing;
+      skipped += lineSkipped;
+      if (histogram) {
+        ticks += histogram.count;
+        merged.merge(histogram);
+      }
+      continue;
+    }
     const s = call.outbound.stats;
     ticks += s.ticks;
     skipped += s.skipped;
