@@ -9,6 +9,7 @@
 import { makeTenant, startTestApi } from "../tests/helpers/api_server.ts";
 import { startWorkerProcess } from "../tests/helpers/process.ts";
 import { freeUdpPort } from "../tests/helpers/sipp.ts";
+import { NO_BODY, request, sdpOffer, XML_HEAD } from "../tests/helpers/sipp_scenario.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 import { cpuSeconds, statusKb } from "./media/proc.ts";
 
@@ -94,50 +95,21 @@ try {
 }
 
 function scenario(): string {
-  const party = `
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]`;
-  return `<?xml version="1.0" encoding="ISO-8859-1" ?>
+  // In the dialog: to the Contact of the 200 ([next_url]) with its To.
+  const inDialog = (method: string, cseq: number) =>
+    request(method, cseq, { uri: "[next_url]", to: "[last_To:]", contact: false }) + NO_BODY;
+  return `${XML_HEAD}
 <scenario name="phone-bench">
-  <send retrans="500"><![CDATA[
-      INVITE sip:[service]@[remote_ip]:[remote_port];session=[field0] SIP/2.0${party}
-      To: <sip:[service]@[remote_ip]:[remote_port]>
-      Call-ID: [call_id]
-      CSeq: 1 INVITE
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70
-      Content-Type: application/sdp
-      Content-Length: [len]
-
-      v=0
-      o=user1 53655765 2353687637 IN IP[local_ip_type] [local_ip]
-      s=-
-      c=IN IP[media_ip_type] [media_ip]
-      t=0 0
-      m=audio [media_port] RTP/AVP 0 101
-      a=rtpmap:0 PCMU/8000
-      a=rtpmap:101 telephone-event/8000
-]]></send>
+  <send retrans="500"><![CDATA[${
+    request("INVITE", 1, { uri: "sip:[service]@[remote_ip]:[remote_port];session=[field0]" }) +
+    sdpOffer([0, 101])
+  }]]></send>
   <recv response="100" optional="true"/>
   <recv response="180" optional="true"/>
   <recv response="200" rtd="true" rrs="true"/>
-  <send><![CDATA[
-      ACK [next_url] SIP/2.0${party}
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
+  <send><![CDATA[${inDialog("ACK", 1)}]]></send>
   <pause milliseconds="${HOLD_MS}"/>
-  <send retrans="500"><![CDATA[
-      BYE [next_url] SIP/2.0${party}
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: 2 BYE
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
+  <send retrans="500"><![CDATA[${inDialog("BYE", 2)}]]></send>
   <recv response="200" crlf="true"/>
 </scenario>`;
 }

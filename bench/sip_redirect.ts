@@ -18,6 +18,13 @@ import { heartbeat, registerNode } from "../db/nodes.ts";
 import { createPhoneNumber } from "../db/phone_numbers.ts";
 import { createTrunk } from "../db/trunks.ts";
 import { SipUas } from "../media/sip/uas.ts";
+import {
+  ackOfRefusal,
+  NO_BODY,
+  request,
+  sdpOffer,
+  XML_HEAD as HEAD,
+} from "../tests/helpers/sipp_scenario.ts";
 import { freshDatabase, realPostgresUrl } from "../tests/helpers/database.ts";
 import { kamailioDispatcher, kamailioFollowingRedirects } from "./sip_kamailio.ts";
 
@@ -25,82 +32,36 @@ const RATE = Number(Deno.env.get("SIP_BENCH_RATE") ?? 50);
 const CALLS = Number(Deno.env.get("SIP_BENCH_CALLS") ?? 500);
 const PASSWORD = "bench trunk password";
 
-const HEAD = `<?xml version="1.0" encoding="ISO-8859-1" ?>`;
-const invite = (cseq: number, extra = "") => `
-      INVITE sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      To: <sip:[service]@[remote_ip]:[remote_port]>
-      Call-ID: [call_id]
-      CSeq: ${cseq} INVITE
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70${extra}
-      Content-Type: application/sdp
-      Content-Length: [len]
-
-      v=0
-      o=user1 53655765 2353687637 IN IP[local_ip_type] [local_ip]
-      s=-
-      c=IN IP[media_ip_type] [media_ip]
-      t=0 0
-      m=audio [media_port] RTP/AVP 0
-      a=rtpmap:0 PCMU/8000
-`;
-const ack = (cseq: number, back: number) => `
-      ACK sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-${back}]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: ${cseq} ACK
-      Max-Forwards: 70
-      Content-Length: 0
-`;
+const invite = (cseq: number, extra = "") => request("INVITE", cseq, { extra }) + sdpOffer([0]);
 const ALLOWLISTED = `${HEAD}<scenario name="redirect">
   <send><![CDATA[${invite(1)}]]></send>
   <recv response="100" optional="true"/>
   <recv response="302"/>
-  <send><![CDATA[${ack(1, 3)}]]></send>
+  <send><![CDATA[${ackOfRefusal(1, 3)}]]></send>
 </scenario>`;
 const DIGEST = `${HEAD}<scenario name="redirect-digest">
   <send><![CDATA[${invite(1)}]]></send>
   <recv response="100" optional="true"/>
   <recv response="401" auth="true"/>
-  <send><![CDATA[${ack(1, 3)}]]></send>
+  <send><![CDATA[${ackOfRefusal(1, 3)}]]></send>
   <send><![CDATA[${invite(2, "\n      [authentication]")}]]></send>
   <recv response="100" optional="true"/>
   <recv response="302"/>
-  <send><![CDATA[${ack(2, 3)}]]></send>
+  <send><![CDATA[${ackOfRefusal(2, 3)}]]></send>
 </scenario>`;
 
+/** A request in the dialog, sent along the Record-Route of the 200. */
+const alongRoute = (method: string, cseq: number) =>
+  request(method, cseq, { uri: "[next_url]", to: "[last_To:]", routes: true, contact: false }) +
+  NO_BODY;
 /** A whole call through a proxy: the Record-Route kept, ACK and BYE sent along it to the UAS. */
 const THROUGH_PROXY = `${HEAD}<scenario name="through-proxy">
   <send retrans="500"><![CDATA[${invite(1)}]]></send>
   <recv response="100" optional="true"/>
   <recv response="180" optional="true"/>
   <recv response="200" rrs="true"/>
-  <send><![CDATA[
-      ACK [next_url] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      [last_To:]
-      [routes]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
-  <send retrans="500"><![CDATA[
-      BYE [next_url] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      [last_To:]
-      [routes]
-      Call-ID: [call_id]
-      CSeq: 2 BYE
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
+  <send><![CDATA[${alongRoute("ACK", 1)}]]></send>
+  <send retrans="500"><![CDATA[${alongRoute("BYE", 2)}]]></send>
   <recv response="200"/>
 </scenario>`;
 

@@ -10,12 +10,13 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { callerSpeechWav } from "./helpers/audio.ts";
 import { bestLag, snrDb } from "./helpers/signal_compare.ts";
 import { freeUdpPort, SIPP } from "./helpers/sipp.ts";
+import { sdp, XML_HEAD } from "./helpers/sipp_scenario.ts";
 import { readWav } from "../caller/wav.ts";
 import { RtpMedia } from "../media/phone/rtp_media.ts";
 
 const SENTENCE = "i am looking for a cheap hotel near the airport";
 
-const SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
+const SCENARIO = `${XML_HEAD}
 <scenario name="festival speech by rtp_stream">
   <recv request="INVITE" />
   <send>
@@ -30,14 +31,7 @@ const SCENARIO = `<?xml version="1.0" encoding="ISO-8859-1" ?>
       Content-Type: application/sdp
       Content-Length: [len]
 
-      v=0
-      o=user1 53655765 2353687637 IN IP[local_ip_type] [local_ip]
-      s=-
-      c=IN IP[media_ip_type] [media_ip]
-      t=0 0
-      m=audio [rtpstream_audio_port] RTP/AVP 0
-      a=rtpmap:0 PCMU/8000
-    ]]>
+${sdp([0], { port: "[rtpstream_audio_port]" })}    ]]>
   </send>
   <recv request="ACK">
     <action>

@@ -1,7 +1,14 @@
 // The SIP UAS (media/sip/) against a real SIP peer, SIPp 3.6: each scenario fails SIPp's call (exit
 // code 1) on any unexpected or missing message, and the UAS's own events say what it did.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { freeUdpPort, runSipp, SIPP, type SippRun } from "./helpers/sipp.ts";
+import { assertSippPassed, freeUdpPort, runSipp, SIPP, type SippRun } from "./helpers/sipp.ts";
+import {
+  ackOfRefusal,
+  NO_BODY,
+  request,
+  sdpOffer,
+  XML_HEAD as HEAD,
+} from "./helpers/sipp_scenario.ts";
 import { type CallEvent, SipUas } from "../media/sip/uas.ts";
 
 const KNOWN = "+15550100";
@@ -18,58 +25,23 @@ async function withUas(ringingMs: number, run: (port: number) => Promise<SippRun
   const port = await uas.listen();
   try {
     const result = await run(port);
-    assertEquals(result.code, 0, `SIPp failed:\n${result.errors}\n${result.messages}`);
+    assertSippPassed(result);
     return { events, uas, result };
   } finally {
     await uas.close();
   }
 }
 
-const HEAD = `<?xml version="1.0" encoding="ISO-8859-1" ?>`;
-const dialog = (method: string, cseq: number, extra = "") => `
-      ${method} sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      To: <sip:[service]@[remote_ip]:[remote_port]>
-      Call-ID: [call_id]
-      CSeq: ${cseq} ${method}
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70${extra}`;
-
-const OFFER = `
-      Content-Type: application/sdp
-      Content-Length: [len]
-
-      v=0
-      o=user1 53655765 2353687637 IN IP[local_ip_type] [local_ip]
-      s=-
-      c=IN IP[media_ip_type] [media_ip]
-      t=0 0
-      m=audio [media_port] RTP/AVP 8 0 101
-      a=rtpmap:8 PCMA/8000
-      a=rtpmap:0 PCMU/8000
-      a=rtpmap:101 telephone-event/8000
-      a=fmtp:101 0-15
-`;
-
-const inDialog = (method: string, cseq: number) => `
-      ${method} sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: ${cseq} ${method}
-      Max-Forwards: 70
-      Content-Length: 0
-`;
+const OFFER = sdpOffer([8, 0, 101], { fmtp: true });
+/** A request in the dialog the 200 set up: its To (with the UAS's tag), no Contact, no body. */
+const inDialog = (method: string, cseq: number) =>
+  request(method, cseq, { to: "[last_To:]", contact: false }) + NO_BODY;
 
 Deno.test("an OPTIONS keep-alive is answered 200 with the methods the UAS allows", async () => {
   await withUas(0, (port) =>
     runSipp(
       `${HEAD}<scenario name="options">
-  <send><![CDATA[${dialog("OPTIONS", 1)}
-      Content-Length: 0
-]]></send>
+  <send><![CDATA[${request("OPTIONS", 1) + NO_BODY}]]></send>
   <recv response="200">
     <action><ereg regexp="INVITE, ACK, CANCEL, BYE, OPTIONS" search_in="hdr" header="Allow:" check_it="true" assign_to="allow"/></action>
   </recv>
@@ -84,7 +56,7 @@ async function wholeCall(transport: "udp" | "tcp") {
   const { events, uas } = await withUas(100, (port) =>
     runSipp(
       `${HEAD}<scenario name="call">
-  <send retrans="500"><![CDATA[${dialog("INVITE", 1)}${OFFER}]]></send>
+  <send retrans="500"><![CDATA[${request("INVITE", 1)}${OFFER}]]></send>
   <recv response="100" optional="true"/>
   <recv response="180"/>
   <recv response="200" rtd="true">
@@ -124,31 +96,15 @@ Deno.test("a CANCEL before the answer gets 200 and the INVITE 487, and the call 
   const { events, uas } = await withUas(20_000, (port) =>
     runSipp(
       `${HEAD}<scenario name="cancel">
-  <send retrans="500"><![CDATA[${dialog("INVITE", 1)}${OFFER}]]></send>
+  <send retrans="500"><![CDATA[${request("INVITE", 1)}${OFFER}]]></send>
   <recv response="100" optional="true"/>
   <recv response="180"/>
-  <send><![CDATA[
-      CANCEL sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-3]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      To: <sip:[service]@[remote_ip]:[remote_port]>
-      Call-ID: [call_id]
-      CSeq: 1 CANCEL
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
+  <send><![CDATA[${
+        request("CANCEL", 1, { branch: "[branch-3]", contact: false }) + NO_BODY
+      }]]></send>
   <recv response="200"/>
   <recv response="487"/>
-  <send><![CDATA[
-      ACK sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-6]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
+  <send><![CDATA[${ackOfRefusal(1, 6)}]]></send>
   <pause milliseconds="600"/>
 </scenario>`,
       port,
@@ -163,19 +119,10 @@ Deno.test("an INVITE for a number the lookup does not know gets 404 and no call"
   const { events, uas } = await withUas(0, (port) =>
     runSipp(
       `${HEAD}<scenario name="unknown">
-  <send retrans="500"><![CDATA[${dialog("INVITE", 1)}${OFFER}]]></send>
+  <send retrans="500"><![CDATA[${request("INVITE", 1)}${OFFER}]]></send>
   <recv response="100" optional="true"/>
   <recv response="404"/>
-  <send><![CDATA[
-      ACK sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-3]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
+  <send><![CDATA[${ackOfRefusal(1, 3)}]]></send>
   <pause milliseconds="600"/>
 </scenario>`,
       port,
@@ -190,11 +137,11 @@ Deno.test("a malformed request gets 400 naming the fault", async () => {
   const { events, result } = await withUas(0, (port) =>
     runSipp(
       `${HEAD}<scenario name="malformed">
-  <send><![CDATA[${dialog("OPTIONS", 1).replace("Max-Forwards: 70", "Max-Forwards: seventy")}
-      Content-Length: 0
-]]></send>
+  <send><![CDATA[${
+        request("OPTIONS", 1).replace("Max-Forwards: 70", "Max-Forwards: seventy") + NO_BODY
+      }]]></send>
   <recv response="400"/>
-  <send><![CDATA[${dialog("OPTIONS", 2)}
+  <send><![CDATA[${request("OPTIONS", 2)}
       Content-Length: 300
 ]]></send>
   <recv response="400"/>

@@ -4,7 +4,15 @@
 // media (festival speech as μ-law RTP encoded by sox, RFC 4733 key presses, the bot's RTP kept).
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startCallService } from "./helpers/call_harness.ts";
-import { freeUdpPort, runSipp } from "./helpers/sipp.ts";
+import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
+import {
+  ackOfRefusal,
+  NO_BODY,
+  request,
+  sdp,
+  sdpOffer,
+  XML_HEAD as HEAD,
+} from "./helpers/sipp_scenario.ts";
 import { PhoneCaller, ulawSpeech } from "./helpers/phone_caller.ts";
 import { createBrain, type PhoneInfo } from "../sdk/brain/mod.ts";
 import { rms } from "../caller/wav.ts";
@@ -13,23 +21,20 @@ import { wordErrorRate } from "../media/stt/wer.ts";
 const SENTENCE = "i am looking for a cheap hotel near the airport";
 const DIALLED = "+15550100";
 const CALLER = "+15550111";
-const HEAD = `<?xml version="1.0" encoding="ISO-8859-1" ?>`;
 const SIPP_LONG = ["-timeout", "150"]; // a whole call with speech runs longer than the default 30 s
 
-const invite = (token: string, rtpPort: number) => `
-  <send retrans="500"><![CDATA[
-      INVITE sip:${DIALLED}@[remote_ip]:[remote_port];session=${token} SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:${CALLER}@[local_ip]:[local_port]>;tag=[call_number]
-      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>
-      Call-ID: [call_id]
-      CSeq: 1 INVITE
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70
-      Content-Type: application/sdp
-      Content-Length: [len]
+/** Requests go to the dialled number (the Request-URI user) from CALLER. */
+const AT = `sip:${DIALLED}@[remote_ip]:[remote_port]`;
+/** The worker's To, with the tag its 200 gave (kept as $wtag by invite()). */
+const TO_WORKER = `To: <${AT}>;tag=[$wtag]`;
 
-${offerSdp(rtpPort)}]]></send>
+/** The first INVITE, with the session token in the Request-URI as the 302 hands it out. */
+const firstInvite = (token: string, rtpPort: number) =>
+  request("INVITE", 1, { uri: `${AT};session=${token}`, caller: CALLER, to: `To: <${AT}>` }) +
+  sdpOffer([0, 101], { port: rtpPort, address: "127.0.0.1", fmtp: true, direction: "sendrecv" });
+
+const invite = (token: string, rtpPort: number) => `
+  <send retrans="500"><![CDATA[${firstInvite(token, rtpPort)}]]></send>
   <recv response="100" optional="true"/>
   <recv response="180" optional="true"/>
   <recv response="200" rrs="true">
@@ -38,30 +43,13 @@ ${offerSdp(rtpPort)}]]></send>
   <Reference variables="to"/>${ack(1)}`;
 
 const ack = (cseq: number) => `
-  <send><![CDATA[
-      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:${CALLER}@[local_ip]:[local_port]>;tag=[call_number]
-      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>;tag=[$wtag]
-      Call-ID: [call_id]
-      CSeq: ${cseq} ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>`;
+  <send><![CDATA[${
+  request("ACK", cseq, { uri: AT, caller: CALLER, to: TO_WORKER, contact: false }) + NO_BODY
+}]]></send>`;
 
 /** The phone's offer: PCMU and telephone-event at `rtpPort`; `direction` for a hold. */
 const offerSdp = (rtpPort: number, direction = "sendrecv") =>
-  `      v=0
-      o=user1 53655765 2353687637 IN IP4 127.0.0.1
-      s=-
-      c=IN IP4 127.0.0.1
-      t=0 0
-      m=audio ${rtpPort} RTP/AVP 0 101
-      a=rtpmap:0 PCMU/8000
-      a=rtpmap:101 telephone-event/8000
-      a=fmtp:101 0-15
-      a=${direction}
-`;
+  sdp([0, 101], { port: rtpPort, address: "127.0.0.1", fmtp: true, direction });
 
 /** SIPp's side of a request the worker sent: 200 (or `status`) with its dialog headers. */
 const answer = (status = "200 OK") => `
@@ -77,19 +65,30 @@ const answer = (status = "200 OK") => `
 ]]></send>`;
 
 const inDialog = (method: string, cseq: number, extra = "", body = "") => `
-  <send retrans="500"><![CDATA[
-      ${method} sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:${CALLER}@[local_ip]:[local_port]>;tag=[call_number]
-      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>;tag=[$wtag]
-      Call-ID: [call_id]
-      CSeq: ${cseq} ${method}
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70${extra}
+  <send retrans="500"><![CDATA[${
+  request(method, cseq, { uri: AT, caller: CALLER, to: TO_WORKER, extra })
+}
       Content-Length: [len]
 
 ${body}]]></send>`;
 
+/** An INVITE answered `status` with `phrase` in the answer, its ACK, then `pauseMs` of quiet. */
+const refusal = (
+  name: string,
+  token: string,
+  rtpPort: number,
+  refused: { status: number; phrase: string; pauseMs: number },
+) =>
+  `${HEAD}<scenario name="${name}">
+  <send retrans="500"><![CDATA[${firstInvite(token, rtpPort)}]]></send>
+  <recv response="100" optional="true"/>
+  <recv response="${refused.status}">
+    <action><ereg regexp="${refused.phrase}" search_in="msg" check_it="true" assign_to="why"/></action>
+  </recv>
+  <Reference variables="why"/>
+  <send><![CDATA[${ackOfRefusal(1, 3, { uri: AT, caller: CALLER })}]]></send>
+  <pause milliseconds="${refused.pauseMs}"/>
+</scenario>`;
 const tokenOf = (connect: { webrtc_request_params: { headers: { Authorization: string } } }) =>
   connect.webrtc_request_params.headers.Authorization.replace(/^Bearer /, "");
 
@@ -158,17 +157,38 @@ const sipLog = (record: any) =>
     e.kind
   );
 
-Deno.test("a SIP call hears the greeting, its spoken turn reaches the brain, keys arrive as DTMF and the brain's hang-up is a BYE", async () => {
-  const { brain, seen } = phoneBrain();
+/**
+ * A worker process taking SIP on a free port (the call service around it), a phone caller's RTP
+ * socket, and connect for a session of the service's agent.
+ */
+async function sipCallService(
+  brainOptions: { transferTo?: string } = {},
+  options: { record_by_default?: boolean } = {},
+) {
+  const { brain, seen } = phoneBrain(brainOptions);
   const sipPort = await freeUdpPort();
-  const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
+  const service = await startCallService(brain, {
+    ...options,
+    workerEnv: { SIP_PORT: String(sipPort) },
+  });
   const caller = await PhoneCaller.open();
-  try {
-    const connect = await service.api.post(
+  const connectOne = () =>
+    service.api.post(
       "/api/v1/sessions.connect",
       { agent_id: service.tenant.agent_id },
       service.tenant.sk,
     );
+  const close = async () => {
+    await caller.close();
+    await service.close();
+  };
+  return { seen, sipPort, service, caller, connectOne, close };
+}
+
+Deno.test("a SIP call hears the greeting, its spoken turn reaches the brain, keys arrive as DTMF and the brain's hang-up is a BYE", async () => {
+  const { seen, sipPort, service, caller, connectOne, close } = await sipCallService();
+  try {
+    const connect = await connectOne();
     assertEquals(connect.status, 200);
     const sessionId = connect.body.session_id;
     const scenario = `${HEAD}<scenario name="phone-call">${
@@ -213,7 +233,7 @@ Deno.test("a SIP call hears the greeting, its spoken turn reaches the brain, key
     await caller.press("5");
     await caller.press("#");
     const run = await sipp;
-    assertEquals(run.code, 0, `SIPp failed:\n${run.errors}\n${run.messages}`);
+    assertSippPassed(run);
     assertEquals(seen.digits, ["5", "#"]);
 
     const record = await service.record(sessionId, "ended", 20_000);
@@ -252,25 +272,17 @@ Deno.test("a SIP call hears the greeting, its spoken turn reaches the brain, key
     }));
     assert(record.usage.recognised_seconds > 1, JSON.stringify(record.usage));
   } finally {
-    await caller.close();
-    await service.close();
+    await close();
   }
 });
 
 async function transferred(transport: "udp" | "tcp") {
-  const { brain, seen } = phoneBrain({ transferTo: "tel:+14155550199" });
-  const sipPort = await freeUdpPort();
-  const service = await startCallService(brain, {
-    workerEnv: { SIP_PORT: String(sipPort) },
-    record_by_default: true,
-  });
-  const caller = await PhoneCaller.open();
+  const { seen, sipPort, service, caller, connectOne, close } = await sipCallService(
+    { transferTo: "tel:+14155550199" },
+    { record_by_default: true },
+  );
   try {
-    const connect = await service.api.post(
-      "/api/v1/sessions.connect",
-      { agent_id: service.tenant.agent_id },
-      service.tenant.sk,
-    );
+    const connect = await connectOne();
     const sessionId = connect.body.session_id;
     const notify = inDialog(
       "NOTIFY",
@@ -290,7 +302,7 @@ async function transferred(transport: "udp" | "tcp") {
     const t0 = performance.now();
     await caller.start();
     const run = await sipp;
-    assertEquals(run.code, 0, `SIPp failed:\n${run.errors}\n${run.messages}`);
+    assertSippPassed(run);
     // The greeting was played before the REFER went out.
     assert(loudFrames(caller.audioSince(t0)) > 25, "the greeting was not heard before the REFER");
     const record = await service.record(sessionId, "ended", 20_000);
@@ -311,8 +323,7 @@ async function transferred(transport: "udp" | "tcp") {
     await until("the brain's End", () => seen.end);
     assertEquals(seen.end, "transferred");
   } finally {
-    await caller.close();
-    await service.close();
+    await close();
   }
 }
 
@@ -323,38 +334,9 @@ Deno.test("the same transfer over one TCP connection: the worker's REFER and BYE
   transferred("tcp"));
 
 Deno.test("the caller's BYE ends the session caller_hung_up; INVITEs without a usable token are refused and write nothing", async () => {
-  const { brain, seen } = phoneBrain();
-  const sipPort = await freeUdpPort();
-  const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
-  const caller = await PhoneCaller.open();
-  const connectOne = () =>
-    service.api.post(
-      "/api/v1/sessions.connect",
-      { agent_id: service.tenant.agent_id },
-      service.tenant.sk,
-    );
+  const { seen, sipPort, service, caller, connectOne, close } = await sipCallService();
   const refusedWith = (token: string, status: number, phrase: string) =>
-    `${HEAD}<scenario name="refused">
-  <send retrans="500"><![CDATA[${
-      invite(token, caller.port).split("<![CDATA[")[1].split("]]>")[0]
-    }]]></send>
-  <recv response="100" optional="true"/>
-  <recv response="${status}">
-    <action><ereg regexp="${phrase}" search_in="msg" check_it="true" assign_to="why"/></action>
-  </recv>
-  <Reference variables="why"/>
-  <send><![CDATA[
-      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-3]
-      From: sipp <sip:${CALLER}@[local_ip]:[local_port]>;tag=[call_number]
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
-  <pause milliseconds="300"/>
-</scenario>`;
+    refusal("refused", token, caller.port, { status, phrase, pauseMs: 300 });
   try {
     const connect = await connectOne();
     const sessionId = connect.body.session_id;
@@ -385,7 +367,7 @@ Deno.test("the caller's BYE ends the session caller_hung_up; INVITEs without a u
     const sipp = runSipp(scenario, sipPort, DIALLED, "udp", SIPP_LONG);
     await caller.start();
     const run = await sipp;
-    assertEquals(run.code, 0, `SIPp failed:\n${run.errors}\n${run.messages}`);
+    assertSippPassed(run);
     const record = await service.record(sessionId, "ended", 20_000);
     assertEquals(record.end_reason, "caller_hung_up");
     // While held the worker sent nothing: one gap of about the hold in a 20 ms stream.
@@ -403,7 +385,7 @@ Deno.test("the caller's BYE ends the session caller_hung_up; INVITEs without a u
       sipPort,
       DIALLED,
     );
-    assertEquals(spent.code, 0, `SIPp failed:\n${spent.errors}\n${spent.messages}`);
+    assertSippPassed(spent);
 
     // A waiting session: no token, or a token whose signature does not hold, is no session.
     const waiting = await connectOne();
@@ -415,29 +397,23 @@ Deno.test("the caller's BYE ends the session caller_hung_up; INVITEs without a u
         sipPort,
         DIALLED,
       );
-      assertEquals(r.code, 0, `SIPp failed:\n${r.errors}\n${r.messages}`);
+      assertSippPassed(r);
     }
     // Nothing was written for the refused INVITEs: the session still waits for its token.
     const untouched = await service.record(waiting.body.session_id);
     assertEquals(untouched.status, "created");
     assertEquals(untouched.log, []);
   } finally {
-    await caller.close();
-    await service.close();
+    await close();
   }
 });
 
 Deno.test("a REFER the trunk refuses comes back to the brain as TransferFailed and the call goes on", async () => {
-  const { brain, seen } = phoneBrain({ transferTo: "+14155550199" });
-  const sipPort = await freeUdpPort();
-  const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
-  const caller = await PhoneCaller.open();
+  const { seen, sipPort, service, caller, connectOne, close } = await sipCallService({
+    transferTo: "+14155550199",
+  });
   try {
-    const connect = await service.api.post(
-      "/api/v1/sessions.connect",
-      { agent_id: service.tenant.agent_id },
-      service.tenant.sk,
-    );
+    const connect = await connectOne();
     const sessionId = connect.body.session_id;
     // An E.164 target goes out as a tel: URI.
     const scenario = `${HEAD}<scenario name="transfer-refused">${
@@ -453,32 +429,22 @@ Deno.test("a REFER the trunk refuses comes back to the brain as TransferFailed a
     const sipp = runSipp(scenario, sipPort, DIALLED, "udp", SIPP_LONG);
     await caller.start();
     const run = await sipp;
-    assertEquals(run.code, 0, `SIPp failed:\n${run.errors}\n${run.messages}`);
+    assertSippPassed(run);
     await until("TransferFailed at the brain", () => seen.transferFailures[0]);
     assertEquals(seen.transferFailures, ["REFER answered 403 Forbidden"]);
     // The call went on after the refusal, until the caller hung up.
     const record = await service.record(sessionId, "ended", 20_000);
     assertEquals(record.end_reason, "caller_hung_up");
   } finally {
-    await caller.close();
-    await service.close();
+    await close();
   }
 });
 
 Deno.test("a draining worker refuses new INVITEs with 503 and ends its phone calls with a BYE at the deadline", async () => {
-  const { brain, seen } = phoneBrain();
-  const sipPort = await freeUdpPort();
-  const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
-  const caller = await PhoneCaller.open();
+  const { seen, sipPort, service, caller, connectOne, close } = await sipCallService();
   try {
-    const connect = () =>
-      service.api.post(
-        "/api/v1/sessions.connect",
-        { agent_id: service.tenant.agent_id },
-        service.tenant.sk,
-      );
-    const first = await connect();
-    const second = await connect();
+    const first = await connectOne();
+    const second = await connectOne();
     const scenario = `${HEAD}<scenario name="drained">${invite(tokenOf(first.body), caller.port)}
   <recv request="BYE" timeout="30000"/>${answer()}
 </scenario>`;
@@ -488,39 +454,22 @@ Deno.test("a draining worker refuses new INVITEs with 503 and ends its phone cal
     // SIGTERM: the drain gives the call DRAIN_TIMEOUT_SECONDS (2 s in tests), then ends it.
     service.worker.child.process.kill("SIGTERM");
     const refused = await runSipp(
-      `${HEAD}<scenario name="refused-while-draining">
-  <send retrans="500"><![CDATA[${
-        invite(tokenOf(second.body), caller.port).split("<![CDATA[")[1].split("]]>")[0]
-      }]]></send>
-  <recv response="100" optional="true"/>
-  <recv response="503">
-    <action><ereg regexp="draining" search_in="msg" check_it="true" assign_to="why"/></action>
-  </recv>
-  <Reference variables="why"/>
-  <send><![CDATA[
-      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-3]
-      From: sipp <sip:${CALLER}@[local_ip]:[local_port]>;tag=[call_number]
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
-  <pause milliseconds="200"/>
-</scenario>`,
+      refusal("refused-while-draining", tokenOf(second.body), caller.port, {
+        status: 503,
+        phrase: "draining",
+        pauseMs: 200,
+      }),
       sipPort,
       DIALLED,
     );
-    assertEquals(refused.code, 0, `SIPp failed:\n${refused.errors}\n${refused.messages}`);
+    assertSippPassed(refused);
     const run = await sipp;
-    assertEquals(run.code, 0, `SIPp failed:\n${run.errors}\n${run.messages}`);
+    assertSippPassed(run);
     const record = await service.record(first.body.session_id, "ended", 20_000);
     assertEquals(record.end_reason, "worker_shutdown");
     const untouched = await service.record(second.body.session_id);
     assertEquals(untouched.log, []);
   } finally {
-    await caller.close();
-    await service.close();
+    await close();
   }
 });

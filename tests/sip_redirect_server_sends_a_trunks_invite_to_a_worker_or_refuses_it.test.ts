@@ -4,7 +4,14 @@
 // trunks, 403 for a source not allowed, 503 with Retry-After when no worker can take it) that
 // leaves sessions, usage and reservations exactly as they were.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { runSipp, type SippRun } from "./helpers/sipp.ts";
+import { assertSippPassed, runSipp, type SippRun } from "./helpers/sipp.ts";
+import {
+  ackOfRefusal,
+  NO_BODY,
+  request,
+  sdpOffer,
+  XML_HEAD as HEAD,
+} from "./helpers/sipp_scenario.ts";
 import { rowCounts, startTestApi, type TestApi } from "./helpers/api_server.ts";
 import { registerNode } from "../db/nodes.ts";
 import { startSipRedirect } from "../api/sip/start.ts";
@@ -87,38 +94,8 @@ const sipNode = (f: Fixture, capacity = 10, id = "worker-sip") =>
     sip_port: 5099,
   });
 
-const HEAD = `<?xml version="1.0" encoding="ISO-8859-1" ?>`;
-const invite = (cseq: number, extra = "") => `
-      INVITE sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      To: <sip:[service]@[remote_ip]:[remote_port]>
-      Call-ID: [call_id]
-      CSeq: ${cseq} INVITE
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70${extra}
-      Content-Type: application/sdp
-      Content-Length: [len]
-
-      v=0
-      o=user1 53655765 2353687637 IN IP[local_ip_type] [local_ip]
-      s=-
-      c=IN IP[media_ip_type] [media_ip]
-      t=0 0
-      m=audio [media_port] RTP/AVP 0
-      a=rtpmap:0 PCMU/8000
-`;
-/** The ACK of a non-2xx final response: the INVITE's branch (`back` messages earlier). */
-const ack = (cseq: number, back: number) => `
-      ACK sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-${back}]
-      From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: ${cseq} ACK
-      Max-Forwards: 70
-      Content-Length: 0
-`;
+/** The trunk's INVITE: PCMU only; `extra` header lines (e.g. [authentication]). */
+const invite = (cseq: number, extra = "") => request("INVITE", cseq, { extra }) + sdpOffer([0]);
 
 /** INVITE → (100) → `status`, then the ACK; `check` is extra XML inside the final <recv>. */
 const oneInvite = (status: number, check = "", extra = "") =>
@@ -126,7 +103,7 @@ const oneInvite = (status: number, check = "", extra = "") =>
   <send retrans="500"><![CDATA[${invite(1, extra)}]]></send>
   <recv response="100" optional="true"/>
   <recv response="${status}">${check}</recv>
-  <send><![CDATA[${ack(1, 3)}]]></send>
+  <send><![CDATA[${ackOfRefusal(1, 3)}]]></send>
   <pause milliseconds="100"/>
 </scenario>`;
 
@@ -136,10 +113,6 @@ function contactOf(run: SippRun): string {
     .filter((c) => c.includes(";session="));
   assert(found.length > 0, `no 302 Contact in:\n${run.messages}`);
   return found.at(-1)!;
-}
-
-function passed(run: SippRun) {
-  assertEquals(run.code, 0, `SIPp failed:\n${run.errors}\n${run.messages}`);
 }
 
 async function verifiedToken(f: Fixture, contact: string, number: string) {
@@ -171,18 +144,11 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
     const port = f.sip.port;
 
     await t.step("OPTIONS is answered 200 with what the redirect server allows", async () => {
-      passed(
+      assertSippPassed(
         await runSipp(
-          `${HEAD}<scenario name="options"><send><![CDATA[
-      OPTIONS sip:[service]@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      From: sipp <sip:sipp@[local_ip]:[local_port]>;tag=[call_number]
-      To: <sip:[service]@[remote_ip]:[remote_port]>
-      Call-ID: [call_id]
-      CSeq: 1 OPTIONS
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
+          `${HEAD}<scenario name="options"><send><![CDATA[${
+            request("OPTIONS", 1, { caller: "sipp", contact: false }) + NO_BODY
+          }]]></send>
   <recv response="200">
     <action><ereg regexp="INVITE, ACK, CANCEL, OPTIONS" search_in="hdr" header="Allow:" check_it="true" assign_to="allow"/></action>
   </recv>
@@ -196,14 +162,14 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
 
     await t.step("an unknown number and a disabled one get 404 and write nothing", async () => {
       const before = await rowCounts(f.api.db);
-      passed(await runSipp(oneInvite(404), port, "+15559999"));
-      passed(await runSipp(oneInvite(404), port, f.disabled));
+      assertSippPassed(await runSipp(oneInvite(404), port, "+15559999"));
+      assertSippPassed(await runSipp(oneInvite(404), port, f.disabled));
       assertEquals(await rowCounts(f.api.db), before);
     });
 
     await t.step("a source outside the trunk's allowlist gets 403 and writes nothing", async () => {
       const before = await rowCounts(f.api.db);
-      passed(await runSipp(oneInvite(403), port, f.elsewhere));
+      assertSippPassed(await runSipp(oneInvite(403), port, f.elsewhere));
       assertEquals(await rowCounts(f.api.db), before);
     });
 
@@ -219,11 +185,11 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
     <action><ereg regexp="algorithm=SHA-256" search_in="msg" check_it="true" assign_to="sha"/>
             <ereg regexp="algorithm=MD5" search_in="msg" check_it="true" assign_to="md5"/></action>
   </recv>
-  <send><![CDATA[${ack(1, 3)}]]></send>
+  <send><![CDATA[${ackOfRefusal(1, 3)}]]></send>
   <send retrans="500"><![CDATA[${invite(2, "\n      [authentication]")}]]></send>
   <recv response="100" optional="true"/>
   <recv response="403"/>
-  <send><![CDATA[${ack(2, 3)}]]></send>
+  <send><![CDATA[${ackOfRefusal(2, 3)}]]></send>
   <pause milliseconds="100"/>
   <Reference variables="sha,md5"/>
 </scenario>`,
@@ -232,7 +198,7 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
           "udp",
           ["-au", "acme-trunk", "-ap", "wrong password here"],
         );
-        passed(run);
+        assertSippPassed(run);
         assertEquals(await rowCounts(f.api.db), before);
       },
     );
@@ -244,11 +210,11 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
   <send retrans="500"><![CDATA[${invite(1)}]]></send>
   <recv response="100" optional="true"/>
   <recv response="401" auth="true"/>
-  <send><![CDATA[${ack(1, 3)}]]></send>
+  <send><![CDATA[${ackOfRefusal(1, 3)}]]></send>
   <send retrans="500"><![CDATA[${invite(2, "\n      [authentication]")}]]></send>
   <recv response="100" optional="true"/>
   <recv response="302"/>
-  <send><![CDATA[${ack(2, 3)}]]></send>
+  <send><![CDATA[${ackOfRefusal(2, 3)}]]></send>
   <pause milliseconds="100"/>
 </scenario>`,
         port,
@@ -256,7 +222,7 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
         "udp",
         ["-au", "acme-trunk", "-ap", PASSWORD],
       );
-      passed(run);
+      assertSippPassed(run);
       await verifiedToken(f, contactOf(run), f.digest);
       const after = await rowCounts(f.api.db);
       assertEquals([after.sessions, after.usage, after.active], [
@@ -268,16 +234,16 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
 
     await t.step("an allowlisted source gets 302 at once, over UDP and TCP", async () => {
       const udp = await runSipp(oneInvite(302), port, f.allowed);
-      passed(udp);
+      assertSippPassed(udp);
       assertEquals((await verifiedToken(f, contactOf(udp), f.allowed)).transport, undefined);
       const tcp = await runSipp(oneInvite(302), port, f.allowed, "tcp");
-      passed(tcp);
+      assertSippPassed(tcp);
       assertEquals((await verifiedToken(f, contactOf(tcp), f.allowed)).transport, ";transport=tcp");
     });
 
     await t.step("a number without a trunk is open: 302", async () => {
       const run = await runSipp(oneInvite(302), port, f.open);
-      passed(run);
+      assertSippPassed(run);
       await verifiedToken(f, contactOf(run), f.open);
     });
   } finally {
@@ -297,29 +263,29 @@ Deno.test("redirect server: a full fleet gets 503 with Retry-After and nothing i
     );
     // No node at all, then a node without SIP (web calls only): never chosen for a phone call.
     let before = await rowCounts(f.api.db);
-    passed(await runSipp(full, port, f.open));
+    assertSippPassed(await runSipp(full, port, f.open));
     await registerNode(f.api.db.sql, {
       node_id: "worker-web",
       offer_base_url: "http://127.0.0.1:9/web",
       capacity: 10,
     });
-    passed(await runSipp(full, port, f.open));
+    assertSippPassed(await runSipp(full, port, f.open));
     assertEquals(await rowCounts(f.api.db), before);
 
     // A SIP node with room for one: the first call takes it, the second finds it full.
     await sipNode(f, 1);
     const first = await runSipp(oneInvite(302), port, f.open);
-    passed(first);
+    assertSippPassed(first);
     await verifiedToken(f, contactOf(first), f.open);
     before = await rowCounts(f.api.db);
     assertEquals(before.active, 1);
-    passed(await runSipp(full, port, f.open));
+    assertSippPassed(await runSipp(full, port, f.open));
     assertEquals(await rowCounts(f.api.db), before);
 
     // Draining: never chosen either.
     await f.api.db.sql`update worker_nodes set draining = true, active_calls = 0`;
     before = await rowCounts(f.api.db);
-    passed(await runSipp(full, port, f.open));
+    assertSippPassed(await runSipp(full, port, f.open));
     assertEquals(await rowCounts(f.api.db), before);
   } finally {
     await stop(f);

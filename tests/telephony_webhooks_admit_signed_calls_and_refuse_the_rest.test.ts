@@ -24,6 +24,10 @@ const telephony = loadTelephonySettings({
   EXOTEL_WEBHOOK_SECRET: "exotel-secret",
 });
 
+/** The voice webhook at `path`, signed with the configured Twilio auth token. */
+const signedByTwilio = (api: TestApi, path: string, call = twilioCall(ACCOUNT)) =>
+  postTwilioVoiceWebhook(`${api.url}/api/v1/telephony/${path}`, "twilio-auth-token", call);
+
 async function withApi(
   fn: (api: TestApi, agentId: string) => Promise<void>,
   options: { node?: boolean; configured?: boolean } = {},
@@ -48,11 +52,7 @@ async function claimsOf(api: TestApi, token: string) {
 Deno.test("a signed Twilio call gets TwiML connecting it to a worker's stream, the token as a Parameter", async () => {
   await withApi(async (api, agentId) => {
     const call = twilioCall(ACCOUNT);
-    const r = await postTwilioVoiceWebhook(
-      `${api.url}/api/v1/telephony/twilio/${agentId}`,
-      "twilio-auth-token",
-      call,
-    );
+    const r = await signedByTwilio(api, `twilio/${agentId}`, call);
     assertEquals(r.status, 200, r.body);
     const { url, params } = readTwimlStream(r.body);
     const m = /^ws:\/\/127\.0\.0\.1:9\/worker\/telephony\/twilio\/(ses_\w+)$/.exec(url);
@@ -87,21 +87,13 @@ Deno.test("a Twilio webhook with a wrong signature, another account or no token 
     // Signed with this token but for another account.
     const other = await postTwilioVoiceWebhook(url, "twilio-auth-token", twilioCall());
     assertEquals(other.status, 403);
-    const unknownAgent = await postTwilioVoiceWebhook(
-      `${api.url}/api/v1/telephony/twilio/agt_nope`,
-      "twilio-auth-token",
-      twilioCall(ACCOUNT),
-    );
+    const unknownAgent = await signedByTwilio(api, "twilio/agt_nope");
     assertEquals(unknownAgent.status, 404);
     assertEquals(await rowCounts(api.db), before);
   });
   await withApi(async (api, agentId) => {
     const before = await rowCounts(api.db);
-    const r = await postTwilioVoiceWebhook(
-      `${api.url}/api/v1/telephony/twilio/${agentId}`,
-      "twilio-auth-token",
-      twilioCall(ACCOUNT),
-    );
+    const r = await signedByTwilio(api, `twilio/${agentId}`);
     assertEquals(r.status, 503);
     assertEquals(JSON.parse(r.body).error.code, "telephony_not_configured");
     assertEquals(await rowCounts(api.db), before);
@@ -111,11 +103,7 @@ Deno.test("a Twilio webhook with a wrong signature, another account or no token 
 Deno.test("with no worker to take it, a Twilio call is rejected busy and nothing is written", async () => {
   await withApi(async (api, agentId) => {
     const before = await rowCounts(api.db);
-    const r = await postTwilioVoiceWebhook(
-      `${api.url}/api/v1/telephony/twilio/${agentId}`,
-      "twilio-auth-token",
-      twilioCall(ACCOUNT),
-    );
+    const r = await signedByTwilio(api, `twilio/${agentId}`);
     assertEquals(r.status, 200);
     assert(r.body.includes(`<Reject reason="busy"/>`), r.body);
     assertEquals(await rowCounts(api.db), before);
@@ -180,11 +168,7 @@ Deno.test("without an agent in the URL, the dialled number's agent answers; an u
       assertEquals(made.status, 200, JSON.stringify(made.body));
     }
     // Twilio gives E.164, Plivo the digits without "+", Exotel India's national form.
-    const twilio = await postTwilioVoiceWebhook(
-      `${api.url}/api/v1/telephony/twilio`,
-      "twilio-auth-token",
-      twilioCall(ACCOUNT),
-    );
+    const twilio = await signedByTwilio(api, "twilio");
     assertEquals(twilio.status, 200, twilio.body);
     const twilioClaims = await claimsOf(api, readTwimlStream(twilio.body).params.session_token);
     assertEquals(twilioClaims.sub, agentId);
@@ -202,11 +186,10 @@ Deno.test("without an agent in the URL, the dialled number's agent answers; an u
     assertEquals(exotel.status, 200, exotel.body);
 
     const before = await rowCounts(api.db);
-    const unknown = await postTwilioVoiceWebhook(
-      `${api.url}/api/v1/telephony/twilio`,
-      "twilio-auth-token",
-      { ...twilioCall(ACCOUNT), to: "+14155550000" },
-    );
+    const unknown = await signedByTwilio(api, "twilio", {
+      ...twilioCall(ACCOUNT),
+      to: "+14155550000",
+    });
     assertEquals(unknown.status, 404);
     assertEquals(JSON.parse(unknown.body).error.code, "number_not_found");
     assertEquals(await rowCounts(api.db), before);

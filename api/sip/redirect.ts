@@ -5,11 +5,10 @@
 // callback's answer (api/sip/phone_calls.ts).
 import { logger } from "../../common/log.ts";
 import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "../../media/sip/clock.ts";
-import { parseVia, tagOf } from "../../media/sip/headers.ts";
+import { tagOf } from "../../media/sip/headers.ts";
 import {
   type Header,
   header,
-  headerList,
   parseMessage,
   serialize,
   type SipRequest,
@@ -20,8 +19,9 @@ import {
   NonInviteServerTransaction,
 } from "../../media/sip/transaction.ts";
 import { stampVia, transactionKey } from "../../media/sip/keys.ts";
-import { bindUdp, type DatagramSocket, type Peer } from "../../media/sip/udp.ts";
-import { listenTcp, type StreamListener, type StreamSource } from "../../media/sip/tcp.ts";
+import type { DatagramSocket, Peer } from "../../media/sip/udp.ts";
+import type { StreamListener, StreamSource } from "../../media/sip/tcp.ts";
+import { listenUdpAndTcp, responsePeer } from "../../media/sip/listen.ts";
 
 /** Where an INVITE came from: the transport's peer, what a trunk's allowlist is checked against. */
 export interface InviteSource extends Peer {
@@ -91,31 +91,27 @@ export class SipRedirectServer {
 
   /** Binds UDP and TCP on one port number (any free one when port is 0); returns it. */
   async listen(): Promise<number> {
-    for (let attempt = 0;; attempt++) {
-      const socket = await bindUdp(this.opts.host, this.opts.port ?? 0, (bytes, from) => {
+    const { udp, tcp } = await listenUdpAndTcp(
+      this.opts.host,
+      this.opts.port ?? 0,
+      (bytes, from) =>
         this.handle(parseMessage(bytes), {
           source: { ...from, transport: "UDP" },
           send: (b, request) => this.sendUdp(b, request, from),
-        });
-      });
-      try {
-        this.tcp = listenTcp(this.opts.host, socket.port, {
-          message: (bytes, s) => this.handle(parseMessage(bytes, true), this.stream(s)),
-          broken: (reason, bytes, s) => {
-            const parsed = parseMessage(bytes, true);
-            this.handle(
-              parsed.ok ? { ok: false, reason, partial: parsed.message } : parsed,
-              this.stream(s),
-            );
-          },
-        });
-        this.socket = socket;
-        return socket.port;
-      } catch (err) {
-        await socket.close();
-        if (!(err instanceof Deno.errors.AddrInUse) || this.opts.port || attempt >= 8) throw err;
-      }
-    }
+        }),
+      {
+        message: (bytes, s) => this.handle(parseMessage(bytes, true), this.stream(s)),
+        broken: (reason, bytes, s) => {
+          const parsed = parseMessage(bytes, true);
+          this.handle(
+            parsed.ok ? { ok: false, reason, partial: parsed.message } : parsed,
+            this.stream(s),
+          );
+        },
+      },
+    );
+    [this.socket, this.tcp] = [udp, tcp];
+    return udp.port;
   }
 
   get port(): number {
@@ -237,11 +233,8 @@ export class SipRedirectServer {
     };
   }
 
-  /** Section 18.2.2: to the source address, at the Via's port unless it asked for rport. */
   private sendUdp(bytes: Uint8Array, request: SipRequest, from: Peer): void {
     if (this.closed) return;
-    const via = parseVia(headerList(request, "Via")[0] ?? "");
-    const port = via?.params.has("rport") ? from.port : via?.port ?? 5060;
-    this.socket?.send(bytes, { address: from.address, port });
+    this.socket?.send(bytes, responsePeer(request, from));
   }
 }

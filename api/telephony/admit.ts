@@ -5,6 +5,7 @@
 // take the call). The caller's and the dialled number, the carrier and its call id go into the
 // session's metadata, signed into the token, so the worker learns them from the control plane,
 // which checked the provider's signature.
+import type { Context } from "hono";
 import { ApiError } from "../../common/http/errors.ts";
 import { getAgent } from "../../db/agents.ts";
 import { findPhoneNumber } from "../../db/phone_numbers.ts";
@@ -117,6 +118,41 @@ export function signedUrl(requestUrl: string, publicApiUrl: string | undefined):
   if (!publicApiUrl) return requestUrl;
   const u = new URL(requestUrl);
   return `${publicApiUrl}${u.pathname}${u.search}`;
+}
+
+/**
+ * A form-posting provider's webhook (Twilio, Plivo): its form parameters, in order, and the URL
+ * the provider signed them with.
+ */
+export async function signedForm(
+  c: Context,
+  deps: ApiDeps,
+): Promise<{ params: [string, string][]; url: string }> {
+  const params = await formParams(c.req.raw);
+  return { params, url: signedUrl(c.req.url, deps.telephony?.publicApiUrl) };
+}
+
+/** The call a form-posting provider's webhook describes: From, To and its own id of the call. */
+export function callOfForm(
+  c: Context,
+  carrier: StreamCarrier,
+  form: Record<string, string>,
+  callIdField: "CallSid" | "CallUUID",
+): PhoneCallIn {
+  return {
+    carrier,
+    agentId: c.req.param("agent_id"),
+    from: form.From ?? "",
+    to: form.To ?? "",
+    callId: form[callIdField] ?? "",
+  };
+}
+
+/** A TwiML or Plivo XML answer (the two share the `<Response>` document): `verbs` inside it. */
+export function xmlAnswer(c: Context, verbs: string): Response {
+  return c.body(`<?xml version="1.0" encoding="UTF-8"?><Response>${verbs}</Response>`, 200, {
+    "Content-Type": "text/xml; charset=utf-8",
+  });
 }
 
 /** A voice webhook's form is a few hundred bytes; far more is not the provider. */

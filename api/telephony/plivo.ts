@@ -8,44 +8,33 @@ import type { Context } from "hono";
 import type { ApiDeps } from "../context.ts";
 import {
   badSignature,
-  formParams,
+  callOfForm,
   notConfigured,
   openPhoneSession,
-  signedUrl,
+  signedForm,
+  xmlAnswer,
   xmlEscape,
 } from "./admit.ts";
 import { plivoSignatureV3, sameSecret } from "./signatures.ts";
 
-const XML = { "Content-Type": "text/xml; charset=utf-8" };
-
 export async function plivoAnswer(c: Context, deps: ApiDeps): Promise<Response> {
   const plivo = deps.telephony?.plivo;
   if (!plivo?.authToken) throw notConfigured("Plivo", "PLIVO_AUTH_TOKEN");
-  const params = await formParams(c.req.raw);
-  const url = signedUrl(c.req.url, deps.telephony?.publicApiUrl);
+  const { params, url } = await signedForm(c, deps);
   const nonce = c.req.header("x-plivo-signature-v3-nonce") ?? "";
   const expected = await plivoSignatureV3(plivo.authToken, "POST", url, params, nonce);
   const sent = (c.req.header("x-plivo-signature-v3") ?? "").split(",").map((s) => s.trim());
   if (!nonce || !sent.some((s) => sameSecret(s, expected))) throw badSignature("Plivo");
-  const form = Object.fromEntries(params);
-  const opened = await openPhoneSession(deps, {
-    carrier: "plivo",
-    agentId: c.req.param("agent_id"),
-    from: form.From ?? "",
-    to: form.To ?? "",
-    callId: form.CallUUID ?? "",
-  });
-  if (!opened) {
-    // No worker can take it (nothing was written): the caller hears busy, not an error.
-    return c.body(
-      `<?xml version="1.0" encoding="UTF-8"?><Response><Hangup reason="busy"/></Response>`,
-      200,
-      XML,
-    );
-  }
+  const opened = await openPhoneSession(
+    deps,
+    callOfForm(c, "plivo", Object.fromEntries(params), "CallUUID"),
+  );
+  // No worker can take it (nothing was written): the caller hears busy, not an error.
+  if (!opened) return xmlAnswer(c, `<Hangup reason="busy"/>`);
   const ws = `${opened.streamUrl}?session_token=${encodeURIComponent(opened.token)}`;
-  const xml = `<?xml version="1.0" encoding="UTF-8"?><Response>` +
+  return xmlAnswer(
+    c,
     `<Stream bidirectional="true" keepCallAlive="true" audioTrack="inbound" ` +
-    `contentType="audio/x-mulaw;rate=8000">${xmlEscape(ws)}</Stream></Response>`;
-  return c.body(xml, 200, XML);
+      `contentType="audio/x-mulaw;rate=8000">${xmlEscape(ws)}</Stream>`,
+  );
 }

@@ -8,21 +8,19 @@ import type { Context } from "hono";
 import type { ApiDeps } from "../context.ts";
 import {
   badSignature,
-  formParams,
+  callOfForm,
   notConfigured,
   openPhoneSession,
-  signedUrl,
+  signedForm,
+  xmlAnswer,
   xmlEscape,
 } from "./admit.ts";
 import { sameSecret, twilioSignature } from "./signatures.ts";
 
-const XML = { "Content-Type": "text/xml; charset=utf-8" };
-
 export async function twilioVoice(c: Context, deps: ApiDeps): Promise<Response> {
   const twilio = deps.telephony?.twilio;
   if (!twilio?.authToken) throw notConfigured("Twilio", "TWILIO_AUTH_TOKEN");
-  const params = await formParams(c.req.raw);
-  const url = signedUrl(c.req.url, deps.telephony?.publicApiUrl);
+  const { params, url } = await signedForm(c, deps);
   const expected = await twilioSignature(twilio.authToken, url, params);
   if (!sameSecret(c.req.header("x-twilio-signature") ?? "", expected)) {
     throw badSignature("Twilio");
@@ -30,26 +28,15 @@ export async function twilioVoice(c: Context, deps: ApiDeps): Promise<Response> 
   const form = Object.fromEntries(params);
   // Another account's call, signed with its own token, would not verify: this is belt and braces.
   if (twilio.accountSid && form.AccountSid !== twilio.accountSid) throw badSignature("Twilio");
-  const opened = await openPhoneSession(deps, {
-    carrier: "twilio",
-    agentId: c.req.param("agent_id"),
-    from: form.From ?? "",
-    to: form.To ?? "",
-    callId: form.CallSid ?? "",
-  });
-  if (!opened) {
-    // No worker can take it (nothing was written): the caller hears busy, not an error.
-    return c.body(
-      `<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>`,
-      200,
-      XML,
-    );
-  }
+  const opened = await openPhoneSession(deps, callOfForm(c, "twilio", form, "CallSid"));
+  // No worker can take it (nothing was written): the caller hears busy, not an error.
+  if (!opened) return xmlAnswer(c, `<Reject reason="busy"/>`);
   const param = (name: string, value: string) =>
     `<Parameter name="${name}" value="${xmlEscape(value)}"/>`;
-  const twiml = `<?xml version="1.0" encoding="UTF-8"?><Response><Connect>` +
-    `<Stream url="${xmlEscape(opened.streamUrl)}">` +
-    param("session_token", opened.token) + param("from", form.From ?? "") +
-    param("to", form.To ?? "") + `</Stream></Connect></Response>`;
-  return c.body(twiml, 200, XML);
+  return xmlAnswer(
+    c,
+    `<Connect><Stream url="${xmlEscape(opened.streamUrl)}">` +
+      param("session_token", opened.token) + param("from", form.From ?? "") +
+      param("to", form.To ?? "") + `</Stream></Connect>`,
+  );
 }

@@ -21,8 +21,9 @@ import { InviteServerTransaction, NonInviteServerTransaction } from "./transacti
 import type { ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
 import { SipDialog } from "./dialog.ts";
 import { clientKey, dialogKey, stampVia, transactionKey } from "./keys.ts";
-import { bindUdp, type DatagramSocket, type Peer } from "./udp.ts";
-import { listenTcp, type StreamListener, type StreamSource } from "./tcp.ts";
+import type { DatagramSocket, Peer } from "./udp.ts";
+import type { StreamListener, StreamSource } from "./tcp.ts";
+import { listenUdpAndTcp, responsePeer } from "./listen.ts";
 
 /** How a request came in and how its responses go back. */
 interface Channel {
@@ -76,25 +77,17 @@ export class SipUas {
 
   /** Binds UDP and TCP on one port number, as trunks expect (any free one when port is 0). */
   async listen(): Promise<number> {
-    for (let attempt = 0;; attempt++) {
-      const socket = await bindUdp(
-        this.opts.host,
-        this.opts.port ?? 0,
-        (b, from) => this.receive(b, from),
-      );
-      try {
-        this.tcp = listenTcp(this.opts.host, socket.port, {
-          message: (bytes, source) => this.receiveStream(bytes, source),
-          broken: (reason, bytes, source) => this.refuseStream(reason, bytes, source),
-        });
-        this.socket = socket;
-        return socket.port;
-      } catch (err) {
-        await socket.close();
-        // An ephemeral UDP port whose TCP twin is taken: try another.
-        if (!(err instanceof Deno.errors.AddrInUse) || this.opts.port || attempt >= 8) throw err;
-      }
-    }
+    const { udp, tcp } = await listenUdpAndTcp(
+      this.opts.host,
+      this.opts.port ?? 0,
+      (b, from) => this.receive(b, from),
+      {
+        message: (bytes, source) => this.receiveStream(bytes, source),
+        broken: (reason, bytes, source) => this.refuseStream(reason, bytes, source),
+      },
+    );
+    [this.socket, this.tcp] = [udp, tcp];
+    return udp.port;
   }
 
   get port(): number {
@@ -452,11 +445,8 @@ export class SipUas {
     };
   }
 
-  /** Section 18.2.2: responses go where the request came from, at the Via's port unless rport. */
   private sendUdp(bytes: Uint8Array, request: SipRequest, from: Peer): void {
-    const via = parseVia(headerList(request, "Via")[0] ?? "");
-    const port = via?.params.has("rport") ? from.port : via?.port ?? 5060;
-    this.socket?.send(bytes, { address: from.address, port });
+    this.socket?.send(bytes, responsePeer(request, from));
   }
 
   private local(call: PhoneCall) {

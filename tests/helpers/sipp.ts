@@ -1,6 +1,7 @@
 // Runs SIPp 3.6 (Debian sip-tester, /usr/bin/sipp) as a real SIP peer: a scenario written into a
 // temp dir, one call against 127.0.0.1:<port>, on free local ports so parallel runs do not collide.
 import dgram from "node:dgram";
+import { assertEquals } from "./assert.ts";
 
 export const SIPP = "/usr/bin/sipp";
 
@@ -10,6 +11,11 @@ export interface SippRun {
   /** SIPp's own log of what went wrong, and the messages it sent and received. */
   errors: string;
   messages: string;
+}
+
+/** Fails the test unless every call of `run` passed its scenario, with SIPp's logs as the reason. */
+export function assertSippPassed(run: SippRun): void {
+  assertEquals(run.code, 0, `SIPp failed:\n${run.errors}\n${run.messages}`);
 }
 
 /** A UDP port free right now (SIPp binds its own: it takes a number, not a socket). */

@@ -75,6 +75,54 @@ export function stringsOf(v: unknown): Record<string, string> {
   return out;
 }
 
+/**
+ * The start message's audio format: its encoding as stated (else `fallback`, the provider's
+ * documented default) and rate (else 8000 Hz). `rate` is the provider's name for the rate field.
+ */
+export function audioFormatOf(
+  v: unknown,
+  what: string,
+  rate: "sampleRate" | "sample_rate",
+  fallback: string,
+): { encoding: string; sampleRate: number } {
+  const format = objectOf(v ?? {}, what);
+  return {
+    encoding: typeof format.encoding === "string" ? format.encoding : fallback,
+    sampleRate: numberOf(format[rate]) ?? 8000,
+  };
+}
+
+/**
+ * A `media` message's caller audio: media.payload (base64) and media.timestamp, as all three
+ * providers name them. With `inboundOnly` (a bidirectional Twilio or Plivo stream carries the
+ * inbound track only), a message of another track is not the caller.
+ */
+export function mediaEvent(
+  m: Record<string, unknown>,
+  event: string,
+  inboundOnly: boolean,
+): StreamEvent {
+  const media = objectOf(m.media, "media");
+  if (inboundOnly && media.track !== undefined && media.track !== "inbound") {
+    return { kind: "other", event };
+  }
+  return {
+    kind: "media",
+    payload: stringOf(media.payload, "media.payload"),
+    timestampMs: numberOf(media.timestamp),
+  };
+}
+
+/** A `dtmf` message: dtmf.digit, and dtmf.duration in ms where the provider sends it (else 0). */
+export function dtmfEvent(m: Record<string, unknown>): StreamEvent {
+  const dtmf = objectOf(m.dtmf, "dtmf");
+  return {
+    kind: "dtmf",
+    digit: stringOf(dtmf.digit, "dtmf.digit"),
+    durationMs: numberOf(dtmf.duration) ?? 0,
+  };
+}
+
 /** The check of the μ-law dialects (Twilio, Plivo): audio/x-mulaw at 8 kHz. */
 export function unlessMulaw8k(start: { encoding: string; sampleRate: number }) {
   if (/mulaw|pcmu/i.test(start.encoding) && start.sampleRate === 8000) return undefined;

@@ -6,7 +6,9 @@
 // mark, clear. Audio both ways is raw/slin: 16-bit little-endian mono PCM at 8 kHz (not μ-law),
 // and what is sent to Exotel must come in chunks of at least 3.2 KB, a multiple of 320 bytes.
 import {
-  numberOf,
+  audioFormatOf,
+  dtmfEvent,
+  mediaEvent,
   objectOf,
   type StreamDialect,
   type StreamEvent,
@@ -29,7 +31,12 @@ export const exotelDialect: StreamDialect = {
         return { kind: "connected" };
       case "start": {
         const s = objectOf(m.start, "start");
-        const format = objectOf(s.media_format ?? {}, "start.media_format");
+        const format = audioFormatOf(
+          s.media_format,
+          "start.media_format",
+          "sample_rate",
+          "audio/x-raw",
+        );
         return {
           kind: "start",
           streamId: stringOf(s.stream_sid ?? m.stream_sid, "start.stream_sid"),
@@ -37,26 +44,13 @@ export const exotelDialect: StreamDialect = {
           from: typeof s.from === "string" ? s.from : undefined,
           to: typeof s.to === "string" ? s.to : undefined,
           params: stringsOf(s.custom_parameters),
-          encoding: typeof format.encoding === "string" ? format.encoding : "audio/x-raw",
-          sampleRate: numberOf(format.sample_rate) ?? 8000,
+          ...format,
         };
       }
-      case "media": {
-        const media = objectOf(m.media, "media");
-        return {
-          kind: "media",
-          payload: stringOf(media.payload, "media.payload"),
-          timestampMs: numberOf(media.timestamp),
-        };
-      }
-      case "dtmf": {
-        const dtmf = objectOf(m.dtmf, "dtmf");
-        return {
-          kind: "dtmf",
-          digit: stringOf(dtmf.digit, "dtmf.digit"),
-          durationMs: numberOf(dtmf.duration) ?? 0,
-        };
-      }
+      case "media":
+        return mediaEvent(m, event, false);
+      case "dtmf":
+        return dtmfEvent(m);
       case "mark":
         return { kind: "played", name: stringOf(objectOf(m.mark, "mark").name, "mark.name") };
       case "stop":

@@ -6,7 +6,9 @@
 // clearedAudio. No stop message: the stream ends when Plivo closes the socket. To Plivo: playAudio
 // (media.contentType audio/x-mulaw, sampleRate 8000, payload), checkpoint, clearAudio.
 import {
-  numberOf,
+  audioFormatOf,
+  dtmfEvent,
+  mediaEvent,
   objectOf,
   type StreamDialect,
   type StreamEvent,
@@ -24,34 +26,25 @@ export const plivoDialect: StreamDialect = {
     switch (event) {
       case "start": {
         const s = objectOf(m.start, "start");
-        const format = objectOf(s.mediaFormat ?? {}, "start.mediaFormat");
+        const format = audioFormatOf(
+          s.mediaFormat,
+          "start.mediaFormat",
+          "sampleRate",
+          "audio/x-mulaw",
+        );
         return {
           kind: "start",
           streamId: stringOf(s.streamId ?? m.streamId, "start.streamId"),
           callId: stringOf(s.callId, "start.callId"),
           // The numbers are not in the stream: they come with the session (the answer webhook).
           params: {},
-          encoding: typeof format.encoding === "string" ? format.encoding : "audio/x-mulaw",
-          sampleRate: numberOf(format.sampleRate) ?? 8000,
+          ...format,
         };
       }
-      case "media": {
-        const media = objectOf(m.media, "media");
-        if (media.track !== undefined && media.track !== "inbound") return { kind: "other", event };
-        return {
-          kind: "media",
-          payload: stringOf(media.payload, "media.payload"),
-          timestampMs: numberOf(media.timestamp),
-        };
-      }
-      case "dtmf": {
-        const dtmf = objectOf(m.dtmf, "dtmf");
-        return {
-          kind: "dtmf",
-          digit: stringOf(dtmf.digit, "dtmf.digit"),
-          durationMs: numberOf(dtmf.duration) ?? 0,
-        };
-      }
+      case "media":
+        return mediaEvent(m, event, true);
+      case "dtmf":
+        return dtmfEvent(m);
       case "playedStream":
         return { kind: "played", name: stringOf(m.name, "name") };
       case "clearedAudio":

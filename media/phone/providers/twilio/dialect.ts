@@ -5,7 +5,8 @@
 // (dtmf.digit), mark (mark.name, once the audio before it has played), stop. To Twilio: media
 // (base64 audio/x-mulaw 8000, no header), mark, clear (drops the audio Twilio has buffered).
 import {
-  numberOf,
+  audioFormatOf,
+  mediaEvent,
   objectOf,
   type StreamDialect,
   type StreamEvent,
@@ -27,7 +28,12 @@ export const twilioDialect: StreamDialect = {
         return { kind: "connected" };
       case "start": {
         const s = objectOf(m.start, "start");
-        const format = objectOf(s.mediaFormat ?? {}, "start.mediaFormat");
+        const format = audioFormatOf(
+          s.mediaFormat,
+          "start.mediaFormat",
+          "sampleRate",
+          "audio/x-mulaw",
+        );
         const params = stringsOf(s.customParameters);
         return {
           kind: "start",
@@ -37,20 +43,11 @@ export const twilioDialect: StreamDialect = {
           from: params.from,
           to: params.to,
           params,
-          encoding: typeof format.encoding === "string" ? format.encoding : "audio/x-mulaw",
-          sampleRate: numberOf(format.sampleRate) ?? 8000,
+          ...format,
         };
       }
-      case "media": {
-        const media = objectOf(m.media, "media");
-        // A bidirectional stream carries the inbound track only; anything else is not the caller.
-        if (media.track !== undefined && media.track !== "inbound") return { kind: "other", event };
-        return {
-          kind: "media",
-          payload: stringOf(media.payload, "media.payload"),
-          timestampMs: numberOf(media.timestamp),
-        };
-      }
+      case "media":
+        return mediaEvent(m, event, true);
       case "dtmf": {
         const dtmf = objectOf(m.dtmf, "dtmf");
         // Twilio reports a key once, without its duration.

@@ -1,0 +1,112 @@
+// Builders for SIPp 3.6 scenario XML (tests/helpers/sipp.ts runs them): the XML head, the lines of
+// a request SIPp sends as the caller (its [keywords] filled in per call by SIPp), the SDP offer,
+// and the ACK of a non-2xx answer. Each builder yields the text inside a <send><![CDATA[...]]>,
+// indented as SIPp's own examples are (SIPp strips the indent and ends lines with CRLF).
+
+/** The first line of every scenario file. */
+export const XML_HEAD = `<?xml version="1.0" encoding="ISO-8859-1" ?>`;
+
+/** The number SIPp calls from (the From user) unless a scenario says otherwise. */
+export const SIPP_CALLER = "+15550111";
+
+/** The Request-URI and To of a first request: the dialled number (-s) at the peer. */
+const SERVICE_URI = "sip:[service]@[remote_ip]:[remote_port]";
+
+/** A request ends here when it has no body. */
+export const NO_BODY = "\n      Content-Length: 0\n";
+
+export interface RequestLines {
+  /** The Request-URI; the dialled number at the peer unless given (`[next_url]` in a dialog). */
+  uri?: string;
+  /** The Via branch: a new one unless given (`[branch-N]`: the one sent N messages back). */
+  branch?: string;
+  /** The From user. */
+  caller?: string;
+  /** The whole To line: to the dialled number unless given (`[last_To:]` in a dialog). */
+  to?: string;
+  /** A `[routes]` line: the Record-Route of the 200 (kept by `rrs="true"`) as Route. */
+  routes?: boolean;
+  /** A Contact line (INVITE, OPTIONS, re-INVITE); ACK, BYE and CANCEL leave it out. */
+  contact?: boolean;
+  /** More header lines after Max-Forwards, each starting "\n      ". */
+  extra?: string;
+}
+
+/**
+ * The start line and headers of a request SIPp sends, up to Max-Forwards and `extra`; follow it
+ * with NO_BODY, sdpOffer(...), or a Content-Length of your own.
+ */
+export function request(method: string, cseq: number, o: RequestLines = {}): string {
+  const to = o.to ?? `To: <${SERVICE_URI}>`;
+  return `
+      ${method} ${o.uri ?? SERVICE_URI} SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=${o.branch ?? "[branch]"}
+      From: sipp <sip:${o.caller ?? SIPP_CALLER}@[local_ip]:[local_port]>;tag=[call_number]
+      ${to}${o.routes ? "\n      [routes]" : ""}
+      Call-ID: [call_id]
+      CSeq: ${cseq} ${method}${
+    o.contact === false ? "" : "\n      Contact: <sip:sipp@[local_ip]:[local_port]>"
+  }
+      Max-Forwards: 70${o.extra ?? ""}`;
+}
+
+/**
+ * The ACK of a non-2xx final answer to the INVITE of `cseq` (RFC 3261 17.1.1.3): the INVITE's
+ * branch, `back` messages earlier in the scenario, and the To of the answer.
+ */
+export function ackOfRefusal(
+  cseq: number,
+  back: number,
+  o: Pick<RequestLines, "uri" | "caller"> = {},
+): string {
+  return request("ACK", cseq, {
+    ...o,
+    branch: `[branch-${back}]`,
+    to: "[last_To:]",
+    contact: false,
+  }) + NO_BODY;
+}
+
+const RTPMAP: Record<number, string> = {
+  0: "PCMU/8000",
+  8: "PCMA/8000",
+  101: "telephone-event/8000",
+};
+
+export interface SdpLines {
+  /** The m= port: SIPp's media port unless given (a number, or `[rtpstream_audio_port]`). */
+  port?: number | string;
+  /** The o= and c= address: SIPp's local and media IP keywords unless given (IPv4). */
+  address?: string;
+  /** `a=fmtp:101 0-15`: the DTMF events offered (RFC 4733). */
+  fmtp?: boolean;
+  /** An `a=` direction line (sendrecv, sendonly for a hold). */
+  direction?: string;
+}
+
+/** SDP (RFC 4566) lines for one audio stream of `payloadTypes` (0 PCMU, 8 PCMA, 101 DTMF). */
+export function sdp(payloadTypes: number[], o: SdpLines = {}): string {
+  const [origin, connection] = o.address
+    ? [`IP4 ${o.address}`, `IP4 ${o.address}`]
+    : ["IP[local_ip_type] [local_ip]", "IP[media_ip_type] [media_ip]"];
+  return [
+    "v=0",
+    `o=user1 53655765 2353687637 IN ${origin}`,
+    "s=-",
+    `c=IN ${connection}`,
+    "t=0 0",
+    `m=audio ${o.port ?? "[media_port]"} RTP/AVP ${payloadTypes.join(" ")}`,
+    ...payloadTypes.map((pt) => `a=rtpmap:${pt} ${RTPMAP[pt]}`),
+    ...(o.fmtp ? ["a=fmtp:101 0-15"] : []),
+    ...(o.direction ? [`a=${o.direction}`] : []),
+  ].map((line) => `      ${line}\n`).join("");
+}
+
+/** A request's SDP body with its Content-Type and Content-Length (SIPp counts [len]). */
+export function sdpOffer(payloadTypes: number[], o: SdpLines = {}): string {
+  return `
+      Content-Type: application/sdp
+      Content-Length: [len]
+
+${sdp(payloadTypes, o)}`;
+}
