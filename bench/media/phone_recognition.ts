@@ -14,14 +14,15 @@
 //   narrowband seed NARROWBAND_SEED_PRIOR: the same derivation over the phone path
 //   cold + 2nd pass the model's -cmninit, then the batch-CMN second pass (no prior at all)
 // and "later": the sentence said as a call's second utterance, after the sentence before it.
-// A last section runs calls in turn on one thread that learns (web, phone, web, ...): one prior
-// for both channels (as before) against one per channel. BENCH_PHONE_VARIANTS decodes the phone
+// A last section runs calls in turn on one thread that learns (web, phone, web, ...), seeded as
+// the engine seeds it: one prior for both channels (as before) against one per channel. BENCH_PHONE_VARIANTS decodes the phone
 // audio also with other decoder options or filterbanks (below), each from a narrowband prior
 // learnt under them. Figures, nothing asserted.
 import { CallRecogniser, DecoderPool } from "../../media/stt/pocketsphinx_decoding.ts";
 import { type DecoderArgs, EN_US_MODEL_DIR, enUsArgs } from "../../media/stt/pocketsphinx_ffi.ts";
 import { SPEED_ARGS } from "../../media/stt/pocketsphinx.ts";
-import { SEED_PRIOR, SEED_SENTENCES } from "../../media/stt/seed_prior.ts";
+import { NARROWBAND_SEED_PRIOR, SEED_PRIOR, SEED_SENTENCES } from "../../media/stt/seed_prior.ts";
+import type { ChannelKind } from "../../media/stt/engine.ts";
 import { werCount } from "../../media/stt/wer.ts";
 import { DEV_SCRIPTS, HELD_SCRIPTS, SCRIPTS } from "../../tests/helpers/test_speech.ts";
 import { callerSpeechWav, throughOpus } from "../../tests/helpers/audio.ts";
@@ -139,6 +140,42 @@ function laterUtterances(args: DecoderArgs, prior: readonly number[], audios: In
   return t;
 }
 
+/**
+ * Web and phone calls in turn on one thread that learns, each sentence once as each: the web and
+ * the phone first utterances' tallies. `phoneChannel` "wideband" is the former single prior.
+ */
+function callsInTurn(phoneChannel: ChannelKind, web: Int16Array[], phone: Int16Array[]) {
+  const pool = new DecoderPool(ARGS, {
+    spares: 1,
+    maxIdle: 2,
+    shareLm: true,
+    seedPriors: { wideband: SEED_PRIOR, narrowband: NARROWBAND_SEED_PRIOR },
+  });
+  const tally = { web: { errors: 0, words: 0, ms: 0 }, phone: { errors: 0, words: 0, ms: 0 } };
+  try {
+    for (const [i, text] of sentences.entries()) {
+      for (
+        const [kind, audio, channel] of [
+          ["web", web[i], "wideband"],
+          ["phone", phone[i], phoneChannel],
+        ] as const
+      ) {
+        const r = new CallRecogniser(pool, OPTIONS, channel);
+        push(r, audio);
+        const t0 = performance.now();
+        const c = werCount(text, r.finish());
+        tally[kind].ms += performance.now() - t0;
+        r.close();
+        tally[kind].errors += c.errors;
+        tally[kind].words += c.words;
+      }
+    }
+  } finally {
+    pool.close();
+  }
+  return tally;
+}
+
 const rows: string[][] = [];
 function row(audio: string, condition: string, t: Tally) {
   const wer = ((100 * t.errors) / t.words).toFixed(1);
@@ -191,6 +228,15 @@ if (!VARIANTS_ONLY) {
     row(name, "first, cold + 2nd pass", firstUtterances(ARGS, null, audios));
     row(name, "later", laterUtterances(ARGS, narrowSeed, audios));
   }
+}
+
+if (!VARIANTS_ONLY) {
+  const before = callsInTurn("wideband", web, phoneNoise);
+  const after = callsInTurn("narrowband", web, phoneNoise);
+  row("web (Opus)", "first, web and phone calls in turn, one prior (before)", before.web);
+  row("phone, line noise", "first, web and phone calls in turn, one prior (before)", before.phone);
+  row("web (Opus)", "first, web and phone calls in turn, a prior per channel", after.web);
+  row("phone, line noise", "first, web and phone calls in turn, a prior per channel", after.phone);
 }
 
 for (const variant of VARIANTS) {
