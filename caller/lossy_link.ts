@@ -47,13 +47,13 @@ export class LossyLink {
   #bad: Record<Direction, boolean> = { in: false, out: false };
   readonly counts: LinkCounts = { passed: { in: 0, out: 0 }, dropped: { in: 0, out: 0 } };
   #rule: { direction: Direction; kind: PacketKind; until: number } | undefined;
-  #seed: number;
+  #random: () => number;
   #every:
     | { direction: Direction; kind: PacketKind; n: number; burst: number; seen: number }
     | undefined;
 
   constructor(seed = 1) {
-    this.#seed = seed >>> 0 || 1;
+    this.#random = mulberry32(seed);
   }
 
   /** Drops every packet of `kind` going `direction` for the next `ms` (an outage of one kind). */
@@ -141,14 +141,17 @@ export class LossyLink {
     const jitter = this.jitterMs > 0 ? this.#random() * this.jitterMs : 0;
     return this.reorder > 0 && this.#random() < this.reorder ? jitter + this.reorderMs : jitter;
   }
+}
 
-  /** mulberry32: small, seeded, good enough to spread drops. */
-  #random(): number {
-    let t = (this.#seed = (this.#seed + 0x6d2b79f5) >>> 0);
+/** mulberry32: a small seeded uniform draw in [0, 1), good enough to spread drops. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    let t = (state = (state + 0x6d2b79f5) >>> 0);
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
+  };
 }
 
 /**
