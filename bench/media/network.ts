@@ -20,7 +20,8 @@
 // Run: deno run -A bench/media/network.ts      (`deno task bench network`; ~15 min)
 // Environment: BENCH_NET_CALLS (3 per row), BENCH_NET_TURNS (3), BENCH_NET_ROWS (labels to run,
 // comma-separated; default all), BENCH_NET_CHROMIUM (1; 0 skips the Chromium rows),
-// BENCH_NET_CHROMIUM_CALLS (= BENCH_NET_CALLS). Chromium rows need root, `ip` and iptables.
+// BENCH_NET_CHROMIUM_CALLS (= BENCH_NET_CALLS), BENCH_NET_JSON (a file for every call's figures),
+// BENCH_NET_LINGER_MS (0: how long the simulator stays on the line after the call's end). Chromium rows need root, `ip` and iptables.
 import {
   askForTheStory,
   botSilentAt,
@@ -46,6 +47,7 @@ const CALLS = Number(Deno.env.get("BENCH_NET_CALLS") ?? 3);
 const TURNS = Number(Deno.env.get("BENCH_NET_TURNS") ?? 3);
 const ONLY = Deno.env.get("BENCH_NET_ROWS")?.split(",");
 const CHROMIUM = Deno.env.get("BENCH_NET_CHROMIUM") !== "0";
+const LINGER_MS = Number(Deno.env.get("BENCH_NET_LINGER_MS") ?? 0);
 const CHROMIUM_CALLS = Number(Deno.env.get("BENCH_NET_CHROMIUM_CALLS") ?? CALLS);
 
 const none = { loss: 0, burst: 1, jitterMs: 0 };
@@ -59,6 +61,8 @@ const SIMULATOR_ROWS: { label: string; impairment: Impairment }[] = [
   { label: "30 ms jitter", impairment: { ...none, jitterMs: 30 } },
   { label: "60 ms jitter", impairment: { ...none, jitterMs: 60 } },
   { label: "2 % reordered", impairment: { ...none, reorder: 0.02 } },
+  // The same calls as the first row again: how far two clean runs differ (the figures' noise).
+  { label: "clean, again", impairment: none },
 ];
 const CHROMIUM_ROWS: { label: string; shape: Shape; impairment: Impairment }[] = [
   { label: "clean", shape: { kind: "none" }, impairment: none },
@@ -132,6 +136,9 @@ async function afterTurns(caller: TestCaller, after: After): Promise<void> {
   ]);
   after.endNotice = notice;
   after.peerLeft = left;
+  // The simulator hangs up as soon as it has the end; a caller that stays a moment lets its last
+  // SACK out of the link's jitter hold (BENCH_NET_LINGER_MS; see README).
+  if (LINGER_MS) await sleep(LINGER_MS);
 }
 
 const rows: Row[] = [];
@@ -180,6 +187,13 @@ if (simulatorRows.length) {
               figures.failure ??= `no ended record: ${(e as Error).message.split("\n")[0]}`;
             }
           }
+          figures.undelivered = [
+            after.endNotice ? "" : "no call-ended notice",
+            after.peerLeft ? "" : "no peerLeft",
+            figures.workerDelivered
+              ? ""
+              : `worker's drain not acknowledged in ${figures.drainMs} ms`,
+          ].filter(Boolean).join(", ") || undefined;
           return figures;
         }),
       );
@@ -212,6 +226,10 @@ if (CHROMIUM && chromiumRows.length) {
           calls.push({
             ...r,
             lastDelivered: r.endSeen,
+            undelivered: [
+              r.endSeen ? "" : "the page did not see the end",
+              r.workerDelivered ? "" : `worker's drain not acknowledged in ${r.drainMs} ms`,
+            ].filter(Boolean).join(", ") || undefined,
             turns: r.heard === undefined
               ? []
               : [{ said: r.said, heard: r.heard, latencyMs: r.latencyMs }],
@@ -241,5 +259,10 @@ console.log(
 console.log(formatTable(rows));
 for (const row of rows) {
   for (const f of row.failures) console.log(`  ${row.caller} ${row.label}: ${f}`);
+  for (const c of row.calls) {
+    if (c.undelivered) console.log(`  ${row.caller} ${row.label}, last messages: ${c.undelivered}`);
+  }
 }
+const json = Deno.env.get("BENCH_NET_JSON");
+if (json) await Deno.writeTextFile(json, JSON.stringify(rows, null, 1));
 Deno.exit(0);

@@ -41,6 +41,7 @@ export interface ChromiumCall {
   /** The page saw the call-ended notice (brain_ended) and the worker's drain was acknowledged. */
   endSeen: boolean;
   workerDelivered?: boolean;
+  drainMs?: number;
   said: string;
   heard?: string;
   /** The page's own end of speech → first bot audio (web/call/latency.ts). */
@@ -242,6 +243,7 @@ export function readRecord(
   record: any,
   out: {
     workerDelivered?: boolean;
+    drainMs?: number;
     recordingSeconds?: number;
     callSeconds?: number;
     callerAudio?: Record<string, number>;
@@ -250,6 +252,7 @@ export function readRecord(
   // deno-lint-ignore no-explicit-any
   const entry = (kind: string) => record.log?.find((e: any) => e.kind === kind)?.data;
   out.workerDelivered = entry("last_messages")?.delivered;
+  out.drainMs = entry("last_messages")?.ms;
   out.recordingSeconds = entry("recording_written")?.seconds;
   out.callerAudio = entry("caller_audio");
   const { started_at, ended_at } = record.timings ?? {};

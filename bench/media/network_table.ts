@@ -16,6 +16,10 @@ export interface CallFigures {
   lastDelivered: boolean;
   /** The worker's drain of the chat channel was acknowledged (`last_messages.delivered`). */
   workerDelivered?: boolean;
+  /** How long the worker waited for that acknowledgement. */
+  drainMs?: number;
+  /** Why the last messages do not count as delivered, when they do not. */
+  undelivered?: string;
   turns: TurnFigures[];
   bargeMs?: number;
   recordingSeconds?: number;
@@ -78,6 +82,7 @@ export function recordingErrors(calls: CallFigures[]): number[] {
 export interface RowFigures {
   completed: string;
   lastDelivered: string;
+  workerAcked: string;
   wer: number;
   werRatio: number;
   werVsClean: number;
@@ -114,7 +119,8 @@ export function rowFigures(row: Row, clean: Row | undefined): RowFigures {
   const sum = (k: string) => audio.reduce((s, a) => s + (a[k] ?? 0), 0);
   return {
     completed: `${row.calls.filter((c) => c.completed).length}/${n}`,
-    lastDelivered: `${row.calls.filter((c) => c.lastDelivered && c.workerDelivered).length}/${n}`,
+    lastDelivered: `${row.calls.filter((c) => c.lastDelivered).length}/${n}`,
+    workerAcked: `${row.calls.filter((c) => c.workerDelivered).length}/${n}`,
     wer,
     werRatio: wer / cleanWer,
     werVsClean,
@@ -139,13 +145,17 @@ const pct = (x: number, digits = 1) => Number.isFinite(x) ? `${(x * 100).toFixed
 const times = (x: number) => Number.isFinite(x) ? `${x.toFixed(2)}×` : "–";
 const ms = (x: number) => Number.isFinite(x) ? String(Math.round(x)) : "–";
 
+/** The label of the row every other row of the same caller is compared with. */
+export const CLEAN = "clean";
+
 /** The markdown table of every row, ratios against the clean row of the same caller. */
 export function formatTable(rows: Row[]): string {
   const head = [
     "caller",
     "condition",
     "completed",
-    "last msgs delivered",
+    "last msgs at caller",
+    "worker's drain acked",
     "WER",
     "WER × clean",
     "WER vs clean heard",
@@ -158,7 +168,7 @@ export function formatTable(rows: Row[]): string {
   ];
   const lines = [`| ${head.join(" | ")} |`, `| ${head.map(() => "---").join(" | ")} |`];
   for (const row of rows) {
-    const clean = rows.find((r) => r.caller === row.caller && r.label === "clean");
+    const clean = rows.find((r) => r.caller === row.caller && r.label === CLEAN);
     const f = rowFigures(row, clean);
     const rec = f.recording;
     const loss = f.callerLoss;
@@ -168,6 +178,7 @@ export function formatTable(rows: Row[]): string {
         row.label,
         f.completed,
         f.lastDelivered,
+        f.workerAcked,
         pct(f.wer),
         times(f.werRatio),
         pct(f.werVsClean),
