@@ -66,7 +66,13 @@ Deno.test("a row's ratios are taken against the clean row, and its WER also agai
     "10 % loss",
     [
       call([["a b c d", "a b y x", 450], ["e f g h", "e f g h", 600]], { callSeconds: 10 }),
-      call([], { completed: false, lastDelivered: false, failure: "timed out", callSeconds: 10 }),
+      call([], {
+        completed: false,
+        lastDelivered: false,
+        workerDelivered: false,
+        failure: "timed out",
+        callSeconds: 10,
+      }),
     ],
     4000,
     2,
