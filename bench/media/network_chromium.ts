@@ -42,6 +42,7 @@ export interface ChromiumCall {
   endSeen: boolean;
   workerDelivered?: boolean;
   drainMs?: number;
+  endReason?: string;
   said: string;
   heard?: string;
   /** The page's own end of speech → first bot audio (web/call/latency.ts). */
@@ -242,6 +243,7 @@ export function readRecord(
   // deno-lint-ignore no-explicit-any
   record: any,
   out: {
+    endReason?: string;
     workerDelivered?: boolean;
     drainMs?: number;
     recordingSeconds?: number;
@@ -251,6 +253,7 @@ export function readRecord(
 ): void {
   // deno-lint-ignore no-explicit-any
   const entry = (kind: string) => record.log?.find((e: any) => e.kind === kind)?.data;
+  out.endReason = `${record.status}/${record.end_reason}`;
   out.workerDelivered = entry("last_messages")?.delivered;
   out.drainMs = entry("last_messages")?.ms;
   out.recordingSeconds = entry("recording_written")?.seconds;

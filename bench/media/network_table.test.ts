@@ -87,7 +87,7 @@ Deno.test("a row's ratios are taken against the clean row, and its WER also agai
   assertEquals([f.p50, f.p99], [450, 600]);
   assertAlmostEquals(f.p50Ratio, 1.5);
   assertAlmostEquals(f.receiverShare, 2 / (4000 / 20)); // 2 ms of 200 ms per call-second
-  assertEquals(lossy.failures, ["timed out"]);
+  assertEquals(lossy.failures, ["timed out (ended undefined)"]);
   const table = formatTable([clean, lossy]);
   assert(table.includes("| simulator | clean | 1/1 | 1/1 | 1/1 | 12.5 % | 1.00× |"), table);
   assert(

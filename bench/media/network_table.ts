@@ -16,6 +16,8 @@ export interface CallFigures {
   lastDelivered: boolean;
   /** The worker's drain of the chat channel was acknowledged (`last_messages.delivered`). */
   workerDelivered?: boolean;
+  /** The session record's status/end_reason. */
+  endReason?: string;
   /** How long the worker waited for that acknowledgement. */
   drainMs?: number;
   /** Why the last messages do not count as delivered, when they do not. */
@@ -51,7 +53,7 @@ export function summariseRow(
     calls,
     cpuMsPerCallSecond: seconds > 0 ? cpuMs / seconds : NaN,
     receiverMsPerCallSecond,
-    failures: calls.filter((c) => c.failure).map((c) => c.failure!),
+    failures: calls.filter((c) => c.failure).map((c) => `${c.failure} (ended ${c.endReason})`),
   };
 }
 
