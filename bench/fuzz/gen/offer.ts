@@ -538,9 +538,14 @@ export function offerInput(base: BaseOffer): fc.Arbitrary<OfferInput> {
 
 /** The SDP a POST input offers, when its body is JSON with a string `sdp`. */
 export function offeredSdp(input: OfferInput): string | undefined {
-  if (input.method !== "POST" || typeof input.body !== "string") return undefined;
+  if (input.method !== "POST" || input.body === undefined) return undefined;
   try {
-    const sdp = JSON.parse(input.body)?.sdp;
+    // Bytes are read as the worker reads a body: UTF-8, a leading BOM dropped (RFC 8259 lets a
+    // parser ignore it), invalid UTF-8 refused; so a BOM before valid JSON is a valid offer.
+    const text = typeof input.body === "string"
+      ? input.body
+      : new TextDecoder("utf-8", { fatal: true }).decode(input.body);
+    const sdp = JSON.parse(text)?.sdp;
     return typeof sdp === "string" ? sdp : undefined;
   } catch {
     return undefined;
