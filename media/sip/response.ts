@@ -12,6 +12,7 @@ export const REASONS: Record<number, string> = {
   400: "Bad Request",
   404: "Not Found",
   405: "Method Not Allowed",
+  406: "Not Acceptable",
   415: "Unsupported Media Type",
   420: "Bad Extension",
   481: "Call/Transaction Does Not Exist",
@@ -19,6 +20,7 @@ export const REASONS: Record<number, string> = {
   488: "Not Acceptable Here",
   500: "Server Internal Error",
   503: "Service Unavailable",
+  505: "Version Not Supported",
 };
 
 export interface ResponseParts {

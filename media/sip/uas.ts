@@ -15,7 +15,7 @@ import {
   type SipRequest,
 } from "./message.ts";
 import { randomToken, responseTo } from "./response.ts";
-import { answerOffer } from "./sdp.ts";
+import { acceptsSdp, answerOffer } from "./sdp.ts";
 import { openRtpPort, type RtpPort } from "./rtp_port.ts";
 import { InviteServerTransaction, NonInviteServerTransaction } from "./transaction.ts";
 import type { ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
@@ -165,8 +165,8 @@ export class SipUas {
       const p = parsed.partial;
       if (p?.kind !== "request" || p.method === "ACK" || !header(p, "Via")) return;
       stampVia(p, from);
-      const bad = responseTo(p, 400, {
-        reason: `Bad Request (${parsed.reason})`,
+      const bad = responseTo(p, parsed.status ?? 400, {
+        reason: parsed.status ? undefined : `Bad Request (${parsed.reason})`,
         toTag: randomToken(),
       });
       channel.send(serialize(bad), p);
@@ -302,6 +302,8 @@ export class SipUas {
     if (contentType !== "application/sdp") {
       return refuse(415, undefined, [{ name: "Accept", value: "application/sdp" }]);
     }
+    // Our answer is SDP: a caller that accepts none is refused (section 21.4.7; RFC 4475 sdp01).
+    if (!acceptsSdp(headerList(request, "Accept"))) return refuse(406);
 
     let found: PhoneTarget | SipRefusal | undefined;
     try {
