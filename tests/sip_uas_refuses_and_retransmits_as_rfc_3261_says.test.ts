@@ -40,6 +40,7 @@ async function setup(ringingMs = 0, listener?: (e: CallEvent) => void) {
       toTag?: string;
       extra?: string[];
       body?: string;
+      contentType?: string;
       via?: string;
     } = {},
   ) => {
@@ -51,7 +52,7 @@ async function setup(ringingMs = 0, listener?: (e: CallEvent) => void) {
       `To: <sip:+15550100@127.0.0.1>${opts.toTag ? `;tag=${opts.toTag}` : ""}`,
       "Call-ID: call-1",
       `CSeq: ${opts.cseq ?? 1} ${method}`,
-      ...(body ? ["Content-Type: application/sdp"] : []),
+      ...(body ? [`Content-Type: ${opts.contentType ?? "application/sdp"}`] : []),
       ...(opts.extra ?? []),
       `Content-Length: ${body.length}`,
       "",
@@ -382,6 +383,49 @@ Deno.test("a BYE while still ringing ends the call: 200 to the BYE, 487 to the I
       [487, "1 INVITE"],
     ]);
     assertEquals(t.uas.activeCalls, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("INFO carries DTMF for trunks without RFC 4733: 200 and a dtmf event in the dialog, 481 outside, 415 for other bodies", async () => {
+  const t = await setup(0);
+  const info = (cseq: number, contentType: string, body: string, toTag = "nope") =>
+    t.send("INFO", { cseq, branch: `z9hG4bK-info-${cseq}`, toTag, contentType, body });
+  try {
+    info(1, "application/dtmf-relay", "Signal=5\r\nDuration=160\r\n");
+    await t.waitFor(1);
+    assertEquals(t.received[0].status, 481, "no dialog yet");
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(3);
+    t.clock.advance(0);
+    await t.waitFor(4);
+    const toTag = /tag=([^;]+)/.exec(header(t.received[3], "To")!)![1];
+    t.send("ACK", { branch: "z9hG4bK-ack", toTag });
+    info(2, "application/dtmf-relay", "Signal=5\r\nDuration=160\r\n", toTag);
+    await t.waitFor(5);
+    info(3, "application/dtmf", "#", toTag);
+    await t.waitFor(6);
+    info(4, "application/dtmf-relay", "Signal=11\r\n", toTag); // RFC 4733 event 11 is #
+    await t.waitFor(7);
+    info(5, "text/plain", "hello", toTag);
+    await t.waitFor(8);
+    info(6, "application/dtmf-relay", "Signal=X\r\n", toTag);
+    await t.waitFor(9);
+    assertEquals(t.received.slice(4).map((r) => r.status), [200, 200, 200, 415, 400]);
+    assertEquals(header(t.received[7], "Accept"), "application/dtmf-relay, application/dtmf");
+    assertEquals(
+      t.events.flatMap((e) => e.type === "dtmf" ? [e.digit] : []),
+      [{ digit: "5", durationMs: 160 }, { digit: "#", durationMs: 0 }, {
+        digit: "#",
+        durationMs: 0,
+      }],
+    );
+    // A retransmitted INFO is absorbed by its transaction: answered again, not a second key.
+    info(2, "application/dtmf-relay", "Signal=5\r\nDuration=160\r\n", toTag);
+    await t.waitFor(10);
+    assertEquals(t.received[9].status, 200);
+    assertEquals(t.events.filter((e) => e.type === "dtmf").length, 3);
   } finally {
     await t.close();
   }

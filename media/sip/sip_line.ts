@@ -69,6 +69,13 @@ export class SipLine implements PhoneLine {
     this.media.update(choice);
   }
 
+  /** A key sent by SIP INFO: heard as an RFC 4733 one is, on the same emitter. */
+  dtmfHeard(digit: DtmfDigit): void {
+    if (this.over) return;
+    this.note("info_dtmf", { digit: digit.digit });
+    this.onDtmf.emit(digit);
+  }
+
   farEnded(reason: CallEndReason): void {
     const end = ENDS[reason];
     if (this.over || !end) return;

@@ -20,6 +20,7 @@ import { openRtpPort, type RtpPort } from "./rtp_port.ts";
 import { InviteServerTransaction, NonInviteServerTransaction } from "./transaction.ts";
 import type { ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
 import { SipDialog } from "./dialog.ts";
+import { answerInfo } from "./dtmf_info.ts";
 import { clientKey, dialogKey, stampVia, transactionKey } from "./keys.ts";
 import type { DatagramSocket, Peer } from "./udp.ts";
 import type { StreamListener, StreamSource } from "./tcp.ts";
@@ -42,7 +43,7 @@ export type {
 } from "./uas_types.ts";
 
 const log = logger("sip");
-const ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY";
+const ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY, INFO";
 
 interface PhoneCall {
   dialog?: SipDialog;
@@ -240,6 +241,15 @@ export class SipUas {
         if (!call?.dialog) return tx.respond(responseTo(request, 481));
         tx.respond(responseTo(request, 200));
         return call.dialog.notify(request);
+      }
+      case "INFO": {
+        // Key presses from trunks without RFC 4733 (dtmf_info.ts).
+        const call = this.calls.get(dialogKey(request));
+        if (!call?.dialog || call.state === "ended") return tx.respond(responseTo(request, 481));
+        const { response, digit } = answerInfo(request);
+        tx.respond(response);
+        if (digit) this.emit({ type: "dtmf", callId: call.callId, digit });
+        return;
       }
       case "BYE": {
         const call = this.calls.get(dialogKey(request));
