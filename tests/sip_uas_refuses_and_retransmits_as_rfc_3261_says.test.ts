@@ -133,7 +133,7 @@ Deno.test("a method the UAS does not serve gets 405 with Allow", async () => {
     await t.waitFor(1);
     assertEquals([t.received[0].status, header(t.received[0], "Allow")], [
       405,
-      "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY",
+      "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY, INFO",
     ]);
   } finally {
     await t.close();
