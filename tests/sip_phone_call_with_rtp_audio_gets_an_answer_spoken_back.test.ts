@@ -334,7 +334,9 @@ Deno.test("keys a trunk sends by SIP INFO (dtmf-relay and dtmf bodies) reach the
     const sessionId = connect.body.session_id;
     const info = (cseq: number, type: string, body: string) =>
       inDialog("INFO", cseq, `\n      Content-Type: ${type}`, body);
-    const scenario = `${HEAD}<scenario name="info-dtmf">${invite(tokenOf(connect.body), caller.port)}
+    const scenario = `${HEAD}<scenario name="info-dtmf">${
+      invite(tokenOf(connect.body), caller.port)
+    }
   <pause milliseconds="1000"/>${info(2, "text/plain", "hello")}
   <recv response="415"/>${info(3, "application/dtmf-relay", "Signal=5\nDuration=160\n")}
   <recv response="200"/>${info(4, "application/dtmf", "#")}

@@ -172,7 +172,9 @@ function checkHeaders(message: SipMessage): string | undefined {
   }
   // 1*DIGIT, leading zeros allowed (RFC 4475 wsinv's 0068), at most 255 (scalarlg's 300 is not).
   const maxForwards = header(message, "Max-Forwards");
-  if (maxForwards !== undefined && !/^\d+$/.test(maxForwards)) return "Max-Forwards is not a number";
+  if (maxForwards !== undefined && !/^\d+$/.test(maxForwards)) {
+    return "Max-Forwards is not a number";
+  }
   if (maxForwards !== undefined && +maxForwards > 255) return "Max-Forwards is over 255";
   for (const name of ["From", "To"]) {
     const value = header(message, name);
@@ -185,7 +187,9 @@ function checkHeaders(message: SipMessage): string | undefined {
   }
   // Section 20.17: rfc1123-date, always in GMT (RFC 4475 baddate).
   const date = header(message, "Date");
-  if (date !== undefined && !/^[A-Za-z]{3}, \d{1,2} [A-Za-z]{3} \d{4} \d\d:\d\d:\d\d GMT$/.test(date)) {
+  if (
+    date !== undefined && !/^[A-Za-z]{3}, \d{1,2} [A-Za-z]{3} \d{4} \d\d:\d\d:\d\d GMT$/.test(date)
+  ) {
     return "Date is not an RFC 1123 date in GMT";
   }
   for (const via of headerList(message, "Via")) {

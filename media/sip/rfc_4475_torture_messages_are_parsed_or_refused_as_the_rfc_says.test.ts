@@ -24,12 +24,15 @@ const BT = "`";
 function rfc(text: string): Uint8Array {
   const crlf = text.replace(/^\n/, "").replaceAll("\n", "\r\n")
     .replace(/<allOneLine>([\s\S]*?)<\/allOneLine>/g, (_, s: string) => s.replaceAll("\r\n", ""))
-    .replace(/<repeat count=(\d+)>([\s\S]*?)<\/repeat>/g, (_, n: string, s: string) => s.repeat(+n));
+    .replace(
+      /<repeat count=(\d+)>([\s\S]*?)<\/repeat>/g,
+      (_, n: string, s: string) => s.repeat(+n),
+    );
   const out: number[] = [];
   const encoder = new TextEncoder();
   for (const part of crlf.split(/(<hex>[0-9A-Fa-f]*<\/hex>)/)) {
     const hex = /^<hex>([0-9A-Fa-f]*)<\/hex>$/.exec(part);
-    if (hex) for (const b of hex[1].match(/../g) ?? []) out.push(parseInt(b, 16));
+    if (hex) { for (const b of hex[1].match(/../g) ?? []) out.push(parseInt(b, 16)); }
     else out.push(...encoder.encode(part));
   }
   return new Uint8Array(out);
@@ -400,7 +403,8 @@ Deno.test("transports: SCTP, TLS and an unknown transport in Via parse", () => {
 
 // Multipart MIME Message. The RFC's body holds a binary S/MIME signature; the bytes
 // here are ours (non-UTF-8, CR, LF and NUL among them), which is what the case tests.
-const signature = "<hex>3082015206092A864886F70D010702A08201433082013F020101310B300906052B0E03021A0500300B06092A864886F70D0107010D0A0D0A00FFFE</hex>";
+const signature =
+  "<hex>3082015206092A864886F70D010702A08201433082013F020101310B300906052B0E03021A0500300B06092A864886F70D0107010D0A0D0A00FFFE</hex>";
 const mpartBody = `--7a9cbec02ceef655
 Content-Type: text/plain
 Content-Transfer-Encoding: binary
@@ -607,7 +611,11 @@ const lwsruri = withRequestLine("INVITE sip:user@example.com; lr SIP/2.0", "INVI
 // Multiple SP Separating Request-Line Elements
 const lwsstart = withRequestLine("INVITE  sip:user@example.com  SIP/2.0", "INVITE", "lwsstart.1");
 // SP Characters at End of Request-Line
-const trws = withRequestLine("OPTIONS sip:remote-target@example.com SIP/2.0  ", "OPTIONS", "trws.1");
+const trws = withRequestLine(
+  "OPTIONS sip:remote-target@example.com SIP/2.0  ",
+  "OPTIONS",
+  "trws.1",
+);
 // Escaped Headers in SIP Request-URI
 const escruri = withRequestLine(
   "INVITE sip:user@example.com?Route=%3Csip:example.com%3E SIP/2.0",
