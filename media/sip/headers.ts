@@ -46,6 +46,7 @@ const CANONICAL = new Map(
     "Referred-By",
     "Allow-Events",
     "Session-Expires",
+    "Min-SE",
     "Retry-After",
     "Warning",
     "WWW-Authenticate",

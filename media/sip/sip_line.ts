@@ -27,6 +27,7 @@ const ENDS: Partial<Record<CallEndReason, LineEndReason>> = {
   caller_hung_up: "caller_hung_up",
   caller_cancelled: "caller_hung_up",
   no_ack: "no_ack",
+  session_expired: "session_expired",
   shutdown: "shutdown",
 };
 

@@ -26,6 +26,8 @@ export type CallEndReason =
   | "caller_hung_up"
   | "caller_cancelled"
   | "no_ack"
+  /** The caller stopped refreshing an RFC 4028 session: our BYE ended it. */
+  | "session_expired"
   | "shutdown"
   | "hung_up_here";
 
