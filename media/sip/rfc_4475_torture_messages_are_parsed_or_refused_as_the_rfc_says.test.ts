@@ -2,6 +2,9 @@
 // answers through a real UAS over UDP. The messages are typed from the RFC's text in its own
 // notation (section 2): <allOneLine> joins lines, <hex> is raw bytes, <repeat> repeats a string;
 // line ends are CRLF, as the RFC says they are on the wire.
+// The RFC text at hand came in excerpts, so some lines are typed from the RFC as remembered: what
+// each case tortures is kept, but an SDP line or an ignorable header (mpart01's Identity) may
+// differ from the RFC's octets.
 //
 // Where the UAS deliberately differs from what the RFC suggests (said at each case):
 // - esc02 (unknown method RE%47IST%45R): 405 with Allow for every method the UAS does not take,
