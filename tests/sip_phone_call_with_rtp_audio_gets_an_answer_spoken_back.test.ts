@@ -327,6 +327,45 @@ async function transferred(transport: "udp" | "tcp") {
   }
 }
 
+Deno.test("keys a trunk sends by SIP INFO (dtmf-relay and dtmf bodies) reach the brain; other INFO bodies get 415", async () => {
+  const { seen, sipPort, service, caller, connectOne, close } = await sipCallService();
+  try {
+    const connect = await connectOne();
+    const sessionId = connect.body.session_id;
+    const info = (cseq: number, type: string, body: string) =>
+      inDialog("INFO", cseq, `\n      Content-Type: ${type}`, body);
+    const scenario = `${HEAD}<scenario name="info-dtmf">${
+      invite(tokenOf(connect.body), caller.port)
+    }
+  <pause milliseconds="1000"/>${info(2, "text/plain", "hello")}
+  <recv response="415"/>${info(3, "application/dtmf-relay", "Signal=5\nDuration=160\n")}
+  <recv response="200"/>${info(4, "application/dtmf", "#")}
+  <recv response="200"/>
+  <recv request="BYE" timeout="60000"/>${answer()}
+</scenario>`;
+    const sipp = runSipp(scenario, sipPort, DIALLED, "udp", SIPP_LONG);
+    await caller.start();
+    assertSippPassed(await sipp);
+    // 5 is only reported; # makes the brain end the call, which the worker does by BYE.
+    assertEquals(seen.digits, ["5", "#"]);
+    const record = await service.record(sessionId, "ended", 20_000);
+    assertEquals(record.end_reason, "brain_ended");
+    // deno-lint-ignore no-explicit-any
+    const sip = record.log.filter((e: any) => e.source === "sip" && e.kind === "info_dtmf");
+    // deno-lint-ignore no-explicit-any
+    assertEquals(sip.map((e: any) => e.data.digit), ["5", "#"]);
+    // deno-lint-ignore no-explicit-any
+    const dtmf = record.log.filter((e: any) => e.source === "to_brain" && e.kind === "dtmf");
+    // deno-lint-ignore no-explicit-any
+    assertEquals(dtmf.map((e: any) => [e.data.digit, e.data.duration_ms]), [
+      ["5", 160],
+      ["#", 0],
+    ]);
+  } finally {
+    await close();
+  }
+});
+
 Deno.test("the brain's transfer is a REFER: 202, a NOTIFY of 200, the worker's BYE, and the session ends transferred", () =>
   transferred("udp"));
 

@@ -4,7 +4,7 @@ import dgram from "node:dgram";
 import fc from "fast-check";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { ManualClock } from "./helpers/manual_clock.ts";
-import { header, parseMessage, type SipResponse } from "../media/sip/message.ts";
+import { header, parseMessage, type SipRequest, type SipResponse } from "../media/sip/message.ts";
 import { type CallEvent, SipUas } from "../media/sip/uas.ts";
 
 const OFFER =
@@ -27,9 +27,11 @@ async function setup(ringingMs = 0, listener?: (e: CallEvent) => void) {
   const socket = dgram.createSocket("udp4");
   await new Promise<void>((ok) => socket.bind(0, "127.0.0.1", ok));
   const received: SipResponse[] = [];
+  const requests: SipRequest[] = [];
   socket.on("message", (m) => {
     const r = parseMessage(new Uint8Array(m));
     if (r.ok && r.message.kind === "response") received.push(r.message);
+    if (r.ok && r.message.kind === "request") requests.push(r.message);
   });
   const local = socket.address().port;
   const send = (
@@ -40,6 +42,7 @@ async function setup(ringingMs = 0, listener?: (e: CallEvent) => void) {
       toTag?: string;
       extra?: string[];
       body?: string;
+      contentType?: string;
       via?: string;
     } = {},
   ) => {
@@ -51,7 +54,7 @@ async function setup(ringingMs = 0, listener?: (e: CallEvent) => void) {
       `To: <sip:+15550100@127.0.0.1>${opts.toTag ? `;tag=${opts.toTag}` : ""}`,
       "Call-ID: call-1",
       `CSeq: ${opts.cseq ?? 1} ${method}`,
-      ...(body ? ["Content-Type: application/sdp"] : []),
+      ...(body ? [`Content-Type: ${opts.contentType ?? "application/sdp"}`] : []),
       ...(opts.extra ?? []),
       `Content-Length: ${body.length}`,
       "",
@@ -69,7 +72,7 @@ async function setup(ringingMs = 0, listener?: (e: CallEvent) => void) {
     await uas.close();
     await new Promise<void>((ok) => socket.close(() => ok()));
   };
-  return { clock, events, uas, send, received, waitFor, close, local };
+  return { clock, events, uas, send, received, requests, waitFor, close, local };
 }
 
 Deno.test("a retransmitted INVITE makes one call and is answered with the last provisional", async () => {
@@ -132,7 +135,7 @@ Deno.test("a method the UAS does not serve gets 405 with Allow", async () => {
     await t.waitFor(1);
     assertEquals([t.received[0].status, header(t.received[0], "Allow")], [
       405,
-      "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY",
+      "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY, INFO, UPDATE",
     ]);
   } finally {
     await t.close();
@@ -142,12 +145,10 @@ Deno.test("a method the UAS does not serve gets 405 with Allow", async () => {
 Deno.test("an extension the caller requires gets 420 naming it, and no call", async () => {
   const t = await setup();
   try {
+    // timer (RFC 4028) is one the UAS supports: only 100rel is named.
     t.send("INVITE", { body: OFFER, extra: ["Require: 100rel, timer"] });
     await t.waitFor(2);
-    assertEquals([t.received[1].status, header(t.received[1], "Unsupported")], [
-      420,
-      "100rel, timer",
-    ]);
+    assertEquals([t.received[1].status, header(t.received[1], "Unsupported")], [420, "100rel"]);
     assertEquals(t.uas.activeCalls, 0);
   } finally {
     await t.close();
@@ -382,6 +383,139 @@ Deno.test("a BYE while still ringing ends the call: 200 to the BYE, 487 to the I
       [487, "1 INVITE"],
     ]);
     assertEquals(t.uas.activeCalls, 0);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("INFO carries DTMF for trunks without RFC 4733: 200 and a dtmf event in the dialog, 481 outside, 415 for other bodies", async () => {
+  const t = await setup(0);
+  const info = (cseq: number, contentType: string, body: string, toTag = "nope") =>
+    t.send("INFO", { cseq, branch: `z9hG4bK-info-${cseq}`, toTag, contentType, body });
+  try {
+    info(1, "application/dtmf-relay", "Signal=5\r\nDuration=160\r\n");
+    await t.waitFor(1);
+    assertEquals(t.received[0].status, 481, "no dialog yet");
+    t.send("INVITE", { body: OFFER });
+    await t.waitFor(3);
+    t.clock.advance(0);
+    await t.waitFor(4);
+    const toTag = /tag=([^;]+)/.exec(header(t.received[3], "To")!)![1];
+    t.send("ACK", { branch: "z9hG4bK-ack", toTag });
+    info(2, "application/dtmf-relay", "Signal=5\r\nDuration=160\r\n", toTag);
+    await t.waitFor(5);
+    info(3, "application/dtmf", "#", toTag);
+    await t.waitFor(6);
+    info(4, "application/dtmf-relay", "Signal=11\r\n", toTag); // RFC 4733 event 11 is #
+    await t.waitFor(7);
+    info(5, "text/plain", "hello", toTag);
+    await t.waitFor(8);
+    info(6, "application/dtmf-relay", "Signal=X\r\n", toTag);
+    await t.waitFor(9);
+    assertEquals(t.received.slice(4).map((r) => r.status), [200, 200, 200, 415, 400]);
+    assertEquals(header(t.received[7], "Accept"), "application/dtmf-relay, application/dtmf");
+    assertEquals(
+      t.events.flatMap((e) => e.type === "dtmf" ? [e.digit] : []),
+      [{ digit: "5", durationMs: 160 }, { digit: "#", durationMs: 0 }, {
+        digit: "#",
+        durationMs: 0,
+      }],
+    );
+    // A retransmitted INFO is absorbed by its transaction: answered again, not a second key.
+    info(2, "application/dtmf-relay", "Signal=5\r\nDuration=160\r\n", toTag);
+    await t.waitFor(10);
+    assertEquals(t.received[9].status, 200);
+    assertEquals(t.events.filter((e) => e.type === "dtmf").length, 3);
+  } finally {
+    await t.close();
+  }
+});
+
+/** An answered, ACKed call whose INVITE carried `extra`; its To tag and the 200. */
+async function answeredCall(t: Awaited<ReturnType<typeof setup>>, extra: string[]) {
+  t.send("INVITE", { body: OFFER, extra });
+  await t.waitFor(2);
+  t.clock.advance(0);
+  await t.waitFor(3);
+  const ok = t.received[2];
+  assertEquals(ok.status, 200);
+  const toTag = /tag=([^;]+)/.exec(header(ok, "To")!)![1];
+  t.send("ACK", { branch: "z9hG4bK-ack", toTag });
+  for (let i = 0; i < 50 && !t.events.some((e) => e.type === "confirmed"); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return { toTag, ok };
+}
+
+Deno.test("session timers (RFC 4028): the 200 names the caller refresher, an UPDATE refreshes, and no refresh ends the call with our BYE", async () => {
+  const t = await setup(0);
+  try {
+    const { toTag, ok } = await answeredCall(t, ["Session-Expires: 1800", "Supported: timer"]);
+    assertEquals(header(ok, "Session-Expires"), "1800;refresher=uac");
+    assertEquals(header(ok, "Require"), "timer");
+    // The BYE is due min(32, 1800/3) = 32 s before the session expires: 1768 s after the 200.
+    t.clock.advance(1000_000);
+    t.send("UPDATE", { cseq: 2, branch: "z9hG4bK-upd", toTag, extra: ["Session-Expires: 1200"] });
+    await t.waitFor(4);
+    assertEquals([t.received[3].status, header(t.received[3], "Session-Expires")], [
+      200,
+      "1200;refresher=uac",
+    ]);
+    assertEquals(t.received[3].body.length, 0, "an UPDATE without an offer gets no SDP");
+    t.clock.advance(1000_000); // past the first interval's end, within the refreshed one's
+    await new Promise((r) => setTimeout(r, 50));
+    assertEquals(t.requests.filter((r) => r.method === "BYE").length, 0);
+    // 1200 - 32 = 1168 s after the refresh: our BYE, and the call ends session_expired.
+    t.clock.advance(168_000);
+    for (let i = 0; i < 50 && t.requests.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assertEquals(t.requests.map((r) => r.method), ["BYE"]);
+    const end = t.events.find((e) => e.type === "ended");
+    assert(end?.type === "ended" && end.reason === "session_expired", JSON.stringify(t.events));
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("session timers: an interval under Min-SE gets 422 with Min-SE 90; a caller that cannot refresh gets no timer", async () => {
+  const t = await setup(0);
+  try {
+    t.send("INVITE", { body: OFFER, extra: ["Session-Expires: 60", "Supported: timer"] });
+    await t.waitFor(2);
+    assertEquals([t.received[1].status, header(t.received[1], "Min-SE")], [422, "90"]);
+    assertEquals(t.uas.activeCalls, 0);
+  } finally {
+    await t.close();
+  }
+  const u = await setup(0);
+  try {
+    // Session-Expires put in by a proxy, the caller without "timer": we would have to refresh,
+    // which the UAS does not, so the 200 has no Session-Expires and no timer runs (section 9).
+    const { ok } = await answeredCall(u, ["Session-Expires: 90"]);
+    assertEquals(header(ok, "Session-Expires"), undefined);
+    u.clock.advance(3_600_000);
+    await new Promise((r) => setTimeout(r, 50));
+    assertEquals(u.requests.length, 0);
+    assertEquals(u.events.some((e) => e.type === "ended"), false);
+  } finally {
+    await u.close();
+  }
+});
+
+Deno.test("an UPDATE with an offer in a dialog is answered 200 with SDP, as a re-INVITE is", async () => {
+  const t = await setup(0);
+  try {
+    const { toTag } = await answeredCall(t, []);
+    t.send("UPDATE", { cseq: 2, branch: "z9hG4bK-upd2", toTag, body: OFFER });
+    await t.waitFor(4);
+    assertEquals(t.received[3].status, 200);
+    assertEquals(header(t.received[3], "Content-Type"), "application/sdp");
+    assert(new TextDecoder().decode(t.received[3].body).includes("m=audio"));
+    assert(t.events.some((e) => e.type === "media"));
+    t.send("UPDATE", { cseq: 1, branch: "z9hG4bK-upd3", toTag: "nope" });
+    await t.waitFor(5);
+    assertEquals(t.received[4].status, 481);
   } finally {
     await t.close();
   }

@@ -21,6 +21,7 @@ export type LineEndReason =
   | "caller_hung_up"
   | "transferred"
   | "no_ack"
+  | "session_expired"
   | "media_timeout"
   | "shutdown"
   | "carrier_error";

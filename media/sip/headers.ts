@@ -46,6 +46,7 @@ const CANONICAL = new Map(
     "Referred-By",
     "Allow-Events",
     "Session-Expires",
+    "Min-SE",
     "Retry-After",
     "Warning",
     "WWW-Authenticate",
@@ -53,6 +54,7 @@ const CANONICAL = new Map(
     "Proxy-Authenticate",
     "Proxy-Authorization",
     "Reason",
+    "Date",
   ].map((n) => [n.toLowerCase(), n]),
 );
 
@@ -97,6 +99,40 @@ export function parseParams(text: string): Map<string, string> {
       );}
   }
   return params;
+}
+
+const DISPLAY_TOKENS = /^[A-Za-z0-9\-.!%*_+`'~\s]*$/;
+const URI = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/**
+ * What is wrong with a From, To or Contact value (section 20.10 and 25.1), or undefined: an
+ * unterminated quoted display name, an unquoted one that is not tokens, spaces inside <...>, or a
+ * bare URI holding the "," or "?" that section 20.10 says need angle brackets (RFC 4475 quotbal,
+ * baddn, badaspec, regbadct).
+ */
+export function addressFault(value: string): string | undefined {
+  let i = 0;
+  while (value[i] === " " || value[i] === "\t") i++;
+  let lt: number;
+  if (value[i] === '"') {
+    for (i++; i < value.length && value[i] !== '"'; i++) if (value[i] === "\\") i++;
+    if (i >= value.length) return "unterminated quoted display name";
+    lt = value.indexOf("<", i);
+    if (lt < 0 || value.slice(i + 1, lt).trim() !== "") return "quoted display name without <URI>";
+  } else {
+    lt = value.indexOf("<");
+    if (lt >= 0 && !DISPLAY_TOKENS.test(value.slice(0, lt))) return "display name is not tokens";
+  }
+  if (lt < 0) {
+    const uri = value.split(";")[0].trim();
+    if (!URI.test(uri)) return "not a URI";
+    return /[,?\s]/.test(uri) ? "a URI with , ? or spaces outside <...>" : undefined;
+  }
+  const gt = value.indexOf(">", lt);
+  if (gt < 0) return "< without >";
+  const uri = value.slice(lt + 1, gt);
+  if (/\s/.test(uri)) return "spaces inside <...>";
+  return URI.test(uri) ? undefined : "not a URI inside <...>";
 }
 
 export interface Via {
@@ -154,9 +190,12 @@ export function tagOf(value: string | undefined): string | undefined {
  * number (RFC 3966: "-", ".", "(", ")") dropped: what the caller dialled.
  */
 export function dialledUser(uri: string): string | undefined {
-  const m = /^(?:sips?:([^@;?]+)@|tel:([^;?]+))/i.exec(uri);
-  const user = m?.[1] ?? m?.[2];
+  // A SIP user may hold ";" and "?" (user-unreserved, RFC 4475 intmeth and semiuri); a number's
+  // own parameters (";npdi", ";phone-context=...", RFC 3966) are not what was dialled.
+  const m = /^(?:sips?:([^@]+)@|tel:([^;?]+))/i.exec(uri);
+  let user = m?.[1] ?? m?.[2];
   if (user === undefined) return undefined;
+  if (/^\+?[\d\-.()]+;/.test(user)) user = user.slice(0, user.indexOf(";"));
   let decoded: string;
   try {
     decoded = decodeURIComponent(user.split(":")[0]);

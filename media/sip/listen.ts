@@ -28,5 +28,7 @@ export async function listenUdpAndTcp(
 /** Section 18.2.2: a response goes to the request's source address, at the Via's port unless rport. */
 export function responsePeer(request: SipRequest, from: Peer): Peer {
   const via = parseVia(headerList(request, "Via")[0] ?? "");
-  return { address: from.address, port: via?.params.has("rport") ? from.port : via?.port ?? 5060 };
+  // A Via we cannot read (RFC 4475 badvers' SIP/7.0) names no port: the source's is the best guess.
+  if (!via) return from;
+  return { address: from.address, port: via.params.has("rport") ? from.port : via.port ?? 5060 };
 }

@@ -1,7 +1,7 @@
 // SIP messages (RFC 3261 section 7): parsing from bytes and serializing back. Parsing refuses
 // what a UAS must refuse with 400 and says why; it keeps what it could read so the 400 can still
 // be addressed (section 8.2.6 needs Via, From, To, Call-ID and CSeq).
-import { canonicalName, splitList } from "./headers.ts";
+import { addressFault, canonicalName, splitList } from "./headers.ts";
 
 export interface Header {
   /** Canonical long form ("Via", "Call-ID"), whatever form the wire used. */
@@ -28,7 +28,13 @@ export type SipMessage = SipRequest | SipResponse;
 export type ParseResult =
   | { ok: true; message: SipMessage }
   /** `partial` is what was read before the fault, when the start line and headers were. */
-  | { ok: false; reason: string; partial?: SipMessage };
+  | {
+    ok: false;
+    reason: string;
+    partial?: SipMessage;
+    /** The status to refuse with when it is not 400 (505 for another SIP version). */
+    status?: number;
+  };
 
 /** RFC 3261 token (section 25.1): methods and header names. Unknown methods still parse (405, not 400). */
 const TOKEN = /^[A-Za-z0-9\-.!%*_+`'~]+$/;
@@ -66,9 +72,17 @@ export function parseMessage(bytes: Uint8Array, stream = false): ParseResult {
     }
     headers.push({ name: canonicalName(name), value: line.slice(colon + 1).trim() });
   }
-  const message: SipMessage = { ...first, headers, body: new Uint8Array() };
+  const [line, version] = first;
+  const message: SipMessage = { ...line, headers, body: new Uint8Array() };
   if (fault) return { ok: false, reason: fault, partial: message };
+  // Another well-formed version is 505 (section 21.5.20; RFC 4475 badvers), not 400.
+  if (version !== "SIP/2.0") {
+    return { ok: false, reason: `unsupported version ${version}`, partial: message, status: 505 };
+  }
 
+  // The header checks come before the body's length, so the fault named is the header's.
+  const invalid = checkHeaders(message);
+  if (invalid) return { ok: false, reason: invalid, partial: message };
   const rest = bytes.subarray(end + 4);
   const lengths = headers.filter((h) => h.name === "Content-Length").map((h) => h.value);
   if (lengths.length > 1 && new Set(lengths).size > 1) {
@@ -89,8 +103,6 @@ export function parseMessage(bytes: Uint8Array, stream = false): ParseResult {
     }
     message.body = rest.slice(0, length);
   }
-  const invalid = checkHeaders(message);
-  if (invalid) return { ok: false, reason: invalid, partial: message };
   return { ok: true, message };
 }
 
@@ -115,21 +127,29 @@ function unfold(lines: string[]): string[] {
   return out;
 }
 
-function parseStartLine(
-  line: string,
-): Omit<SipRequest, "headers" | "body"> | Omit<SipResponse, "headers" | "body"> | string {
+/** The start line and its SIP version. */
+type StartLine = [
+  Omit<SipRequest, "headers" | "body"> | Omit<SipResponse, "headers" | "body">,
+  string,
+];
+
+function parseStartLine(line: string): StartLine | string {
   if (line.startsWith("SIP/")) {
     const m = /^SIP\/2\.0 ([1-6]\d\d) (.*)$/.exec(line);
     if (!m) return `not a SIP/2.0 status line: ${clip(line)}`;
-    return { kind: "response", status: Number(m[1]), reason: m[2] };
+    return [{ kind: "response", status: Number(m[1]), reason: m[2] }, "SIP/2.0"];
   }
   const parts = line.split(" ");
   if (parts.length !== 3) return `request line is not "Method URI SIP/2.0": ${clip(line)}`;
   const [method, uri, version] = parts;
   if (!TOKEN.test(method)) return `method is not a token: ${clip(method)}`;
-  if (version !== "SIP/2.0") return `unsupported version: ${clip(version)}`;
+  if (!/^SIP\/\d+\.\d+$/.test(version)) return `not a SIP version: ${clip(version)}`;
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(uri)) return `Request-URI is not a URI: ${clip(uri)}`;
-  return { kind: "request", method, uri };
+  // Section 19.1.1's table: a SIP Request-URI carries no headers (RFC 4475 escruri).
+  if (/^sips?:/i.test(uri) && uri.slice(uri.lastIndexOf("@") + 1).includes("?")) {
+    return `Request-URI carries headers: ${clip(uri)}`;
+  }
+  return [{ kind: "request", method, uri }, version];
 }
 
 /** The header checks of sections 8.1.1 and 8.2: what a UAS refuses with 400. */
@@ -150,9 +170,27 @@ function checkHeaders(message: SipMessage): string | undefined {
       return "CSeq method does not match the request method";
     }
   }
+  // 1*DIGIT, leading zeros allowed (RFC 4475 wsinv's 0068), at most 255 (scalarlg's 300 is not).
   const maxForwards = header(message, "Max-Forwards");
-  if (maxForwards !== undefined && !/^\d{1,3}$/.test(maxForwards)) {
+  if (maxForwards !== undefined && !/^\d+$/.test(maxForwards)) {
     return "Max-Forwards is not a number";
+  }
+  if (maxForwards !== undefined && +maxForwards > 255) return "Max-Forwards is over 255";
+  for (const name of ["From", "To"]) {
+    const value = header(message, name);
+    const bad = value === undefined ? undefined : addressFault(value);
+    if (bad) return `${name}: ${bad}`;
+  }
+  for (const contact of headerList(message, "Contact")) {
+    const bad = contact === "*" ? undefined : addressFault(contact);
+    if (bad) return `Contact: ${bad}`;
+  }
+  // Section 20.17: rfc1123-date, always in GMT (RFC 4475 baddate).
+  const date = header(message, "Date");
+  if (
+    date !== undefined && !/^[A-Za-z]{3}, \d{1,2} [A-Za-z]{3} \d{4} \d\d:\d\d:\d\d GMT$/.test(date)
+  ) {
+    return "Date is not an RFC 1123 date in GMT";
   }
   for (const via of headerList(message, "Via")) {
     if (!/^SIP\s*\/\s*2\.0\s*\/\s*[A-Za-z]+\s+\S/.test(via)) return "Via is not SIP/2.0/transport";

@@ -91,6 +91,8 @@ export async function startSipPhones(
         return p.log?.add("sip", "confirmed", {});
       case "media":
         return p.line?.mediaChanged(e.media);
+      case "dtmf":
+        return p.line?.dtmfHeard(e.digit);
       case "ended":
         pending.delete(e.callId);
         if (p.line) return p.line.farEnded(e.reason);

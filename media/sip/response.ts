@@ -1,7 +1,8 @@
 // Building a response to a request (RFC 3261 section 8.2.6): Via, From, To, Call-ID and CSeq are
 // copied; the To gains the UAS's tag on every response but 100.
 import type { Header, SipRequest, SipResponse } from "./message.ts";
-import { tagOf } from "./headers.ts";
+import { parseVia, tagOf } from "./headers.ts";
+import { headerList } from "./message.ts";
 
 const COPIED = new Set(["Via", "From", "To", "Call-ID", "CSeq", "Record-Route"]);
 
@@ -12,13 +13,16 @@ export const REASONS: Record<number, string> = {
   400: "Bad Request",
   404: "Not Found",
   405: "Method Not Allowed",
+  406: "Not Acceptable",
   415: "Unsupported Media Type",
   420: "Bad Extension",
+  422: "Session Interval Too Small",
   481: "Call/Transaction Does Not Exist",
   487: "Request Terminated",
   488: "Not Acceptable Here",
   500: "Server Internal Error",
   503: "Service Unavailable",
+  505: "Version Not Supported",
 };
 
 export interface ResponseParts {
@@ -57,4 +61,11 @@ export function responseTo(
 export function randomToken(bytes = 8): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));
   return Array.from(raw, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Our Contact at host:port, on the transport the dialog started on (section 12.1.1). */
+export function contactFor(announced: string, port: number, request: SipRequest): Header {
+  const host = announced.includes(":") ? `[${announced}]` : announced;
+  const tcp = parseVia(headerList(request, "Via")[0] ?? "")?.transport === "TCP";
+  return { name: "Contact", value: `<sip:${host}:${port}${tcp ? ";transport=tcp" : ""}>` };
 }

@@ -155,3 +155,9 @@ function codecOf(pt: number, rtpmap: Map<number, string>): PhoneCodec | undefine
 function directionOf(attributes: string[]): keyof typeof MIRROR | undefined {
   return attributes.find((a): a is keyof typeof MIRROR => a in MIRROR);
 }
+
+/** Whether an INVITE's Accept list takes an SDP answer; no Accept means SDP (section 20.1). */
+export function acceptsSdp(accept: string[]): boolean {
+  return accept.length === 0 ||
+    accept.some((a) => /^(application\/(sdp|\*)|\*\/\*)\s*(;|$)/i.test(a.trim()));
+}

@@ -27,6 +27,7 @@ const ENDS: Partial<Record<CallEndReason, LineEndReason>> = {
   caller_hung_up: "caller_hung_up",
   caller_cancelled: "caller_hung_up",
   no_ack: "no_ack",
+  session_expired: "session_expired",
   shutdown: "shutdown",
 };
 
@@ -67,6 +68,13 @@ export class SipLine implements PhoneLine {
   mediaChanged(choice: AnswerChoice): void {
     this.note("media", { direction: choice.direction, codec: choice.codec });
     this.media.update(choice);
+  }
+
+  /** A key sent by SIP INFO: heard as an RFC 4733 one is, on the same emitter. */
+  dtmfHeard(digit: DtmfDigit): void {
+    if (this.over) return;
+    this.note("info_dtmf", { digit: digit.digit });
+    this.onDtmf.emit(digit);
   }
 
   farEnded(reason: CallEndReason): void {

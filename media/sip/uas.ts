@@ -5,7 +5,7 @@
 import { logger } from "../../common/log.ts";
 import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "./clock.ts";
 import type { CallEndReason, CallEvent, PhoneTarget, SipRefusal, UasOptions } from "./uas_types.ts";
-import { dialledUser, parseNameAddr, parseVia, tagOf } from "./headers.ts";
+import { dialledUser, parseNameAddr, tagOf } from "./headers.ts";
 import {
   type Header,
   header,
@@ -14,12 +14,14 @@ import {
   serialize,
   type SipRequest,
 } from "./message.ts";
-import { randomToken, responseTo } from "./response.ts";
-import { answerOffer } from "./sdp.ts";
+import { contactFor, randomToken, responseTo } from "./response.ts";
+import { SessionTimer, tooShort, unsupported } from "./session_timer.ts";
+import { acceptsSdp, answerOffer } from "./sdp.ts";
 import { openRtpPort, type RtpPort } from "./rtp_port.ts";
 import { InviteServerTransaction, NonInviteServerTransaction } from "./transaction.ts";
 import type { ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
 import { SipDialog } from "./dialog.ts";
+import { answerInfo } from "./dtmf_info.ts";
 import { clientKey, dialogKey, stampVia, transactionKey } from "./keys.ts";
 import type { DatagramSocket, Peer } from "./udp.ts";
 import type { StreamListener, StreamSource } from "./tcp.ts";
@@ -32,17 +34,10 @@ interface Channel {
   send(bytes: Uint8Array, request: SipRequest): void;
 }
 
-export type {
-  CallEndReason,
-  CallEvent,
-  NumberLookup,
-  PhoneTarget,
-  SipRefusal,
-  UasOptions,
-} from "./uas_types.ts";
+export type * from "./uas_types.ts";
 
 const log = logger("sip");
-const ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY";
+const ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY, INFO, UPDATE";
 
 interface PhoneCall {
   dialog?: SipDialog;
@@ -53,6 +48,7 @@ interface PhoneCall {
   state: "ringing" | "answered" | "confirmed" | "ended";
   rtp?: RtpPort;
   answerTimer?: { cancel(): void };
+  session?: SessionTimer;
   sdpVersion: number;
   sessionId: string;
 }
@@ -165,8 +161,8 @@ export class SipUas {
       const p = parsed.partial;
       if (p?.kind !== "request" || p.method === "ACK" || !header(p, "Via")) return;
       stampVia(p, from);
-      const bad = responseTo(p, 400, {
-        reason: `Bad Request (${parsed.reason})`,
+      const bad = responseTo(p, parsed.status ?? 400, {
+        reason: parsed.status ? undefined : `Bad Request (${parsed.reason})`,
         toTag: randomToken(),
       });
       channel.send(serialize(bad), p);
@@ -220,11 +216,11 @@ export class SipUas {
   private nonInvite(request: SipRequest, key: string, channel: Channel): void {
     const tx = new NonInviteServerTransaction(request, this.txOptions(request, key, channel));
     this.transactions.set(key, tx);
-    const unsupported = request.method !== "CANCEL" ? headerList(request, "Require") : [];
-    if (unsupported.length > 0) {
+    const required = request.method !== "CANCEL" ? unsupported(headerList(request, "Require")) : [];
+    if (required.length > 0) {
       return tx.respond(responseTo(request, 420, {
         toTag: randomToken(),
-        headers: [{ name: "Unsupported", value: unsupported.join(", ") }],
+        headers: [{ name: "Unsupported", value: required.join(", ") }],
       }));
     }
     switch (request.method) {
@@ -241,12 +237,21 @@ export class SipUas {
         tx.respond(responseTo(request, 200));
         return call.dialog.notify(request);
       }
+      case "UPDATE":
+        return this.reOffer(request, tx);
+      case "INFO": {
+        // Key presses from trunks without RFC 4733 (dtmf_info.ts).
+        const call = this.calls.get(dialogKey(request));
+        if (!call?.dialog || call.state === "ended") return tx.respond(responseTo(request, 481));
+        const { response, digit } = answerInfo(request);
+        tx.respond(response);
+        return digit ? this.emit({ type: "dtmf", callId: call.callId, digit }) : undefined;
+      }
       case "BYE": {
         const call = this.calls.get(dialogKey(request));
         if (!call || call.state === "ended") return tx.respond(responseTo(request, 481));
         tx.respond(responseTo(request, 200));
-        void this.endCall(call, "caller_hung_up");
-        return;
+        return void this.endCall(call, "caller_hung_up");
       }
       default:
         return tx.respond(
@@ -275,17 +280,19 @@ export class SipUas {
     this.transactions.set(key, tx);
     // 100 at once (section 17.2.1): the lookup may take longer than the caller's 200 ms.
     tx.respond(responseTo(request, 100));
-    if (tagOf(header(request, "To")) !== undefined) return this.reInvite(request, tx);
+    if (tagOf(header(request, "To")) !== undefined) return this.reOffer(request, tx);
 
     const refuse = (status: number, reason?: string, headers: Header[] = []) => {
       const response = responseTo(request, status, { toTag: randomToken(), reason, headers });
       tx.respond(response);
       this.emit({ type: "refused", callId, status, reason: response.reason });
     };
-    const required = headerList(request, "Require");
+    const required = unsupported(headerList(request, "Require"));
     if (required.length > 0) {
       return refuse(420, undefined, [{ name: "Unsupported", value: required.join(", ") }]);
     }
+    const minSe = tooShort(request);
+    if (minSe) return refuse(422, undefined, minSe);
     const dialled = dialledUser(request.uri);
     if (dialled === undefined) return refuse(404, "Not Found (no number in the Request-URI)");
     const caller = parseNameAddr(header(request, "From") ?? "")?.uri;
@@ -302,6 +309,8 @@ export class SipUas {
     if (contentType !== "application/sdp") {
       return refuse(415, undefined, [{ name: "Accept", value: "application/sdp" }]);
     }
+    // Our answer is SDP: a caller that accepts none is refused (section 21.4.7; RFC 4475 sdp01).
+    if (!acceptsSdp(headerList(request, "Accept"))) return refuse(406);
 
     let found: PhoneTarget | SipRefusal | undefined;
     try {
@@ -357,20 +366,23 @@ export class SipUas {
       if (call.state !== "ringing" || tx.answered) return;
       call.state = "answered";
       call.dialog = this.dialog(request, call);
+      call.session = SessionTimer.start(request, this.clock, () => this.expired(call));
       tx.respond(this.ok(request, call, answer.sdp));
       this.emit({ type: "answered", callId, target, media: answer.choice, rtp });
     });
   }
 
-  /** A re-INVITE in a dialog (hold, codec change): answered from the new offer. */
-  private reInvite(request: SipRequest, tx: InviteServerTransaction): void {
+  /** A re-INVITE or UPDATE in a dialog (hold, codec change, session refresh): from its offer. */
+  private reOffer(request: SipRequest, tx: Transaction): void {
     const call = this.calls.get(dialogKey(request));
     if (!call || call.state === "ended") return tx.respond(responseTo(request, 481));
+    call.session?.refresh(request);
+    // An UPDATE without an offer only refreshes the session (RFC 4028 section 7.4).
+    if (request.body.length === 0) return tx.respond(this.ok(request, call));
     call.sdpVersion++;
     const answer = answerOffer(new TextDecoder().decode(request.body), this.local(call));
     if (!answer.ok) return tx.respond(responseTo(request, 488));
-    call.invite = tx;
-    call.state = "answered";
+    if (tx instanceof InviteServerTransaction) [call.invite, call.state] = [tx, "answered"];
     tx.respond(this.ok(request, call, answer.sdp));
     this.emit({ type: "media", callId: call.callId, media: answer.choice });
   }
@@ -398,15 +410,22 @@ export class SipUas {
     return this.opts.publicAddress ?? this.opts.host;
   }
 
-  private ok(request: SipRequest, call: PhoneCall, sdp: string) {
-    return responseTo(request, 200, {
-      toTag: call.localTag,
-      headers: [this.contact(request), ...this.capabilities(), {
-        name: "Content-Type",
-        value: "application/sdp",
-      }],
-      body: new TextEncoder().encode(sdp),
-    });
+  /** A 2xx in the call's dialog, with the SDP answer when there is one. */
+  private ok(request: SipRequest, call: PhoneCall, sdp?: string) {
+    const headers = [
+      this.contact(request),
+      ...this.capabilities(),
+      ...call.session?.headers() ?? [],
+    ];
+    if (sdp) headers.push({ name: "Content-Type", value: "application/sdp" });
+    const body = new TextEncoder().encode(sdp ?? "");
+    return responseTo(request, 200, { toTag: call.localTag, headers, body });
+  }
+
+  /** The caller stopped refreshing the session (RFC 4028 section 10): our BYE ends it. */
+  private expired(call: PhoneCall): void {
+    void call.dialog?.bye();
+    void this.endCall(call, "session_expired");
   }
 
   private async endCall(call: PhoneCall, reason: CallEndReason): Promise<void> {
@@ -415,6 +434,7 @@ export class SipUas {
     // Forgotten at once: a retransmitted BYE is answered by its transaction, not the dialog.
     this.calls.delete(`${call.callId};${call.localTag}`);
     call.answerTimer?.cancel();
+    call.session?.stop();
     // Still ringing: the INVITE gets its final answer (section 15.1.2), 503 if we are going away.
     if (!call.invite.answered) {
       const status = reason === "shutdown" ? 503 : 487;
@@ -458,12 +478,8 @@ export class SipUas {
     };
   }
 
-  /** Our Contact, on the transport the dialog started on (section 12.1.1). */
   private contact(request: SipRequest): Header {
-    const a = this.announced;
-    const host = a.includes(":") ? `[${a}]` : a;
-    const tcp = parseVia(headerList(request, "Via")[0] ?? "")?.transport === "TCP";
-    return { name: "Contact", value: `<sip:${host}:${this.port}${tcp ? ";transport=tcp" : ""}>` };
+    return contactFor(this.announced, this.port, request);
   }
 
   private capabilities(): Header[] {

@@ -4,6 +4,7 @@ import type { SipClock, SipTimers } from "./clock.ts";
 import type { Header, SipRequest } from "./message.ts";
 import type { AnswerChoice } from "./sdp.ts";
 import type { RtpPort } from "./rtp_port.ts";
+import type { DtmfDigit } from "../phone/line.ts";
 
 /** What an INVITE leads to: the agent that takes the call. */
 export interface PhoneTarget {
@@ -25,6 +26,8 @@ export type CallEndReason =
   | "caller_hung_up"
   | "caller_cancelled"
   | "no_ack"
+  /** The caller stopped refreshing an RFC 4028 session: our BYE ended it. */
+  | "session_expired"
   | "shutdown"
   | "hung_up_here";
 
@@ -35,6 +38,8 @@ export type CallEvent =
   | { type: "confirmed"; callId: string }
   /** A re-INVITE changed the media: `media.direction` is ours (recvonly/inactive: on hold). */
   | { type: "media"; callId: string; media: AnswerChoice }
+  /** A key the trunk sent by SIP INFO in the dialog (dtmf_info.ts). */
+  | { type: "dtmf"; callId: string; digit: DtmfDigit }
   | { type: "ended"; callId: string; reason: CallEndReason };
 
 export interface UasOptions {
