@@ -24,15 +24,22 @@ export const plivoCall = (): PlivoCall => ({
   to: "918041234567",
 });
 
-/** X-Plivo-Signature-V3 of a POST whose URL has no query: URL?, sorted name+value, ".", nonce. */
+/**
+ * X-Plivo-Signature-V3 of a POST: the URL without its query, "?", the query's k=v sorted and
+ * joined by "&" (then "." when there are POST parameters too), the POST parameters' name+value
+ * sorted, then "." and the nonce.
+ */
 export function signPlivo(
   authToken: string,
   url: string,
   params: Record<string, string>,
   nonce: string,
 ) {
+  const u = new URL(url);
+  const query = [...u.searchParams.entries()].map(([k, v]) => `${k}=${v}`).sort().join("&");
   const names = Object.keys(params).sort();
-  const base = `${url}?${names.map((k) => k + params[k]).join("")}`;
+  const post = names.map((k) => k + params[k]).join("");
+  const base = `${u.origin}${u.pathname}?${query}${query && post ? "." : ""}${post}`;
   return createHmac("sha256", authToken).update(`${base}.${nonce}`).digest("base64");
 }
 

@@ -85,6 +85,8 @@ export async function startStreamCallRig(
     EXOTEL_WEBHOOK_SECRET: EXOTEL_SECRET,
   });
   const service = await startInProcessCallService(served, { telephony });
+  // The address Plivo fetches a transfer's XML from (the worker signs links to it): this API's.
+  telephony.publicApiUrl = service.api.url;
   const streams = new Map<string, FakeProviderStream>();
   // The provider ends a call's stream once its API hung the call up or redirected it.
   rest.onCallEnded = (callId) => void streams.get(callId)?.hangUp();

@@ -42,6 +42,8 @@ export const CLOSE_NORMAL = 1000;
 export const CLOSE_POLICY = 1008;
 
 const DTMF_DIGIT = /^[0-9*#A-D]$/;
+/** How long a transferred call's stream is left for the provider to end before it is closed. */
+const TRANSFER_HANDOVER_MS = 10_000;
 
 export class StreamPhoneLine implements PhoneLine {
   readonly carrier: Carrier;
@@ -192,6 +194,14 @@ export class StreamPhoneLine implements PhoneLine {
     if (this.#ended) return;
     this.#ended = true;
     this.#stop();
+    if (this.#transferred) {
+      // The provider has the call now and ends the stream itself as it runs the transfer: a REST
+      // hang-up would end the transferred call, and closing first could race Plivo's transfer
+      // with the rest of its `<Stream>` document. So wait for the provider, a while.
+      await this.#streamClosed(TRANSFER_HANDOVER_MS);
+      this.#close(CLOSE_NORMAL, "transferred");
+      return;
+    }
     if (this.options.control && this.callId) {
       try {
         const answer = await this.options.control.hangUp(this.callId);
@@ -315,6 +325,18 @@ export class StreamPhoneLine implements PhoneLine {
     this.#pacer.stop();
     this.#voice.close();
     this.#edge.close();
+  }
+
+  /** Resolves when the socket has closed, or after `ms`. */
+  #streamClosed(ms: number): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.socket.addEventListener("close", () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
   }
 
   #close(code: number, reason: string): void {
