@@ -5,7 +5,7 @@
 // → Twilio's Call gets `<Dial><Number>` TwiML; Plivo's Call is transferred to a signed link on the
 // API that the FAKE Plivo fetches `<Dial>` XML from; either way the call ends `transferred`. A
 // forged or expired link is refused, and a refusal by Plivo reaches the brain as TransferFailed
-// while the call goes on.
+// while the call goes on; Exotel refuses a transfer (its flow, not the stream, moves calls).
 import { assert, assertEquals } from "./helpers/assert.ts";
 import {
   loudFrames,
@@ -234,6 +234,37 @@ Deno.test({
         ["POST", `/v1/Account/${PLIVO.authId}/Call/${callId}/`],
         ["DELETE", `/v1/Account/${PLIVO.authId}/Call/${callId}/`],
       ]);
+      const record = await rig.service.record(sessionId, "ended");
+      assertEquals(record.end_reason, "brain_ended");
+    } finally {
+      await rig.close();
+    }
+  },
+});
+
+Deno.test({
+  ...OPTIONS,
+  name:
+    "an Exotel call's transfer is refused with the flow's way out, the call goes on, and ending it closes the stream",
+  async fn() {
+    const rig = await startStreamCallRig();
+    try {
+      const { stream } = await rig.dial("exotel");
+      const sessionId = sessionOf(stream.socket.url);
+      await until(() => loudFrames(stream) > 10, "the greeting");
+      stream.pressKey("0");
+      const failed = await transferFailure(rig, sessionId);
+      assert(/next applet/.test(JSON.stringify(failed.data)), failed.data);
+      const stillOpen = await Promise.race([
+        stream.closed.then(() => false),
+        new Promise<boolean>((r) => setTimeout(() => r(true), 1000)),
+      ]);
+      assert(stillOpen, "the stream closed after a refused transfer");
+      stream.pressKey("#");
+      const closed = await stream.closed;
+      assertEquals(closed.code, 1000);
+      // Exotel has no call API here: nothing went to a REST API.
+      assertEquals(rig.rest.requests.length, 0);
       const record = await rig.service.record(sessionId, "ended");
       assertEquals(record.end_reason, "brain_ended");
     } finally {
