@@ -2,7 +2,8 @@
 // POST /api/v1/telephony/plivo/{agent_id}. Checks X-Plivo-Signature-V3 (with its nonce) using
 // PLIVO_AUTH_TOKEN, opens the session as connect does, and answers Plivo XML that streams the
 // call to the chosen worker (`<Stream>`, https://www.plivo.com/docs/voice/xml/the-stream-element):
-// bidirectional, μ-law at 8 kHz, keepCallAlive so the call lasts as long as the stream. The
+// bidirectional, in PLIVO_STREAM_CONTENT_TYPE's format (μ-law at 8 kHz unless set to L16 at 8 or
+// 16 kHz), keepCallAlive so the call lasts as long as the stream. The
 // session token goes in the stream URL's query (extraHeaders allow only [A-Za-z0-9]).
 import type { Context } from "hono";
 import type { ApiDeps } from "../context.ts";
@@ -35,6 +36,6 @@ export async function plivoAnswer(c: Context, deps: ApiDeps): Promise<Response> 
   return xmlAnswer(
     c,
     `<Stream bidirectional="true" keepCallAlive="true" audioTrack="inbound" ` +
-      `contentType="audio/x-mulaw;rate=8000">${xmlEscape(ws)}</Stream>`,
+      `contentType="${plivo.streamContentType}">${xmlEscape(ws)}</Stream>`,
   );
 }

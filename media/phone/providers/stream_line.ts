@@ -12,7 +12,7 @@ import { sharedFrameClock } from "../../audio/frame_clock.ts";
 import { type LatenessHistogram, Pacer } from "../../audio/pacer.ts";
 import { logger } from "../../../common/log.ts";
 import type { Carrier, DtmfDigit, LineEndReason, PhoneLine, TransferResult } from "../line.ts";
-import type { StreamDialect, StreamEvent } from "./dialect.ts";
+import type { LineFormat, StreamDialect, StreamEvent } from "./dialect.ts";
 import { CallerTimeline } from "./caller_timeline.ts";
 import { BotVoiceOut } from "./bot_voice_out.ts";
 import { CallerEdge } from "../edge_audio.ts";
@@ -63,9 +63,12 @@ export class StreamPhoneLine implements PhoneLine {
   #transferring?: Promise<TransferResult>;
   #lastMessageAt = performance.now();
   readonly #pacer: Pacer;
-  readonly #timeline: CallerTimeline;
-  readonly #edge: CallerEdge;
-  readonly #voice: BotVoiceOut;
+  /** The caller's and the bot's audio paths, made for the stream's format (`#useFormat`). */
+  #format!: LineFormat;
+  #timeline!: CallerTimeline;
+  /** Up-sampling of 8 kHz caller audio; none for a 16 kHz stream, already at the pipeline's rate. */
+  #edge?: CallerEdge;
+  #voice!: BotVoiceOut;
   #startTimer?: ReturnType<typeof setTimeout>;
   #stopped = false;
   readonly #counts = {
@@ -87,16 +90,7 @@ export class StreamPhoneLine implements PhoneLine {
     private readonly options: StreamLineOptions = {},
   ) {
     this.carrier = dialect.carrier;
-    this.#edge = new CallerEdge("PCMU", (pcm16k) => this.onCallerFrame.emit(pcm16k.slice()));
-    this.#timeline = new CallerTimeline((frame) => this.#edge.pushPcm(frame));
-    this.#voice = new BotVoiceOut(dialect, (payload, frames) => {
-      this.#counts.media_out++;
-      this.#counts.bot_frames += frames;
-      this.#send(this.dialect.media(this.#start!.streamId, payload));
-    }, (name) => {
-      this.#counts.marks_sent++;
-      this.#send(this.dialect.mark(this.#start!.streamId, name));
-    });
+    this.#useFormat({ audio: dialect.audio, rate: 8000 });
     this.#pacer = new Pacer(() => this.#tick(), { clock: sharedFrameClock() });
     let resolveStart!: (s: StreamStart) => void, rejectStart!: (e: Error) => void;
     this.started = new Promise((res, rej) => {
@@ -125,6 +119,14 @@ export class StreamPhoneLine implements PhoneLine {
       }
       if (event.kind === "start" && !this.#start) {
         this.#start = event;
+        const format = dialect.formatOf?.(event);
+        if (format && (format.audio !== this.#format.audio || format.rate !== this.#format.rate)) {
+          const source = this.#voice.source;
+          this.#voice.close();
+          this.#edge?.close();
+          this.#useFormat(format);
+          this.#voice.source = source;
+        }
         clearTimeout(this.#startTimer);
         resolveStart(event);
         return;
@@ -136,6 +138,32 @@ export class StreamPhoneLine implements PhoneLine {
       rejectStart(new Error("the stream closed before its start message"));
       this.#farEnded();
     });
+  }
+
+  /** The audio paths for `format`: caller frames at 16 kHz either way, the bot's at the line's rate. */
+  #useFormat(format: LineFormat): void {
+    this.#format = format;
+    if (format.rate === 16000) {
+      this.#edge = undefined;
+      this.#timeline = new CallerTimeline((frame) => this.onCallerFrame.emit(frame), 16000);
+    } else {
+      const edge = new CallerEdge("PCMU", (pcm16k) => this.onCallerFrame.emit(pcm16k.slice()));
+      this.#edge = edge;
+      this.#timeline = new CallerTimeline((frame) => edge.pushPcm(frame));
+    }
+    this.#voice = new BotVoiceOut(this.dialect, (payload, frames) => {
+      this.#counts.media_out++;
+      this.#counts.bot_frames += frames;
+      this.#send(this.dialect.media(this.#start!.streamId, payload, format));
+    }, (name) => {
+      this.#counts.marks_sent++;
+      this.#send(this.dialect.mark(this.#start!.streamId, name));
+    }, format);
+  }
+
+  /** The stream's audio format (known once its start message has come). */
+  get format(): LineFormat {
+    return this.#format;
   }
 
   get from(): string {
@@ -291,7 +319,7 @@ export class StreamPhoneLine implements PhoneLine {
 
   #pcmOf(payload: string): Int16Array {
     const bytes = Uint8Array.fromBase64(payload);
-    if (this.dialect.audio === "mulaw") return g711Decode("PCMU", bytes);
+    if (this.#format.audio === "mulaw") return g711Decode("PCMU", bytes);
     // 16-bit little-endian; an odd last byte is not a sample.
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const pcm = new Int16Array(bytes.length >> 1);
@@ -328,7 +356,7 @@ export class StreamPhoneLine implements PhoneLine {
     this.#stopped = true;
     this.#pacer.stop();
     this.#voice.close();
-    this.#edge.close();
+    this.#edge?.close();
   }
 
   /** Resolves when the socket has closed, or after `ms`. */
