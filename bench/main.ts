@@ -22,13 +22,18 @@ const BENCHES = [
   // Phone calls over SIP (SIPp + an RTP phone) beside web calls, 1 to the largest N held; ~5 min.
   "bench/phone_calls.ts",
 ];
+// Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
+// Chromium in a network namespace among them (needs root, `ip` and iptables).
+const OPT_IN = ["bench/media/network.ts"];
 
 const root = new URL("../", import.meta.url);
 const wanted = Deno.args.length
-  ? BENCHES.filter((b) => Deno.args.some((a) => b.includes(a)))
+  ? [...BENCHES, ...OPT_IN].filter((b) => Deno.args.some((a) => b.includes(a)))
   : BENCHES;
 if (wanted.length === 0) {
-  console.error(`no benchmark matches ${Deno.args.join(" ")}; known: ${BENCHES.join(", ")}`);
+  console.error(
+    `no benchmark matches ${Deno.args.join(" ")}; known: ${[...BENCHES, ...OPT_IN].join(", ")}`,
+  );
   Deno.exit(2);
 }
 

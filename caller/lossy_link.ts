@@ -38,16 +38,22 @@ export class LossyLink {
   burst = 1;
   /** Each packet is held up to this many ms (uniform), so packets also arrive reordered. */
   jitterMs = 0;
+  /**
+   * Share (0..1) of packets held back `reorderMs` on top of any jitter: on a 20 ms audio stream
+   * each such packet arrives behind the next two or three (reordering without jitter).
+   */
+  reorder = 0;
+  reorderMs = 50;
   #bad: Record<Direction, boolean> = { in: false, out: false };
   readonly counts: LinkCounts = { passed: { in: 0, out: 0 }, dropped: { in: 0, out: 0 } };
   #rule: { direction: Direction; kind: PacketKind; until: number } | undefined;
-  #seed: number;
+  #random: () => number;
   #every:
     | { direction: Direction; kind: PacketKind; n: number; burst: number; seen: number }
     | undefined;
 
   constructor(seed = 1) {
-    this.#seed = seed >>> 0 || 1;
+    this.#random = mulberry32(seed);
   }
 
   /** Drops every packet of `kind` going `direction` for the next `ms` (an outage of one kind). */
@@ -79,16 +85,18 @@ export class LossyLink {
       for (const { transport } of protocols) {
         const send = transport.send.bind(transport);
         transport.send = (data, ...rest) => {
-          if (!this.#pass(data, "out")) return Promise.resolve();
-          if (this.jitterMs <= 0) return send(data, ...rest);
-          setTimeout(() => send(data, ...rest).catch(() => {}), this.#delay());
+          if (!this.passes(data, "out")) return Promise.resolve();
+          const delay = this.delay();
+          if (delay <= 0) return send(data, ...rest);
+          setTimeout(() => send(data, ...rest).catch(() => {}), delay);
           return Promise.resolve();
         };
         const deliver = transport.onData;
         transport.onData = (data, ...rest) => {
-          if (!this.#pass(data, "in")) return;
-          if (this.jitterMs <= 0) deliver(data, ...rest);
-          else setTimeout(() => deliver(data, ...rest), this.#delay());
+          if (!this.passes(data, "in")) return;
+          const delay = this.delay();
+          if (delay <= 0) deliver(data, ...rest);
+          else setTimeout(() => deliver(data, ...rest), delay);
         };
         sockets++;
       }
@@ -96,7 +104,8 @@ export class LossyLink {
     if (sockets === 0) throw new Error("no ICE socket to put the lossy link under");
   }
 
-  #pass(data: Uint8Array, direction: Direction): boolean {
+  /** Whether the link lets this packet through (counted; draws the loss). */
+  passes(data: Uint8Array, direction: Direction): boolean {
     const rule = this.#rule;
     if (
       rule && performance.now() < rule.until && rule.direction === direction &&
@@ -123,25 +132,38 @@ export class LossyLink {
   #lost(direction: Direction): boolean {
     const rate = this.loss[direction];
     if (this.burst <= 1) return this.#random() < rate;
-    // Gilbert: leave the lossy state with chance 1/burst; enter it with the chance that keeps
-    // the stationary share of lossy packets at `rate`.
-    const leave = 1 / this.burst;
-    const enter = rate >= 1 ? 1 : (rate * leave) / (1 - rate);
-    this.#bad[direction] = this.#bad[direction] ? this.#random() >= leave : this.#random() < enter;
+    this.#bad[direction] = gilbertStep(this.#bad[direction], rate, this.burst, this.#random());
     return this.#bad[direction];
   }
 
-  #delay(): number {
-    return this.#random() * this.jitterMs;
+  /** How long the link holds a packet that passes, in ms (0: sent at once). */
+  delay(): number {
+    const jitter = this.jitterMs > 0 ? this.#random() * this.jitterMs : 0;
+    return this.reorder > 0 && this.#random() < this.reorder ? jitter + this.reorderMs : jitter;
   }
+}
 
-  /** mulberry32: small, seeded, good enough to spread drops. */
-  #random(): number {
-    let t = (this.#seed = (this.#seed + 0x6d2b79f5) >>> 0);
+/** mulberry32: a small seeded uniform draw in [0, 1), good enough to spread drops. */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0 || 1;
+  return () => {
+    let t = (state = (state + 0x6d2b79f5) >>> 0);
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
+  };
+}
+
+/**
+ * One step of a two-state Gilbert loss model: whether the next packet (or time slot) is in the
+ * lossy state, from whether the last one was, the long-run share lost (`rate`, 0..1), the mean
+ * length of a run of losses (`burst`) and a uniform draw in [0, 1). The lossy state is left with
+ * chance 1/burst and entered with the chance that keeps its stationary share at `rate`.
+ */
+export function gilbertStep(bad: boolean, rate: number, burst: number, draw: number): boolean {
+  const leave = 1 / burst;
+  const enter = rate >= 1 ? 1 : (rate * leave) / (1 - rate);
+  return bad ? draw >= leave : draw < enter;
 }
 
 /** A link's impairment as the caller simulator takes it (`--loss P[,BURST]`, `--jitter MS`). */
@@ -152,6 +174,8 @@ export interface Impairment {
   burst: number;
   /** Most a packet is held, in ms, each direction. */
   jitterMs: number;
+  /** Share of packets (0..1) held back 50 ms more than the rest, so they arrive reordered. */
+  reorder?: number;
   /** Seed of the loss and jitter draws (default 1): the same seed, the same impairment. */
   seed?: number;
 }
@@ -175,5 +199,6 @@ export function impairedLink(impairment: Impairment): LossyLink {
   link.setLoss(impairment.loss);
   link.burst = impairment.burst;
   link.jitterMs = impairment.jitterMs;
+  link.reorder = impairment.reorder ?? 0;
   return link;
 }

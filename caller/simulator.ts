@@ -11,7 +11,7 @@
 //   2  the call could not be set up: bad input, the API unreachable, sessions.connect or the
 //      offer refused, no bot-ready.
 // The bot hanging up after its reply to the last turn has begun is a normal end, not a failure.
-import type { RtviMessage } from "./caller.ts";
+import type { RtviMessage, TestCaller } from "./caller.ts";
 import { dial } from "./dial.ts";
 import { impairedLink, type Impairment } from "./lossy_link.ts";
 import { speechEndSample, type SpokenTurn } from "./script.ts";
@@ -80,6 +80,11 @@ export interface SimulationOptions {
    * seeded, so an impaired call repeats.
    */
   impairment?: Impairment;
+  /**
+   * Runs on the live call once every turn has passed, before the caller hangs up (a bench's own
+   * steps on the same impaired call, e.g. a barge-in); a throw fails the call.
+   */
+  afterTurns?: (caller: TestCaller) => Promise<void>;
 }
 
 /** A step failed. */
@@ -402,6 +407,16 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
         throw hungUpEarly(`turn ${step}`, o.turns.length - step);
       }
       if (r.hungUp) break;
+    }
+    if (o.afterTurns) {
+      try {
+        await o.afterTurns(caller);
+      } catch (err) {
+        throw new StepFailed({
+          kind: "timeout",
+          message: `after the turns: ${(err as Error).message}`,
+        });
+      }
     }
     return finish(null, 0);
   } catch (err) {

@@ -104,6 +104,16 @@ Deno.test("--loss and --jitter give the call an impaired link; without them it h
     loss: 0.05,
     burst: 3,
     jitterMs: 30,
+    reorder: 0,
+    seed: 1,
+  });
+  const reordered = await parseCallArgs([...ID, "--reorder", "2"], {});
+  assert.ok(reordered.kind === "run");
+  assert.deepEqual(reordered.command.options.impairment, {
+    loss: 0,
+    burst: 1,
+    jitterMs: 0,
+    reorder: 0.02,
     seed: 1,
   });
 });
@@ -122,6 +132,7 @@ Deno.test("usage mistakes exit 2 with the reason and the usage text", async () =
     [[...ID, "--loss", "120"], /--loss: loss must be a percentage/],
     [[...ID, "--loss", "5,0"], /--loss: burst must be/],
     [[...ID, "--jitter", "5000"], /--jitter must be 0 to 2000 ms/],
+    [[...ID, "--reorder", "x"], /--reorder must be a percentage/],
   ];
   for (const [args, reason] of cases) {
     const r = await call(args);

@@ -59,6 +59,7 @@ Checks and output:
                        packet (ICE, DTLS, SCTP, RTP), in bursts of BURST packets on average
                        (default 1: independent losses); seeded, so a run repeats
   --jitter MS          hold each packet up to MS ms each way (uniform), so some arrive reordered
+  --reorder P          hold P % of packets 50 ms more each way, so they arrive behind later ones
   --seed N             seed of --loss and --jitter (default 1): another seed, other packets lost
   --timeout SECONDS    limit of each step: bot-ready, greeting, transcript, reply (default 20)
   --expect-heard[=WER] fail when a text turn is heard with a word error rate over WER (default
@@ -140,6 +141,7 @@ export async function parseCallArgs(
         noise: { type: "string" },
         loss: { type: "string" },
         jitter: { type: "string" },
+        reorder: { type: "string" },
         seed: { type: "string" },
         scenario: { type: "string" },
         junit: { type: "string" },
@@ -196,11 +198,17 @@ export async function parseCallArgs(
     if (!Number.isFinite(jitterMs) || jitterMs < 0 || jitterMs > 2000) {
       throw new Error(`--jitter must be 0 to 2000 ms, not "${v.jitter}"`);
     }
+    const reorder = v.reorder === undefined ? 0 : Number(v.reorder);
+    if (!Number.isFinite(reorder) || reorder < 0 || reorder > 100) {
+      throw new Error(`--reorder must be a percentage from 0 to 100, not "${v.reorder}"`);
+    }
     const seed = v.seed === undefined ? 1 : Number(v.seed);
     if (!Number.isInteger(seed) || seed < 1 || seed > 2 ** 32 - 1) {
       throw new Error(`--seed must be a whole number from 1, not "${v.seed}"`);
     }
-    if (v.loss !== undefined || v.jitter !== undefined) impairment = { ...loss, jitterMs, seed };
+    if (v.loss !== undefined || v.jitter !== undefined || v.reorder !== undefined) {
+      impairment = { ...loss, jitterMs, reorder: reorder / 100, seed };
+    }
   } catch (err) {
     const message = (err as Error).message;
     return { kind: "error", message: message.startsWith("--") ? message : `--loss: ${message}` };

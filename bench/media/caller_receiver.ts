@@ -3,25 +3,13 @@
 // the conversation's own decoder), and through CallerReceiver (buffer + decode, with FEC
 // recovery and concealment), against decoding the same packets as they arrive (the old path).
 // Run: deno run -A bench/media/caller_receiver.ts
-import { OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
+import { OpusDecoder } from "../../wasm/opus.ts";
 import { JitterBuffer } from "../../media/rtc/jitter_buffer.ts";
-import { CallerReceiver } from "../../media/rtc/receiver.ts";
+import { type Arrival, receiverMs, speechLikePackets } from "./receiver_cost.ts";
 
 const FRAMES = 3000;
-const enc = new OpusEncoder({ expectedLossPercent: 10 });
-const packets: { seq: number; ts: number; payload: Uint8Array }[] = [];
-let phase = 0;
-for (let f = 0; f < FRAMES; f++) {
-  const f0 = 110 + ((f * 37) % 140);
-  const pcm = new Int16Array(960);
-  for (let i = 0; i < 960; i++) {
-    phase += (2 * Math.PI * f0) / 48000;
-    pcm[i] = Math.round(5000 * (Math.sin(phase) + Math.sin(2 * phase) / 2));
-  }
-  packets.push({ seq: f & 0xffff, ts: f * 960, payload: enc.encode(pcm).slice() });
-}
-enc.close();
-const arrivals: { p: typeof packets[0]; at: number }[] = [];
+const packets = speechLikePackets(FRAMES);
+const arrivals: Arrival[] = [];
 for (let i = 0; i < FRAMES; i++) {
   if (i % 10 === 5) continue;
   if (i % 17 === 3 && i + 1 < FRAMES && (i + 1) % 10 !== 5) {
@@ -65,11 +53,9 @@ time("jitter buffer + conversation decoder (call.ts today)", () => {
   play(b.flush());
   d.close();
 });
-time("CallerReceiver (buffer, decode, FEC, concealment)", () => {
-  const r = new CallerReceiver(() => {});
-  for (const { p, at } of arrivals) {
-    r.push({ header: { ssrc: 1, sequenceNumber: p.seq, timestamp: p.ts }, payload: p.payload }, at);
-  }
-  r.flush();
-  r.close();
-});
+const receiver = receiverMs(arrivals);
+console.log(
+  `CallerReceiver (buffer, decode, FEC, concealment): ${
+    receiver.toFixed(1)
+  } ms per minute of caller audio (${(receiver / 600).toFixed(3)} % of a core)`,
+);

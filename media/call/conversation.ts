@@ -84,7 +84,8 @@ export class Conversation {
   }
 
   private openRecognition(language: string) {
-    return this.opts.engines.recognition.open(language, this.onFallback, this.usage);
+    const { recognition } = this.opts.engines;
+    return recognition.open(language, this.onFallback, this.usage, this.opts.channel);
   }
 
   /** An engine gave up and the next of its route took over: the call goes on, the log says so. */

@@ -6,6 +6,7 @@ import type { RtviEmitter } from "../rtvi/observer.ts";
 import type { TransferResult } from "../phone/line.ts";
 import type { CallConfig } from "./call_config.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
+import type { ChannelKind } from "../stt/engine.ts";
 import type { CallRecording } from "./recording.ts";
 import type { SessionLog } from "./session_log.ts";
 import type { TurnRecord } from "./turn_record.ts";
@@ -24,6 +25,8 @@ export interface ConversationOptions {
   rtvi: RtviEmitter;
   /** A phone call: who rang and how (SessionStart's `phone`); absent on a web call. */
   phone?: { from: string; to: string; carrier: string; call_id: string };
+  /** The caller's audio: "narrowband" over a phone line, else "wideband" (recognition adapts per kind). */
+  channel?: ChannelKind;
   /** Hands the caller on (a phone call's line); absent, the brain's Transfer is refused. */
   transfer?(target: string): Promise<TransferResult>;
   recording?: CallRecording;

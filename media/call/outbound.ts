@@ -57,8 +57,13 @@ export class OutboundAudio {
 
   private tick(frame: number): void {
     const rtp = this.sender();
-    // Frames the pacer skipped after a stall still advance the RTP clock.
-    if (this.lastFrame >= 0 && frame > this.lastFrame + 1) rtp.skip(frame - this.lastFrame - 1);
+    // Frames the pacer skipped after a stall still advance the RTP clock, and the tap sees them
+    // as the silence they were, so a recording keeps the call's length (bench/media/network.ts).
+    if (this.lastFrame >= 0 && frame > this.lastFrame + 1) {
+      const missed = frame - this.lastFrame - 1;
+      rtp.skip(missed);
+      for (let i = 0; i < missed; i++) this.tap?.(undefined);
+    }
     this.lastFrame = frame;
     if (frame % LOSS_READ_FRAMES === 0) this.readLoss(rtp);
     // A source's own packets go out as they are, unless a tap must see the PCM. send() copies

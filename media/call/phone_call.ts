@@ -119,6 +119,8 @@ export class PhoneCall {
       log: this.log,
       rtvi: new PageRecord(this.log),
       phone: { from: line.from, to: line.to, carrier: line.carrier, call_id: line.callId },
+      // G.711 at 8 kHz: recognition starts from a prior learnt over the phone band.
+      channel: "narrowband",
       transfer: (target) => {
         this.log.add("phone", "transfer", { target });
         return line.transfer(target);

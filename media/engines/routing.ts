@@ -13,6 +13,7 @@
 // without being asked, as a fallback and as a fresh try alike, and each use's outcome is reported
 // to its breaker.
 import {
+  type ChannelKind,
   type RecognitionEngine,
   RecognitionError,
   type RecognitionResult,
@@ -143,6 +144,7 @@ export class RecognitionRouter {
     language: string,
     onFallback?: (f: Fallback) => void,
     usage?: CallUsage,
+    channel: ChannelKind = "wideband",
   ): Promise<RoutedStream> {
     const route = this.route(language);
     if (!route.length) {
@@ -153,7 +155,15 @@ export class RecognitionRouter {
         `no engine recognising ${language} is up (${route.map((e) => e.name).join(", ")} down)`,
       );
     }
-    const stream = new RoutedStream(route, language, onFallback, this.activity, this.health, usage);
+    const stream = new RoutedStream(
+      route,
+      language,
+      onFallback,
+      this.activity,
+      this.health,
+      usage,
+      channel,
+    );
     await stream.start();
     return stream;
   }
@@ -179,6 +189,8 @@ export class RoutedStream implements RecognitionStream {
     private activity?: Map<string, EngineActivity>,
     private health: EngineOutcomes = ALWAYS_UP,
     private usage?: CallUsage,
+    /** Given to every engine the stream opens, a fallback or a reopening too. */
+    readonly channel: ChannelKind = "wideband",
   ) {
     this.#route = route;
   }
@@ -197,7 +209,7 @@ export class RoutedStream implements RecognitionStream {
       const engine = this.#route[this.#index];
       if (!this.health.up(engine.name)) continue; // down: not asked
       try {
-        const inner = await engine.open(this.language);
+        const inner = await engine.open(this.language, { channel: this.channel });
         this.health.succeeded(engine.name);
         if (this.#closed) {
           inner.close();
@@ -275,7 +287,7 @@ export class RoutedStream implements RecognitionStream {
     const engine = this.#route[index];
     if (!engine || !this.health.up(engine.name)) return false;
     try {
-      const inner = await engine.open(this.language);
+      const inner = await engine.open(this.language, { channel: this.channel });
       this.health.succeeded(engine.name);
       if (this.#closed) {
         inner.close();

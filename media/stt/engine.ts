@@ -7,6 +7,20 @@ import type { EngineFault } from "../providers/base/fault.ts";
 /** Where an engine runs: on the worker itself, or at a provider reached over the network. */
 export type EngineKind = "local" | "provider";
 
+/**
+ * The line the caller's audio came over, 16 kHz either way once it reaches recognition: a web
+ * call's Opus carries speech up to 8 kHz (wideband), a phone line's G.711 up to 3.4 kHz
+ * (narrowband, upsampled at the edge). Engines that adapt to the caller's channel keep what they
+ * learn apart per kind (pocketsphinx's first-utterance prior, media/stt/seed_prior.ts).
+ */
+export type ChannelKind = "wideband" | "narrowband";
+
+/** How a stream is opened beyond its language. */
+export interface RecognitionOpenOptions {
+  /** Default "wideband" (a web call). */
+  channel?: ChannelKind;
+}
+
 /** The end of one utterance. */
 export interface RecognitionResult {
   /** Final text of the utterance; "" when nothing was recognised (or no audio was pushed). */
@@ -40,7 +54,7 @@ export interface RecognitionEngine {
   /** Proto enum names of the languages served, e.g. "LANGUAGE_EN". */
   readonly languages: readonly string[];
   /** A stream in `language`; rejects with UnservedLanguageError for a language not served. */
-  open(language: string): Promise<RecognitionStream>;
+  open(language: string, options?: RecognitionOpenOptions): Promise<RecognitionStream>;
   /** Stops all work and frees the engine's threads; open streams fail with RecognitionError. */
   close(): Promise<void>;
   /**

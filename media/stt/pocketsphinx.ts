@@ -27,11 +27,12 @@
 // (media/threads/restart_budget.ts), so the node keeps recognising for the calls after.
 //
 // Figures: bench/media/stt.ts; accuracy: media/stt/README.md.
-import { SEED_PRIOR } from "./seed_prior.ts";
+import { NARROWBAND_SEED_PRIOR, SEED_PRIOR } from "./seed_prior.ts";
 import { RestartBudget } from "../threads/restart_budget.ts";
 import {
   type RecognitionEngine,
   RecognitionError,
+  type RecognitionOpenOptions,
   type RecognitionResult,
   type RecognitionStream,
   UnservedLanguageError,
@@ -100,9 +101,10 @@ export interface PocketsphinxOptions {
    */
   warmPrior?: boolean;
   /**
-   * With warmPrior, a fresh thread starts from the seed prior (media/stt/seed_prior.ts) instead of
-   * the model's, so the node's first callers' first utterances need no second pass; default true
-   * for the en-us model (a decoderArgs `hmm` of another model has no seed).
+   * With warmPrior, a fresh thread starts from the seed priors (media/stt/seed_prior.ts: one for
+   * web calls, one for phone lines) instead of the model's, so the node's first callers' first
+   * utterances need no second pass; default true for the en-us model (a decoderArgs `hmm` of
+   * another model has no seed).
    */
   seedPrior?: boolean;
   /** Interim hypotheses at most once per this much audio; default 300 ms. */
@@ -284,8 +286,8 @@ export class PocketsphinxEngine implements RecognitionEngine {
       vocabulary: options.vocabulary ?? DEFAULT_VOCABULARY,
       keepWords: options.keepWords ?? [],
       warmPrior: options.warmPrior ?? true,
-      seedPrior: (options.seedPrior ?? true) && args.hmm === enUsArgs().hmm
-        ? SEED_PRIOR
+      seedPriors: (options.seedPrior ?? true) && args.hmm === enUsArgs().hmm
+        ? { wideband: SEED_PRIOR, narrowband: NARROWBAND_SEED_PRIOR }
         : undefined,
       interimMs: options.interimMs ?? 300,
       firstUtteranceBatchMaxMs: options.firstUtteranceBatchMaxMs ?? 10_000,
@@ -303,7 +305,8 @@ export class PocketsphinxEngine implements RecognitionEngine {
     return engine;
   }
 
-  open(language: string): Promise<RecognitionStream> {
+  /** A stream on the thread with the fewest; `channel` picks the prior its first utterance uses. */
+  open(language: string, options: RecognitionOpenOptions = {}): Promise<RecognitionStream> {
     if (!this.languages.includes(language)) {
       return Promise.reject(new UnservedLanguageError(language, this.name, this.languages));
     }
@@ -315,7 +318,7 @@ export class PocketsphinxEngine implements RecognitionEngine {
     thread.streams.set(stream.id, stream);
     return new Promise((resolve, reject) => {
       thread.opening.set(stream.id, { resolve: () => resolve(stream), reject });
-      send(thread, { type: "open", id: stream.id });
+      send(thread, { type: "open", id: stream.id, channel: options.channel ?? "wideband" });
     });
   }
 

@@ -17,7 +17,13 @@
 // audio normalised by their own mean (batch CMN, `firstUtteranceBatchMaxMs`) at half the CPU
 // and without the wait at finish. The second pass is therefore made only for first utterances
 // that start cold: the thread's first calls, before it learnt a prior (or with warmPrior off).
+//
+// Priors per channel kind: phone audio (8 kHz G.711, upsampled) has no energy above 3.4 kHz, so
+// its cepstral mean is far from a web call's; a prior learnt from one kind fits the other badly
+// (bench/media/phone_recognition.ts). The pool keeps one seed and one learnt prior per kind, and a
+// call learns into, and starts from, its own kind's only.
 import { type CmnState, type DecoderArgs, PsDecoder, SharedLm } from "./pocketsphinx_ffi.ts";
+import type { ChannelKind } from "./engine.ts";
 
 const RATE = 16000;
 
@@ -33,10 +39,11 @@ export interface PoolOptions {
   /** Learn a first-utterance CMN prior from the calls' adapted estimates (default true). */
   warmPrior?: boolean;
   /**
-   * With warmPrior: the prior a thread starts from before any call taught it one (a CMN mean
-   * for the model's features, media/stt/seed_prior.ts), replaced whole by the first call's.
+   * With warmPrior: per channel kind, the prior a thread starts from before any call of that
+   * kind taught it one (a CMN mean for the model's features, media/stt/seed_prior.ts), replaced
+   * whole by the first such call's. A kind without a seed starts cold.
    */
-  seedPrior?: readonly number[];
+  seedPriors?: Partial<Record<ChannelKind, readonly number[]>>;
 }
 
 /**
@@ -48,8 +55,8 @@ export class DecoderPool {
   #idle: { decoder: PsDecoder; since: number }[] = [];
   #inUse = 0;
   #lm: SharedLm | null = null;
-  #warm: Float32Array | null = null;
-  #learnt = 0;
+  /** The warm prior per channel kind, and how many calls taught it (up to 50). */
+  #warm = new Map<ChannelKind, { mean: Float32Array; learnt: number }>();
   /** Decoders initialised so far. */
   made = 0;
   /** take() calls that found no idle decoder and initialised one then and there. */
@@ -66,7 +73,11 @@ export class DecoderPool {
     this.idleMs = options.idleMs ?? 60_000;
     this.shareLm = options.shareLm ?? false;
     this.warmPrior = options.warmPrior ?? true;
-    if (this.warmPrior && options.seedPrior) this.#warm = Float32Array.from(options.seedPrior);
+    for (const [kind, seed] of Object.entries(options.seedPriors ?? {})) {
+      if (this.warmPrior && seed) {
+        this.#warm.set(kind as ChannelKind, { mean: Float32Array.from(seed), learnt: 0 });
+      }
+    }
     if (this.spares < 0 || this.maxIdle < this.spares) {
       throw new RangeError("need 0 <= spares <= maxIdle");
     }
@@ -130,24 +141,24 @@ export class DecoderPool {
   }
 
   /**
-   * The CMN state a call's first utterance starts from: the warm prior learnt from earlier
-   * calls, counted as no frames (the call's own first utterance replaces it entirely), or null
-   * for the model's prior.
+   * The CMN state a call's first utterance on `channel` starts from: the warm prior learnt from
+   * earlier calls of that kind (or its seed), counted as no frames (the call's own first
+   * utterance replaces it entirely), or null for the model's prior.
    */
-  firstState(): CmnState | null {
-    if (!this.warmPrior || !this.#warm) return null;
-    return { mean: this.#warm.slice(), sum: new Float32Array(this.#warm.length), frames: 0 };
+  firstState(channel: ChannelKind = "wideband"): CmnState | null {
+    const warm = this.warmPrior ? this.#warm.get(channel) : undefined;
+    if (!warm) return null;
+    return { mean: warm.mean.slice(), sum: new Float32Array(warm.mean.length), frames: 0 };
   }
 
-  /** A call's estimate after its first utterance: the warm prior moves towards it. */
-  learn(mean: Float32Array): void {
+  /** A call's estimate after its first utterance: its kind's warm prior moves towards it. */
+  learn(mean: Float32Array, channel: ChannelKind = "wideband"): void {
     if (!this.warmPrior) return;
+    const warm = this.#warm.get(channel);
+    if (!warm) return void this.#warm.set(channel, { mean: mean.slice(), learnt: 1 });
     // A running mean over the first calls, then an exponential one over about the last 50.
-    this.#learnt = Math.min(this.#learnt + 1, 50);
-    if (!this.#warm) this.#warm = mean.slice();
-    else {for (let i = 0; i < mean.length; i++) {
-        this.#warm[i] += (mean[i] - this.#warm[i]) / this.#learnt;
-      }}
+    warm.learnt = Math.min(warm.learnt + 1, 50);
+    for (let i = 0; i < mean.length; i++) warm.mean[i] += (mean[i] - warm.mean[i]) / warm.learnt;
   }
 
   /** Frees every idle decoder and drops the pool's reference to the shared model (decoders in
@@ -207,7 +218,12 @@ export class CallRecogniser {
   #firstSamples = 0;
   #closed = false;
 
-  constructor(readonly pool: DecoderPool, readonly options: RecogniserOptions) {
+  constructor(
+    readonly pool: DecoderPool,
+    readonly options: RecogniserOptions,
+    /** The caller's line: the pool's prior of this kind is the one used and taught. */
+    readonly channel: ChannelKind = "wideband",
+  ) {
     if (options.firstUtteranceBatchMaxMs <= 0) this.#firstAudio = null;
   }
 
@@ -264,7 +280,9 @@ export class CallRecogniser {
     }
     if (!this.#pinned(decoder)) {
       this.#adaptation = decoder.adaptation();
-      if (this.#finished === 1 && this.#adaptation) this.pool.learn(this.#adaptation.mean);
+      if (this.#finished === 1 && this.#adaptation) {
+        this.pool.learn(this.#adaptation.mean, this.channel);
+      }
       this.pool.give(decoder);
       this.#decoder = null;
     }
@@ -290,7 +308,7 @@ export class CallRecogniser {
       if (!this.#pinned(decoder)) {
         // A new stream and the call's own CMN state: what this decoder did before is gone.
         decoder.restartStream();
-        const state = this.#adaptation ?? this.pool.firstState();
+        const state = this.#adaptation ?? this.pool.firstState(this.channel);
         // Started warm: the second pass would not pay (media/stt/README.md).
         if (state && this.#finished === 0) this.#firstAudio = null;
         decoder.adapt(state);

@@ -1,6 +1,7 @@
 // Messages between PocketsphinxEngine (media worker thread) and pocketsphinx_thread.ts.
 import type { DecoderArgs } from "./pocketsphinx_ffi.ts";
 import type { PoolOptions, RecogniserOptions } from "./pocketsphinx_decoding.ts";
+import type { ChannelKind } from "./engine.ts";
 
 export interface ThreadSettings extends RecogniserOptions, PoolOptions {
   args: DecoderArgs;
@@ -26,7 +27,7 @@ export interface ThreadStats {
 /** `utt` numbers a stream's utterances (those with audio) from 0, on both sides. */
 export type ToThread =
   | { type: "init"; settings: ThreadSettings }
-  | { type: "open"; id: number }
+  | { type: "open"; id: number; channel: ChannelKind }
   | { type: "audio"; id: number; pcm: Int16Array }
   | { type: "finish"; id: number; utt: number }
   | { type: "close"; id: number }

@@ -82,7 +82,7 @@ function handle(m: ToThread) {
     }
     case "open": {
       // No decoder yet: the call takes one when its caller starts speaking.
-      calls.set(m.id, { rec: new CallRecogniser(pool, settings), utt: 0 });
+      calls.set(m.id, { rec: new CallRecogniser(pool, settings, m.channel), utt: 0 });
       post({ type: "opened", id: m.id, initMs: 0 });
       return;
     }

@@ -40,3 +40,27 @@ export const SEED_PRIOR: readonly number[] = [
   -1.04,
   0.22,
 ];
+
+/**
+ * The same derivation over a phone line instead of Opus: SEED_SENTENCES by festival at 8 kHz
+ * with a noise floor of one μ-law step, G.711 μ-law, and the worker's CallerEdge back to 16 kHz
+ * (tests/helpers/phone_speech.ts). A phone call's first utterance starts from it (channel
+ * "narrowband"): with nothing above 3.4 kHz the upper filters see only the floor, so the mean is
+ * far from SEED_PRIOR's (c1 +20, c2 -32), and a first utterance from the wideband seed reads
+ * badly (docs/decisions.md, bench/media/phone_recognition.ts). seed_prior.test.ts derives it again.
+ */
+export const NARROWBAND_SEED_PRIOR: readonly number[] = [
+  45.24,
+  31.34,
+  -32.65,
+  37.92,
+  -23.49,
+  -3.24,
+  16.09,
+  -24.77,
+  16.3,
+  -7.95,
+  -1.04,
+  11.59,
+  -15.27,
+];
