@@ -166,6 +166,11 @@ export class StreamPhoneLine implements PhoneLine {
     return this.#format;
   }
 
+  /** 16 kHz audio is wideband (recognition's prior per channel kind); 8 kHz is the phone band. */
+  get channel(): "wideband" | "narrowband" {
+    return this.#format.rate === 16000 ? "wideband" : "narrowband";
+  }
+
   get from(): string {
     return this.#from;
   }
