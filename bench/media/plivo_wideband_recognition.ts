@@ -3,15 +3,16 @@
 // up-sampled to 16 kHz on the worker) and once as audio/x-l16 at 16 kHz (handed to the pipeline
 // as is), into the whole service in this process (local engines: pocketsphinx's 16 kHz model).
 // Word error rate of what reached the brain against the script, per format.
-//   deno run -A bench/media/plivo_wideband_recognition.ts
+//   deno run -A bench/media/plivo_wideband_recognition.ts   (BENCH_L16_FIRST=1: the L16 call first)
 import { werCount } from "../../media/stt/wer.ts";
 import { SCRIPTS } from "../../tests/helpers/test_speech.ts";
 import { phoneSpeech, startStreamCallRig, until } from "../../tests/helpers/stream_phone_call.ts";
 
-const FORMATS = [
+const FORMATS: { contentType: string; rate: number }[] = [
   { contentType: "audio/x-mulaw;rate=8000", rate: 8000 },
   { contentType: "audio/x-l16;rate=16000", rate: 16000 },
-] as const;
+];
+if (Deno.env.get("BENCH_L16_FIRST")) FORMATS.reverse();
 
 const rows: string[] = [];
 for (const format of FORMATS) {
