@@ -19,6 +19,7 @@ import { metricsResponse } from "../common/metrics/http.ts";
 import { requireAdmin } from "./auth/credentials.ts";
 import { twilioVoice } from "./telephony/twilio.ts";
 import { plivoAnswer } from "./telephony/plivo.ts";
+import { plivoTransferXml } from "./telephony/plivo_transfer.ts";
 import { exotelStreamUrl } from "./telephony/exotel.ts";
 
 const log = logger("api");
@@ -76,6 +77,7 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   app.get("/api/v1/capabilities", route(capabilities));
   // Telephony providers' voice webhooks (docs/telephony-websocket.md): the agent is the URL's, or
   // the dialled number's.
+  app.post("/api/v1/telephony/plivo/transfer/:session_id", route(plivoTransferXml));
   for (const agent of ["", "/:agent_id"]) {
     app.post(`/api/v1/telephony/twilio${agent}`, route(twilioVoice));
     app.post(`/api/v1/telephony/plivo${agent}`, route(plivoAnswer));

@@ -367,3 +367,19 @@ export async function releaseLapsedHolds(sql: Sql): Promise<number> {
     select count(*)::int as n from lapsed`;
   return rows[0].n;
 }
+
+/** A session's status, end reason and metadata (a phone call's carrier and call id). */
+export interface SessionPhoneState {
+  status: SessionStatus;
+  end_reason: string | null;
+  metadata: Record<string, unknown>;
+}
+
+export async function sessionPhoneState(
+  sql: Sql,
+  sessionId: string,
+): Promise<SessionPhoneState | undefined> {
+  const [row] = await sql<SessionPhoneState[]>`
+    select status, end_reason, metadata from sessions where id = ${sessionId}`;
+  return row;
+}

@@ -67,3 +67,36 @@ for (const provider of ["twilio", "plivo", "exotel"] as const) {
     },
   });
 }
+
+Deno.test({
+  name: "plivo with L16 at 16 kHz: the greeting plays as L16 16 kHz playAudio, a wideband turn " +
+    "reaches the brain, hanging up ends it caller_hung_up",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const rig = await startStreamCallRig({ plivoContentType: "audio/x-l16;rate=16000" });
+    try {
+      const { stream } = await rig.dial("plivo");
+      const sessionId = new URL(stream.socket.url).pathname.split("/").pop()!;
+      await until(() => loudFrames(stream) > 25, "half a second of the greeting");
+      // Every bot message is L16 at 16 kHz: 20 ms is 320 samples, 640 bytes.
+      const plays = stream.received.filter((m) => m.event === "playAudio");
+      assert(plays.length > 25, `${plays.length} playAudio messages`);
+      for (const m of plays) {
+        const media = m.media as { contentType: string; sampleRate: number; payload: string };
+        assertEquals([media.contentType, media.sampleRate], ["audio/x-l16", 16000]);
+        assertEquals(Uint8Array.fromBase64(media.payload).length, 640);
+      }
+      await until(() => stream.marksPlayed.length >= 1, "the greeting's mark played");
+      await stream.say(await phoneSpeech("hello there", 16000));
+      await until(() => rig.brain.turns.length >= 1, "the caller's turn at the brain");
+      assert(rig.brain.turns[0].length > 0, "the turn has words");
+      await stream.hangUp();
+      const record = await rig.service.record(sessionId, "ended");
+      assertEquals(record.end_reason, "caller_hung_up");
+      assertEquals(stream.unreadable, []);
+    } finally {
+      await rig.close();
+    }
+  },
+});

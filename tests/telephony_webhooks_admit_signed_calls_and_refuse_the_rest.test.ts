@@ -134,6 +134,43 @@ Deno.test("a signed Plivo answer request gets a bidirectional μ-law <Stream> to
   });
 });
 
+Deno.test("a Plivo Answer URL's content_type picks the stream's audio; an unknown one is refused and writes nothing", async () => {
+  await withApi(async (api, agentId) => {
+    const base = `${api.url}/api/v1/telephony/plivo/${agentId}`;
+    const wide = await postPlivoAnswer(
+      `${base}?content_type=${encodeURIComponent("audio/x-l16;rate=16000")}`,
+      "plivo-auth-token",
+      plivoCall(),
+    );
+    assertEquals(wide.status, 200, wide.body);
+    const stream = readPlivoStream(wide.body);
+    assert(stream.attributes.includes(`contentType="audio/x-l16;rate=16000"`), stream.attributes);
+
+    const before = await rowCounts(api.db);
+    const odd = await postPlivoAnswer(
+      `${base}?content_type=${encodeURIComponent("audio/x-l16;rate=48000")}`,
+      "plivo-auth-token",
+      plivoCall(),
+    );
+    assertEquals(odd.status, 400, odd.body);
+    assertEquals(JSON.parse(odd.body).error.code, "invalid_content_type");
+    assertEquals(await rowCounts(api.db), before);
+  });
+});
+
+Deno.test("PLIVO_STREAM_CONTENT_TYPE must be one of Plivo's formats", () => {
+  const set = (v: string) => loadTelephonySettings({ PLIVO_STREAM_CONTENT_TYPE: v });
+  assertEquals(set("audio/x-l16;rate=16000").plivo.streamContentType, "audio/x-l16;rate=16000");
+  assertEquals(loadTelephonySettings({}).plivo.streamContentType, "audio/x-mulaw;rate=8000");
+  let refused = "";
+  try {
+    set("audio/x-opus;rate=48000");
+  } catch (err) {
+    refused = (err as Error).message;
+  }
+  assert(/must be one of/.test(refused), refused);
+});
+
 Deno.test("Exotel's dynamic URL answers {url} only with the webhook secret", async () => {
   await withApi(async (api, agentId) => {
     const endpoint = `${api.url}/api/v1/telephony/exotel/${agentId}`;

@@ -77,7 +77,8 @@ function botSide(dialect: StreamDialect): number {
   let n = 0;
   let bytes = 0;
   const out = new BotVoiceOut(dialect, (payload) => {
-    bytes += JSON.stringify(dialect.media("MZ0", payload)).length;
+    bytes += JSON.stringify(dialect.media("MZ0", payload, { audio: dialect.audio, rate: 8000 }))
+      .length;
   }, () => {});
   out.source = { next: () => n < SECONDS * 50 ? pcm.subarray(960 * n, 960 * ++n) : undefined };
   const t0 = performance.now();

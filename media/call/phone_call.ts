@@ -119,8 +119,9 @@ export class PhoneCall {
       log: this.log,
       rtvi: new PageRecord(this.log),
       phone: { from: line.from, to: line.to, carrier: line.carrier, call_id: line.callId },
-      // G.711 at 8 kHz: recognition starts from a prior learnt over the phone band.
-      channel: "narrowband",
+      // G.711 at 8 kHz: recognition starts from a prior learnt over the phone band; a line whose
+      // audio is wideband (a Plivo L16 16 kHz stream) says so.
+      channel: line.channel ?? "narrowband",
       transfer: (target) => {
         this.log.add("phone", "transfer", { target });
         return line.transfer(target);

@@ -45,6 +45,11 @@ export interface PhoneLine {
    * a lost or late frame concealed, so the VAD's clock and the recording stay true.
    */
   readonly onCallerFrame: Emitter<[Int16Array]>;
+  /**
+   * The band the caller's audio carries (media/stt/engine.ts ChannelKind): "narrowband" for G.711
+   * at 8 kHz, which is what absent means; "wideband" for a stream already at 16 kHz (Plivo L16).
+   */
+  readonly channel?: "wideband" | "narrowband";
   readonly onDtmf: Emitter<[DtmfDigit]>;
   /** The far end ended the call (BYE, a provider's stop event, the socket closing, no media). */
   readonly onEnded: Emitter<[LineEndReason]>;

@@ -44,7 +44,11 @@ export interface TelephonyNode extends Pick<OfferNode, "verifier" | "nodeId" | "
   startPhoneCall?: (call: AdmittedPhoneCall) => void;
 }
 
-function controlFor(carrier: string, t: TelephonySettings | undefined): CallControl | undefined {
+function controlFor(
+  carrier: string,
+  t: TelephonySettings | undefined,
+  sessionId: string,
+): CallControl | undefined {
   if (carrier === "twilio" && t?.twilio.accountSid && t.twilio.authToken) {
     return new TwilioCallControl({
       accountSid: t.twilio.accountSid,
@@ -57,7 +61,8 @@ function controlFor(carrier: string, t: TelephonySettings | undefined): CallCont
       authId: t.plivo.authId,
       authToken: t.plivo.authToken,
       apiUrl: t.plivo.apiUrl,
-    });
+      publicApiUrl: t.publicApiUrl,
+    }, sessionId);
   }
   return undefined;
 }
@@ -103,7 +108,7 @@ export async function telephonyStream(c: Context, w: TelephonyNode): Promise<Res
 
   const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
   const line = new StreamPhoneLine(socket, dialect, {
-    control: controlFor(carrier, w.telephony),
+    control: controlFor(carrier, w.telephony, sessionId),
   });
   void admit(line, sessionId, carrier, w, queryToken).then((claims) => {
     if (!claims) return;

@@ -5,8 +5,10 @@
 // reads the XML answer (https://www.plivo.com/docs/voice/xml/the-stream-element), dials the
 // stream URL and speaks "Stream Event Protocol"
 // (https://www.plivo.com/docs/voice/audio-streaming/audio-streaming): start (callId, streamId,
-// accountId, tracks, mediaFormat audio/x-mulaw 8000), media every 20 ms (track inbound,
-// timestamp in Unix ms, chunk, base64 μ-law), dtmf, playedStream after a checkpoint,
+// accountId, tracks, mediaFormat as the XML's contentType asked: audio/x-mulaw 8000, or
+// audio/x-l16 at 8000 or 16000, https://www.plivo.com/docs/voice/xml/the-stream-element), media
+// every 20 ms (track inbound, timestamp in Unix ms, chunk, base64 μ-law or 16-bit PCM, which the
+// fake sends little-endian: Plivo does not state the byte order), dtmf, playedStream after a checkpoint,
 // clearedAudio after clearAudio; no stop message: Plivo ends a stream by closing it. From the
 // worker it reads playAudio, checkpoint and clearAudio.
 import { createHmac } from "node:crypto";
@@ -24,15 +26,22 @@ export const plivoCall = (): PlivoCall => ({
   to: "918041234567",
 });
 
-/** X-Plivo-Signature-V3 of a POST whose URL has no query: URL?, sorted name+value, ".", nonce. */
+/**
+ * X-Plivo-Signature-V3 of a POST: the URL without its query, "?", the query's k=v sorted and
+ * joined by "&" (then "." when there are POST parameters too), the POST parameters' name+value
+ * sorted, then "." and the nonce.
+ */
 export function signPlivo(
   authToken: string,
   url: string,
   params: Record<string, string>,
   nonce: string,
 ) {
+  const u = new URL(url);
+  const query = [...u.searchParams.entries()].map(([k, v]) => `${k}=${v}`).sort().join("&");
   const names = Object.keys(params).sort();
-  const base = `${url}?${names.map((k) => k + params[k]).join("")}`;
+  const post = names.map((k) => k + params[k]).join("");
+  const base = `${u.origin}${u.pathname}?${query}${query && post ? "." : ""}${post}`;
   return createHmac("sha256", authToken).update(`${base}.${nonce}`).digest("base64");
 }
 
@@ -69,12 +78,30 @@ export function readPlivoStream(xml: string): { url: string; attributes: string 
   return { url: m[2].trim().replace(/&amp;/g, "&"), attributes: m[1] };
 }
 
-export function plivoWire(call: PlivoCall): FakeWire {
+/** The format a `<Stream contentType="...">` asks for (Plivo's default: audio/x-l16;rate=8000). */
+export function plivoFormatOf(attributes: string): { encoding: string; sampleRate: 8000 | 16000 } {
+  const m = /contentType="([^";]+);rate=(\d+)"/.exec(attributes);
+  if (!m) return { encoding: "audio/x-l16", sampleRate: 8000 };
+  const sampleRate = Number(m[2]);
+  if (sampleRate !== 8000 && sampleRate !== 16000) throw new Error(`rate ${m[2]}`);
+  if (m[1] !== "audio/x-mulaw" && m[1] !== "audio/x-l16") throw new Error(`type ${m[1]}`);
+  if (m[1] === "audio/x-mulaw" && sampleRate !== 8000) throw new Error("μ-law is 8 kHz only");
+  return { encoding: m[1], sampleRate };
+}
+
+export function plivoWire(
+  call: PlivoCall,
+  format: { encoding: string; sampleRate: 8000 | 16000 } = {
+    encoding: "audio/x-mulaw",
+    sampleRate: 8000,
+  },
+): FakeWire {
   const streamId = crypto.randomUUID();
   let sequence = 0;
   const startedAt = Date.now();
   return {
-    audio: "mulaw",
+    audio: format.encoding === "audio/x-mulaw" ? "mulaw" : "slin16",
+    rate: format.sampleRate,
     chunkMs: 20,
     opening: () => [{
       event: "start",
@@ -84,7 +111,7 @@ export function plivoWire(call: PlivoCall): FakeWire {
         streamId,
         accountId: "MAXXXXXXXXXXXXXXXXXX",
         tracks: ["inbound"],
-        mediaFormat: { encoding: "audio/x-mulaw", sampleRate: 8000 },
+        mediaFormat: format,
       },
       extra_headers: "",
     }],
@@ -107,7 +134,8 @@ export function plivoWire(call: PlivoCall): FakeWire {
     read(m) {
       const media = m.media as { payload?: unknown; contentType?: unknown; sampleRate?: unknown };
       if (m.event === "playAudio" && typeof media?.payload === "string") {
-        if (media.contentType !== "audio/x-mulaw" || media.sampleRate !== 8000) {
+        // Plivo plays what it is sent; here it must be the stream's own format.
+        if (media.contentType !== format.encoding || media.sampleRate !== format.sampleRate) {
           return {
             kind: "unknown",
             event: `playAudio as ${media.contentType}/${media.sampleRate}`,
@@ -134,5 +162,9 @@ export async function dialThroughFakePlivo(
 ): Promise<FakeProviderStream> {
   const answer = await postPlivoAnswer(answerUrl, authToken, call);
   if (answer.status !== 200) throw new Error(`answer: ${answer.status} ${answer.body}`);
-  return await FakeProviderStream.open(readPlivoStream(answer.body).url, plivoWire(call));
+  const stream = readPlivoStream(answer.body);
+  return await FakeProviderStream.open(
+    stream.url,
+    plivoWire(call, plivoFormatOf(stream.attributes)),
+  );
 }

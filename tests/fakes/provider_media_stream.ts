@@ -10,8 +10,10 @@ import { g711Decode, g711Encode } from "../../media/phone/g711.ts";
 
 /** What one provider's messages look like: built and read as its documentation says. */
 export interface FakeWire {
-  /** Coding both ways: G.711 μ-law, or 16-bit little-endian PCM (Exotel). */
+  /** Coding both ways: G.711 μ-law, or 16-bit little-endian PCM (Exotel, Plivo's L16). */
   audio: "mulaw" | "slin16";
+  /** The audio's rate both ways (8000 unless said: Plivo's L16 may be 16000). */
+  rate?: 8000 | 16000;
   /** Caller audio per media message, in ms. */
   chunkMs: number;
   /** The messages that open the stream (connected, start). */
@@ -39,7 +41,7 @@ export type WorkerMessage =
 export interface BotChunk {
   /** performance.now() when it arrived. */
   at: number;
-  /** The audio, decoded to 8 kHz PCM. */
+  /** The audio, decoded to PCM at the wire's rate. */
   pcm: Int16Array;
 }
 
@@ -89,9 +91,14 @@ export class FakeProviderStream {
     return fake;
   }
 
-  /** The caller says `pcm8k` (8 kHz): sent in real time from the next chunk on. */
-  say(pcm8k: Int16Array): Promise<void> {
-    this.#queue.push(pcm8k);
+  /** Samples per ms of the wire's audio (8 at 8 kHz). */
+  get perMs(): number {
+    return (this.wire.rate ?? 8000) / 1000;
+  }
+
+  /** The caller says `pcm` (at the wire's rate): sent in real time from the next chunk on. */
+  say(pcm: Int16Array): Promise<void> {
+    this.#queue.push(pcm);
     return new Promise((resolve) => this.#queueDone.push(resolve));
   }
 
@@ -108,7 +115,7 @@ export class FakeProviderStream {
     await this.closed;
   }
 
-  /** All the bot audio received after `since` (performance.now()), as one 8 kHz PCM. */
+  /** All the bot audio received after `since` (performance.now()), as one PCM at the wire's rate. */
   botAudio(since = 0): Int16Array {
     const chunks = this.bot.filter((c) => c.at >= since);
     const out = new Int16Array(chunks.reduce((n, c) => n + c.pcm.length, 0));
@@ -126,7 +133,7 @@ export class FakeProviderStream {
 
   /** The provider's clock: one chunk every chunkMs on a fixed grid (no drift from late timers). */
   #tick = (): void => {
-    const samples = this.wire.chunkMs * 8;
+    const samples = this.wire.chunkMs * this.perMs;
     const pcm = this.#take(samples);
     this.#chunk++;
     const payload = this.wire.audio === "mulaw"
@@ -177,7 +184,7 @@ export class FakeProviderStream {
         const bytes = Uint8Array.fromBase64(m.payload);
         const pcm = this.wire.audio === "mulaw" ? g711Decode("PCMU", bytes) : pcmOf(bytes);
         this.bot.push({ at: now, pcm });
-        this.#playedUntil = Math.max(now, this.#playedUntil) + pcm.length / 8;
+        this.#playedUntil = Math.max(now, this.#playedUntil) + pcm.length / this.perMs;
         return;
       }
       case "mark": {

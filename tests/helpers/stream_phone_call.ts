@@ -50,7 +50,11 @@ export interface StreamCallRig {
  * call on "#" and transfers it on "0".
  */
 export async function startStreamCallRig(
-  options: { reply?: (text: string, turn: number) => string } = {},
+  options: {
+    reply?: (text: string, turn: number) => string;
+    /** PLIVO_STREAM_CONTENT_TYPE (default μ-law at 8 kHz). */
+    plivoContentType?: string;
+  } = {},
 ): Promise<StreamCallRig> {
   const brain: BrainSide = { sessions: [], turns: [], digits: [] };
   const served = createBrain({
@@ -83,8 +87,11 @@ export async function startStreamCallRig(
     PLIVO_AUTH_TOKEN: PLIVO.authToken,
     PLIVO_API_URL: rest.url,
     EXOTEL_WEBHOOK_SECRET: EXOTEL_SECRET,
+    PLIVO_STREAM_CONTENT_TYPE: options.plivoContentType,
   });
   const service = await startInProcessCallService(served, { telephony });
+  // The address Plivo fetches a transfer's XML from (the worker signs links to it): this API's.
+  telephony.publicApiUrl = service.api.url;
   const streams = new Map<string, FakeProviderStream>();
   // The provider ends a call's stream once its API hung the call up or redirected it.
   rest.onCallEnded = (callId) => void streams.get(callId)?.hangUp();
@@ -125,9 +132,9 @@ export async function startStreamCallRig(
   };
 }
 
-/** `text` spoken by festival at 8 kHz, as a phone carries it. */
-export async function phoneSpeech(text: string): Promise<Int16Array> {
-  return (await readWav(await callerSpeechWav(text, 0.3, 8000))).samples;
+/** `text` spoken by festival at 8 kHz, as a phone carries it (or at `rate`, for a wideband leg). */
+export async function phoneSpeech(text: string, rate = 8000): Promise<Int16Array> {
+  return (await readWav(await callerSpeechWav(text, 0.3, rate))).samples;
 }
 
 /** Resolves once `check` holds (polled every 50 ms); fails with `what` after `ms`. */
@@ -139,10 +146,11 @@ export async function until(check: () => boolean, what: string, ms = 20_000): Pr
   }
 }
 
-/** Loud 20 ms pieces of 8 kHz bot audio received after `since`. */
+/** Loud 20 ms pieces of bot audio (at the stream's rate) received after `since`. */
 export function loudFrames(stream: FakeProviderStream, since = 0, level = 300): number {
   const pcm = stream.botAudio(since);
+  const frame = 20 * stream.perMs;
   let n = 0;
-  for (let at = 0; at + 160 <= pcm.length; at += 160) if (rms(pcm, at, at + 160) > level) n++;
+  for (let at = 0; at + frame <= pcm.length; at += frame) if (rms(pcm, at, at + frame) > level) n++;
   return n;
 }

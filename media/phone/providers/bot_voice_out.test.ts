@@ -2,7 +2,8 @@ import { assertEquals } from "../../../tests/helpers/assert.ts";
 import { BotVoiceOut } from "./bot_voice_out.ts";
 import { twilioDialect } from "./twilio/dialect.ts";
 import { exotelDialect } from "./exotel/dialect.ts";
-import type { StreamDialect } from "./dialect.ts";
+import { plivoDialect } from "./plivo/dialect.ts";
+import type { LineFormat, StreamDialect } from "./dialect.ts";
 
 /** A 440 Hz tone at 48 kHz for `frames` 20 ms frames, then nothing. */
 function tone(frames: number) {
@@ -20,13 +21,14 @@ function tone(frames: number) {
   };
 }
 
-function run(dialect: StreamDialect, frames: number, ticks: number) {
+function run(dialect: StreamDialect, frames: number, ticks: number, format?: LineFormat) {
   const sent: { bytes: number; frames: number }[] = [];
   const marks: string[] = [];
   const out = new BotVoiceOut(
     dialect,
     (payload, n) => sent.push({ bytes: Uint8Array.fromBase64(payload).length, frames: n }),
     (name) => marks.push(name),
+    format,
   );
   out.source = tone(frames);
   for (let i = 0; i < ticks; i++) out.tick();
@@ -51,4 +53,10 @@ Deno.test("nothing is sent while nothing speaks", () => {
   const { sent, marks } = run(twilioDialect, 0, 50);
   assertEquals(sent, []);
   assertEquals(marks, []);
+});
+
+Deno.test("Plivo L16 at 16 kHz: one 640-byte message (320 samples) per frame, then the tail and a mark", () => {
+  const { sent, marks } = run(plivoDialect, 5, 50, { audio: "slin16", rate: 16000 });
+  assertEquals(sent, Array(7).fill({ bytes: 640, frames: 1 }));
+  assertEquals(marks, ["bot-1"]);
 });

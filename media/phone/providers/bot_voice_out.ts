@@ -1,10 +1,10 @@
 // The bot's voice toward a provider's stream: every 20 ms tick pulls the next 48 kHz frame from
-// what plays, brings it to 8 kHz and codes it as the provider wants (μ-law, or Exotel's 16-bit
-// PCM), and sends it once a message's worth has gathered. Only while the bot speaks: when it goes
+// what plays, brings it to the line's rate (8 kHz, or 16 kHz for Plivo's L16) and codes it as the
+// provider wants (μ-law, or 16-bit PCM), and sends it once a message's worth has gathered. Only while the bot speaks: when it goes
 // quiet, the resampler's tail and a partly filled message are sent, then a mark, then nothing.
 import type { FrameSource } from "../../audio/frame_source.ts";
 import { BOT_FRAME, BotEdge, FrameResampler, LINE_FRAME } from "../edge_audio.ts";
-import type { StreamDialect } from "./dialect.ts";
+import type { LineFormat, StreamDialect } from "./dialect.ts";
 
 /** Frames of silence sent after the bot stops, so the resampler's tail ends its last sound. */
 const TAIL_FRAMES = 2;
@@ -25,11 +25,14 @@ export class BotVoiceOut {
     private readonly dialect: StreamDialect,
     private readonly sendMedia: (payload: string, frames: number) => void,
     private readonly sendMark: (name: string) => void,
+    private readonly format: LineFormat = { audio: dialect.audio, rate: 8000 },
   ) {
-    this.#bytesPerFrame = dialect.audio === "mulaw" ? LINE_FRAME : LINE_FRAME * 2;
+    const samples = format.rate / 50;
+    this.#bytesPerFrame = format.audio === "mulaw" ? LINE_FRAME : samples * 2;
     this.#message = new Uint8Array(this.#bytesPerFrame * dialect.framesPerMessage);
-    if (dialect.audio === "mulaw") this.#mulaw = new BotEdge("PCMU");
-    else this.#pcm = new FrameResampler(48000, 8000, BOT_FRAME, LINE_FRAME);
+    // μ-law is 8 kHz only (G.711); PCM is resampled straight from 48 kHz to the line's rate.
+    if (format.audio === "mulaw") this.#mulaw = new BotEdge("PCMU");
+    else this.#pcm = new FrameResampler(48000, format.rate, BOT_FRAME, samples);
   }
 
   /** One 20 ms tick of the frame clock. */
@@ -78,7 +81,7 @@ export class BotVoiceOut {
   /** The talkspurt's last message (topped up with silence to the provider's chunk) and a mark. */
   #finishTalkspurt(): void {
     if (this.#frames > 0) {
-      const silence = this.dialect.audio === "mulaw" ? 0xff : 0;
+      const silence = this.format.audio === "mulaw" ? 0xff : 0;
       this.#message.fill(silence, this.#frames * this.#bytesPerFrame);
       this.#frames = this.dialect.framesPerMessage;
       this.#flush();

@@ -41,3 +41,16 @@ Deno.test("jitter in the stamps, and stamps that jump too far, conceal nothing",
   assertEquals(t.concealedFrames, 0);
   assertEquals(frames.length, 4);
 });
+
+Deno.test("at 16 kHz frames are 320 samples and a missing 40 ms is two frames of silence", () => {
+  const frames: Int16Array[] = [];
+  const t = new CallerTimeline((f) => frames.push(f), 16000);
+  t.push(ramp(1, 320), 1000);
+  t.push(ramp(1, 320), 1020);
+  // 1040 and 1060 never came.
+  t.push(ramp(1, 480), 1080);
+  assertEquals(frames.map((f) => f.length), [320, 320, 320, 320, 320]);
+  assertEquals(t.concealedFrames, 2);
+  assertEquals(frames[2].every((s) => s === 0), true);
+  assertEquals(frames[4][0], 1);
+});

@@ -1,6 +1,6 @@
 // The caller's audio as a provider's stream delivers it (chunks of any size, 20 ms typically,
-// stamped with where they sit in the caller's time) made into one 8 kHz frame per 20 ms of that
-// time: chunks are re-cut into 160-sample frames, and a gap the timestamps show (a chunk the
+// stamped with where they sit in the caller's time) made into one frame per 20 ms of that time
+// (160 samples at 8 kHz, 320 at 16 kHz): chunks are re-cut into frames, and a gap the timestamps show (a chunk the
 // provider never sent) is filled with silence, so the VAD's clock and the recording stay true.
 
 /** 20 ms at 8 kHz. */
@@ -17,7 +17,10 @@ const GAP_TOLERANCE_MS = 30;
 export const MAX_CONCEALED_MS = 2000;
 
 export class CallerTimeline {
-  #pending = new Int16Array(FRAME_8K * 64);
+  /** Samples per 20 ms frame, and per ms. */
+  readonly #frame: number;
+  readonly #perMs: number;
+  #pending: Int16Array;
   #length = 0;
   /** The stamp of the first chunk: the caller's time zero. */
   #origin?: number;
@@ -27,18 +30,22 @@ export class CallerTimeline {
   concealedFrames = 0;
   frames = 0;
 
-  constructor(private readonly onFrame: (frame: Int16Array) => void) {}
+  constructor(private readonly onFrame: (frame: Int16Array) => void, rate: 8000 | 16000 = 8000) {
+    this.#frame = rate / 50;
+    this.#perMs = rate / 1000;
+    this.#pending = new Int16Array(this.#frame * 64);
+  }
 
-  /** One chunk of 8 kHz PCM; `timestampMs` where the provider stamps it (any origin). */
+  /** One chunk of PCM at the rate; `timestampMs` where the provider stamps it (any origin). */
   push(pcm: Int16Array, timestampMs?: number): void {
     if (timestampMs !== undefined) {
       this.#origin ??= timestampMs;
-      const gapMs = timestampMs - this.#origin - this.#samples / 8;
+      const gapMs = timestampMs - this.#origin - this.#samples / this.#perMs;
       if (gapMs > GAP_TOLERANCE_MS && gapMs <= MAX_CONCEALED_MS) {
         // Whole frames only, so the stamps of later chunks keep lining up with the frames.
         const frames = Math.round(gapMs / 20);
         this.concealedFrames += frames;
-        this.#append(new Int16Array(frames * FRAME_8K));
+        this.#append(new Int16Array(frames * this.#frame));
       }
     }
     this.#append(pcm);
@@ -58,11 +65,11 @@ export class CallerTimeline {
 
   #drain(): void {
     let at = 0;
-    while (this.#length - at >= FRAME_8K) {
+    while (this.#length - at >= this.#frame) {
       this.frames++;
       // A copy: the listener may keep it, and the buffer is reused.
-      this.onFrame(this.#pending.slice(at, at + FRAME_8K));
-      at += FRAME_8K;
+      this.onFrame(this.#pending.slice(at, at + this.#frame));
+      at += this.#frame;
     }
     if (at > 0) {
       this.#pending.copyWithin(0, at, this.#length);

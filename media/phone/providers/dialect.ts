@@ -32,17 +32,26 @@ export type StreamEvent =
   /** A message of no use to the line (a track it does not read, a new event type). */
   | { kind: "other"; event: string };
 
+/** How a stream's audio is coded both ways, and its rate. */
+export interface LineFormat {
+  /** G.711 μ-law bytes, or 16-bit little-endian PCM. */
+  audio: "mulaw" | "slin16";
+  rate: 8000 | 16000;
+}
+
 export interface StreamDialect {
   readonly carrier: Exclude<Carrier, "sip">;
-  /** How audio is coded both ways: G.711 μ-law bytes, or 16-bit little-endian PCM. */
+  /** How audio is coded both ways unless the start message says otherwise (`formatOf`). */
   readonly audio: "mulaw" | "slin16";
+  /** The format a readable start message asks for, where the dialect offers more than one. */
+  formatOf?(start: { encoding: string; sampleRate: number }): LineFormat;
   /** Bot audio goes out in messages of this many 20 ms frames (the provider's smallest chunk). */
   readonly framesPerMessage: number;
   /** One parsed JSON message from the provider; throws on one that is not its protocol. */
   read(message: unknown): StreamEvent;
   /** Why the start message's audio format cannot be read by this dialect, or undefined if it can. */
   unreadableFormat(start: { encoding: string; sampleRate: number }): string | undefined;
-  media(streamId: string, payload: string): unknown;
+  media(streamId: string, payload: string, format: LineFormat): unknown;
   mark(streamId: string, name: string): unknown;
   clear(streamId: string): unknown;
 }

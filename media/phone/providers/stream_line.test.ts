@@ -7,6 +7,7 @@ import { g711Encode } from "../g711.ts";
 import type { LineEndReason } from "../line.ts";
 import { type CallControl, StreamPhoneLine } from "./stream_line.ts";
 import { twilioDialect } from "./twilio/dialect.ts";
+import { plivoDialect } from "./plivo/dialect.ts";
 
 interface Rig {
   line: StreamPhoneLine;
@@ -170,4 +171,70 @@ Deno.test("a stream that goes silent ends the line media_timeout", async () => {
   } finally {
     await r.close();
   }
+});
+
+Deno.test("a Plivo stream in L16 at 16 kHz: caller samples pass through unresampled, the line is wideband, the bot's audio goes out as L16 16 kHz", async () => {
+  const ac = new AbortController();
+  let resolveLine!: (l: StreamPhoneLine) => void;
+  const made = new Promise<StreamPhoneLine>((r) => (resolveLine = r));
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
+    (req) => {
+      const { socket, response } = Deno.upgradeWebSocket(req);
+      const line = new StreamPhoneLine(socket, plivoDialect);
+      line.started.then(() => line.accept());
+      resolveLine(line);
+      return response;
+    },
+  );
+  const provider = new WebSocket(`ws://127.0.0.1:${server.addr.port}/`);
+  const fromLine: Record<string, unknown>[] = [];
+  provider.onmessage = (e) => fromLine.push(JSON.parse(e.data));
+  await new Promise((r) => (provider.onopen = r));
+  const send = (m: unknown) => provider.send(JSON.stringify(m));
+  send({
+    event: "start",
+    start: {
+      callId: "c1",
+      streamId: "s1",
+      tracks: ["inbound"],
+      mediaFormat: { encoding: "audio/x-l16", sampleRate: 16000 },
+    },
+  });
+  const line = await made;
+  await line.started;
+  assertEquals(line.format, { audio: "slin16", rate: 16000 });
+  assertEquals(line.channel, "wideband");
+  const frames: Int16Array[] = [];
+  line.onCallerFrame.on((f) => frames.push(f.slice()));
+  // 20 ms at 16 kHz, little-endian: a ramp that must arrive sample for sample.
+  const samples = Int16Array.from({ length: 320 }, (_, i) => i * 50 - 8000);
+  const bytes = new Uint8Array(640);
+  samples.forEach((v, i) => new DataView(bytes.buffer).setInt16(i * 2, v, true));
+  send({
+    event: "media",
+    media: { track: "inbound", timestamp: "1000", payload: bytes.toBase64() },
+  });
+  const tone = Int16Array.from({ length: 960 }, (_, i) => Math.round(8000 * Math.sin(i / 10)));
+  let n = 0;
+  line.play({ next: () => (n++ < 3 ? tone : undefined) });
+  const deadline = Date.now() + 5000;
+  while (
+    (frames.length < 1 || !fromLine.some((m) => m.event === "checkpoint")) && Date.now() < deadline
+  ) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assertEquals(frames.length, 1);
+  assertEquals([...frames[0]], [...samples]);
+  const plays = fromLine.filter((m) => m.event === "playAudio");
+  assert(plays.length >= 3, `${plays.length} playAudio`);
+  for (const m of plays) {
+    const media = m.media as { contentType: string; sampleRate: number; payload: string };
+    assertEquals([media.contentType, media.sampleRate], ["audio/x-l16", 16000]);
+    assertEquals(Uint8Array.fromBase64(media.payload).length, 640);
+  }
+  provider.close();
+  await line.hangUp();
+  ac.abort();
+  await server.finished;
 });

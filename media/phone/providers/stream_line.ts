@@ -12,7 +12,7 @@ import { sharedFrameClock } from "../../audio/frame_clock.ts";
 import { type LatenessHistogram, Pacer } from "../../audio/pacer.ts";
 import { logger } from "../../../common/log.ts";
 import type { Carrier, DtmfDigit, LineEndReason, PhoneLine, TransferResult } from "../line.ts";
-import type { StreamDialect, StreamEvent } from "./dialect.ts";
+import type { LineFormat, StreamDialect, StreamEvent } from "./dialect.ts";
 import { CallerTimeline } from "./caller_timeline.ts";
 import { BotVoiceOut } from "./bot_voice_out.ts";
 import { CallerEdge } from "../edge_audio.ts";
@@ -42,6 +42,8 @@ export const CLOSE_NORMAL = 1000;
 export const CLOSE_POLICY = 1008;
 
 const DTMF_DIGIT = /^[0-9*#A-D]$/;
+/** How long a transferred call's stream is left for the provider to end before it is closed. */
+const TRANSFER_HANDOVER_MS = 10_000;
 
 export class StreamPhoneLine implements PhoneLine {
   readonly carrier: Carrier;
@@ -61,9 +63,12 @@ export class StreamPhoneLine implements PhoneLine {
   #transferring?: Promise<TransferResult>;
   #lastMessageAt = performance.now();
   readonly #pacer: Pacer;
-  readonly #timeline: CallerTimeline;
-  readonly #edge: CallerEdge;
-  readonly #voice: BotVoiceOut;
+  /** The caller's and the bot's audio paths, made for the stream's format (`#useFormat`). */
+  #format!: LineFormat;
+  #timeline!: CallerTimeline;
+  /** Up-sampling of 8 kHz caller audio; none for a 16 kHz stream, already at the pipeline's rate. */
+  #edge?: CallerEdge;
+  #voice!: BotVoiceOut;
   #startTimer?: ReturnType<typeof setTimeout>;
   #stopped = false;
   readonly #counts = {
@@ -85,16 +90,7 @@ export class StreamPhoneLine implements PhoneLine {
     private readonly options: StreamLineOptions = {},
   ) {
     this.carrier = dialect.carrier;
-    this.#edge = new CallerEdge("PCMU", (pcm16k) => this.onCallerFrame.emit(pcm16k.slice()));
-    this.#timeline = new CallerTimeline((frame) => this.#edge.pushPcm(frame));
-    this.#voice = new BotVoiceOut(dialect, (payload, frames) => {
-      this.#counts.media_out++;
-      this.#counts.bot_frames += frames;
-      this.#send(this.dialect.media(this.#start!.streamId, payload));
-    }, (name) => {
-      this.#counts.marks_sent++;
-      this.#send(this.dialect.mark(this.#start!.streamId, name));
-    });
+    this.#useFormat({ audio: dialect.audio, rate: 8000 });
     this.#pacer = new Pacer(() => this.#tick(), { clock: sharedFrameClock() });
     let resolveStart!: (s: StreamStart) => void, rejectStart!: (e: Error) => void;
     this.started = new Promise((res, rej) => {
@@ -123,6 +119,14 @@ export class StreamPhoneLine implements PhoneLine {
       }
       if (event.kind === "start" && !this.#start) {
         this.#start = event;
+        const format = dialect.formatOf?.(event);
+        if (format && (format.audio !== this.#format.audio || format.rate !== this.#format.rate)) {
+          const source = this.#voice.source;
+          this.#voice.close();
+          this.#edge?.close();
+          this.#useFormat(format);
+          this.#voice.source = source;
+        }
         clearTimeout(this.#startTimer);
         resolveStart(event);
         return;
@@ -134,6 +138,37 @@ export class StreamPhoneLine implements PhoneLine {
       rejectStart(new Error("the stream closed before its start message"));
       this.#farEnded();
     });
+  }
+
+  /** The audio paths for `format`: caller frames at 16 kHz either way, the bot's at the line's rate. */
+  #useFormat(format: LineFormat): void {
+    this.#format = format;
+    if (format.rate === 16000) {
+      this.#edge = undefined;
+      this.#timeline = new CallerTimeline((frame) => this.onCallerFrame.emit(frame), 16000);
+    } else {
+      const edge = new CallerEdge("PCMU", (pcm16k) => this.onCallerFrame.emit(pcm16k.slice()));
+      this.#edge = edge;
+      this.#timeline = new CallerTimeline((frame) => edge.pushPcm(frame));
+    }
+    this.#voice = new BotVoiceOut(this.dialect, (payload, frames) => {
+      this.#counts.media_out++;
+      this.#counts.bot_frames += frames;
+      this.#send(this.dialect.media(this.#start!.streamId, payload, format));
+    }, (name) => {
+      this.#counts.marks_sent++;
+      this.#send(this.dialect.mark(this.#start!.streamId, name));
+    }, format);
+  }
+
+  /** The stream's audio format (known once its start message has come). */
+  get format(): LineFormat {
+    return this.#format;
+  }
+
+  /** 16 kHz audio is wideband (recognition's prior per channel kind); 8 kHz is the phone band. */
+  get channel(): "wideband" | "narrowband" {
+    return this.#format.rate === 16000 ? "wideband" : "narrowband";
   }
 
   get from(): string {
@@ -192,6 +227,14 @@ export class StreamPhoneLine implements PhoneLine {
     if (this.#ended) return;
     this.#ended = true;
     this.#stop();
+    if (this.#transferred) {
+      // The provider has the call now and ends the stream itself as it runs the transfer: a REST
+      // hang-up would end the transferred call, and closing first could race Plivo's transfer
+      // with the rest of its `<Stream>` document. So wait for the provider, a while.
+      await this.#streamClosed(TRANSFER_HANDOVER_MS);
+      this.#close(CLOSE_NORMAL, "transferred");
+      return;
+    }
     if (this.options.control && this.callId) {
       try {
         const answer = await this.options.control.hangUp(this.callId);
@@ -208,8 +251,12 @@ export class StreamPhoneLine implements PhoneLine {
     if (!this.options.control) {
       return {
         ok: false,
-        detail: `${this.carrier} calls cannot be transferred by this service: ` +
-          "the provider's stream has no transfer message and no REST transfer is configured.",
+        detail: this.carrier === "exotel"
+          ? "Exotel calls cannot be transferred from the stream: the Voicebot stream has no " +
+            "transfer message and Exotel has no API to move a flow's call. End the call instead; " +
+            "Exotel then runs the flow's next applet (e.g. a Connect to an agent)."
+          : `${this.carrier} calls cannot be transferred by this service: ` +
+            "the provider's stream has no transfer message and no REST transfer is configured.",
       };
     }
     this.#transferring = this.options.control.transfer(this.callId, target);
@@ -277,7 +324,7 @@ export class StreamPhoneLine implements PhoneLine {
 
   #pcmOf(payload: string): Int16Array {
     const bytes = Uint8Array.fromBase64(payload);
-    if (this.dialect.audio === "mulaw") return g711Decode("PCMU", bytes);
+    if (this.#format.audio === "mulaw") return g711Decode("PCMU", bytes);
     // 16-bit little-endian; an odd last byte is not a sample.
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const pcm = new Int16Array(bytes.length >> 1);
@@ -314,7 +361,19 @@ export class StreamPhoneLine implements PhoneLine {
     this.#stopped = true;
     this.#pacer.stop();
     this.#voice.close();
-    this.#edge.close();
+    this.#edge?.close();
+  }
+
+  /** Resolves when the socket has closed, or after `ms`. */
+  #streamClosed(ms: number): Promise<void> {
+    if (this.socket.readyState === WebSocket.CLOSED) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.socket.addEventListener("close", () => {
+        clearTimeout(timer);
+        resolve();
+      }, { once: true });
+    });
   }
 
   #close(code: number, reason: string): void {

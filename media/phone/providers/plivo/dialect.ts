@@ -4,10 +4,15 @@
 // From Plivo: start (start.callId, streamId, mediaFormat), media (media.track, timestamp as Unix
 // ms, chunk, base64 payload), dtmf (dtmf.digit), playedStream (a checkpoint was played),
 // clearedAudio. No stop message: the stream ends when Plivo closes the socket. To Plivo: playAudio
-// (media.contentType audio/x-mulaw, sampleRate 8000, payload), checkpoint, clearAudio.
+// (media.contentType and sampleRate as the stream's, payload), checkpoint, clearAudio.
+// Formats (`contentType`): audio/x-mulaw at 8 kHz, or audio/x-l16 at 8 or 16 kHz
+// (https://www.plivo.com/docs/voice/xml/the-stream-element/play-audio-event). Plivo does not state
+// L16's byte order; little-endian is read and sent, as from the FreeSWITCH it streams from and as
+// Exotel documents for its PCM (to be confirmed on a real Plivo call).
 import {
   audioFormatOf,
   dtmfEvent,
+  type LineFormat,
   mediaEvent,
   objectOf,
   type StreamDialect,
@@ -15,6 +20,8 @@ import {
   stringOf,
   unlessMulaw8k,
 } from "../dialect.ts";
+
+const isL16 = (encoding: string) => /l16/i.test(encoding);
 
 export const plivoDialect: StreamDialect = {
   carrier: "plivo",
@@ -56,10 +63,25 @@ export const plivoDialect: StreamDialect = {
         return { kind: "other", event };
     }
   },
-  unreadableFormat: unlessMulaw8k,
-  media: (_streamId, payload) => ({
+  unreadableFormat(start) {
+    if (isL16(start.encoding) && (start.sampleRate === 8000 || start.sampleRate === 16000)) {
+      return undefined;
+    }
+    return unlessMulaw8k(start) &&
+      `the stream is ${start.encoding} at ${start.sampleRate} Hz; only audio/x-mulaw at 8000 Hz ` +
+        "and audio/x-l16 at 8000 or 16000 Hz are read";
+  },
+  formatOf: (start): LineFormat =>
+    isL16(start.encoding)
+      ? { audio: "slin16", rate: start.sampleRate === 16000 ? 16000 : 8000 }
+      : { audio: "mulaw", rate: 8000 },
+  media: (_streamId, payload, format) => ({
     event: "playAudio",
-    media: { contentType: "audio/x-mulaw", sampleRate: 8000, payload },
+    media: {
+      contentType: format.audio === "mulaw" ? "audio/x-mulaw" : "audio/x-l16",
+      sampleRate: format.rate,
+      payload,
+    },
   }),
   mark: (streamId, name) => ({ event: "checkpoint", streamId, name }),
   clear: (streamId) => ({ event: "clearAudio", streamId }),
