@@ -1,7 +1,7 @@
 // One call on this worker: the peer, RTVI on its chat channel, outbound audio, what plays (a
 // conversation with the brain, or the echo diagnostic), liveness and the session's status.
 import type { Pool } from "../../db/client.ts";
-import { markActive } from "../../db/sessions.ts";
+import { activateSession, recordingOf } from "./call_open.ts";
 import { logger } from "../../common/log.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import { OpusDecoder } from "../../wasm/opus.ts";
@@ -15,7 +15,7 @@ import { Conversation } from "./conversation.ts";
 import { EchoSource } from "./echo.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import { chatLogData } from "./chat_log.ts";
-import { CallRecording } from "./recording.ts";
+import type { CallRecording } from "./recording.ts";
 import { OutboundAudio } from "./outbound.ts";
 import { closeCall, type EndStatus } from "./call_close.ts";
 import { SessionLog } from "./session_log.ts";
@@ -207,17 +207,7 @@ export class Call {
   /** client-ready: the call starts. */
   private async start(about: unknown): Promise<void> {
     this.log.add("worker", "call_started", { about });
-    // The database being away must not stop a call: its end is written when it returns.
-    const active = await markActive(this.opts.sql, this.sessionId).catch((err) => {
-      log.warn("could not mark the session active; the call goes on, unrecorded", {
-        session_id: this.sessionId,
-        cause: (err as Error).message,
-      });
-      return { record: false };
-    });
-    if (!active) {
-      log.warn("session was not connecting at call start", { session_id: this.sessionId });
-    }
+    const active = await activateSession(this.opts.sql, this.sessionId, log);
     if (this.finished) return;
     log.info("call started", { session_id: this.sessionId, brain: this.opts.brainUrl });
     if (this.opts.brainUrl === "echo:") {
@@ -226,11 +216,8 @@ export class Call {
       return;
     }
     if (!this.opts.engines) return this.end("failed", "engine_unavailable");
-    if (active?.record) {
-      const dir = this.opts.recordingsDir ?? "data/recordings";
-      this.recording = new CallRecording(`${dir}/${this.sessionId}.wav`);
-      this.outbound.tap = (pcm) => this.recording?.tick(pcm);
-    }
+    this.recording = recordingOf(active, this.sessionId, this.opts.recordingsDir);
+    if (this.recording) this.outbound.tap = (pcm) => this.recording?.tick(pcm);
     const config = applyConfig(defaultConfig(), this.opts.input?.config as never);
     this.conversation = new Conversation({
       sessionId: this.sessionId,

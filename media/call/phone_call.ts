@@ -3,7 +3,7 @@
 // recording and the end reasons a web call has. There is no page: what a web call's RTVI would
 // tell it is written to the session log instead (PageRecord), so the record shows the same story.
 import type { Pool } from "../../db/client.ts";
-import { markActive } from "../../db/sessions.ts";
+import { activateSession, recordingOf } from "./call_open.ts";
 import { logger } from "../../common/log.ts";
 import { noiseSuppressionOf } from "../../common/noise_suppression.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
@@ -13,7 +13,7 @@ import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import type { LineEndReason, PhoneLine } from "../phone/line.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
 import { Conversation } from "./conversation.ts";
-import { CallRecording } from "./recording.ts";
+import type { CallRecording } from "./recording.ts";
 import { closeCall } from "./call_close.ts";
 import { SessionLog } from "./session_log.ts";
 import type { TurnObserver } from "./turn_record.ts";
@@ -92,22 +92,10 @@ export class PhoneCall {
       to: line.to,
       call_id: line.callId,
     });
-    const active = await markActive(this.opts.sql, this.sessionId).catch((err) => {
-      log.warn("could not mark the session active; the call goes on, unrecorded", {
-        session_id: this.sessionId,
-        cause: (err as Error).message,
-      });
-      return { record: false };
-    });
-    if (!active) {
-      log.warn("session was not connecting at call start", { session_id: this.sessionId });
-    }
+    const active = await activateSession(this.opts.sql, this.sessionId, log);
     if (this.finished) return;
     if (!this.opts.engines) return this.end("failed", "engine_unavailable");
-    if (active?.record) {
-      const dir = this.opts.recordingsDir ?? "data/recordings";
-      this.recording = new CallRecording(`${dir}/${this.sessionId}.wav`);
-    }
+    this.recording = recordingOf(active, this.sessionId, this.opts.recordingsDir);
     const config = applyConfig(defaultConfig(), this.opts.input?.config as never);
     this.conversation = new Conversation({
       sessionId: this.sessionId,
