@@ -94,6 +94,8 @@ export async function kamailioFollowingRedirects(redirectPort: number): Promise<
 }
 
 async function startKamailio(config: (port: number, dir: string) => string): Promise<Kamailio> {
+  const installed = await Deno.stat("/usr/sbin/kamailio").then(() => true, () => false);
+  if (!installed) throw new Error("KAMAILIO=1 needs Kamailio: apt-get install kamailio");
   const dir = await Deno.makeTempDir({ prefix: "kamailio-" });
   const port = await freeUdpPort();
   Deno.writeTextFileSync(`${dir}/kamailio.cfg`, config(port, dir));
