@@ -36,9 +36,12 @@ Deno.test({
       }
       const wer = errors / words;
       console.log(`first utterances: WER ${wer.toFixed(3)}: ${rig.brain.turns.join(" | ")}`);
-      // Measured 0.27, 0.27, 0.14 (of 37 words); opened "wideband" as before, 0.43 and 0.41.
-      // The words heard vary a little from run to run (docs/sip.md), hence the margin.
-      assert(wer <= 0.35, `WER ${wer.toFixed(3)}: ${rig.brain.turns.join(" | ")}`);
+      // Measured 0.27, 0.27, 0.14 (of 37 words), and 0.351 once in CI on a machine loaded by other
+      // work (a word's onset lost); opened "wideband" as before, 0.43 and 0.41. The words heard
+      // vary with timing (docs/sip.md), so the bound sits between the two. The engine-level tests
+      // (media/stt/phone_audio_first_utterance_starts_from_a_narrowband_prior.test.ts) hold the
+      // wide before/after margin; this one proves the phone call's path opens it.
+      assert(wer <= 0.38, `WER ${wer.toFixed(3)}: ${rig.brain.turns.join(" | ")}`);
     } finally {
       await rig.close();
     }
