@@ -27,7 +27,8 @@
 // worker's data channel to the caller was silent for good at 10 % loss (issue 25, "no bot event
 // for 20 s"). Each chunk now carries whether it is counted, so a chunk is added once and removed
 // once; a T3 expiry uncounts them all as werift zeroes the sum, and resends only chunks the peer
-// has not reported, as Chromium's dcsctp does (OutstandingData::NackAll skips acked items).
+// has not reported, as Chromium's dcsctp does (net/dcsctp/tx/outstanding_data.cc: NackAll nacks
+// only items not acked).
 import { RTCSctpTransport } from "werift";
 
 /** Seconds: the retransmission timeout an association starts with. */

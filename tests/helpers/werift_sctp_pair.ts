@@ -1,6 +1,7 @@
 // Two werift SCTP associations joined by an in-memory path that drops packets at a seeded random
 // rate each way and delays each by a fixed one-way time: the worker's and a werift caller's SCTP
-// without DTLS or ICE, so a loss pattern repeats exactly from its seed.
+// without DTLS or ICE. The drops come from the seed, so a run repeats closely (the order of timers
+// on a busy machine can still move a drop from one packet to the next).
 import { RTCSctpTransport } from "werift";
 import { mulberry32 } from "../../caller/lossy_link.ts";
 
