@@ -17,6 +17,18 @@
 // the data channel works, but the connection never reports connected and the worker ended the call
 // as connect_timeout 20 s later. An association already established when start() runs is
 // announced as connected again once the caller of start() is listening.
+//
+// 3. werift counts bytes in flight with no record of which chunks it counted, so the count leaks:
+// a T3-rtx expiry marks every sent chunk for retransmission, those the peer had already reported
+// received (gap-acked) included; resending one adds it to the flight size, and when it is finally
+// acknowledged werift subtracts nothing because it was already acked. Each T3 expiry with two holes
+// in the sent queue leaks a few hundred bytes, and once the leak reaches the congestion window
+// (one packet, ~1.2 KB, after an expiry) no new DATA is sent and no timer runs to recover: the
+// worker's data channel to the caller was silent for good at 10 % loss (issue 25, "no bot event
+// for 20 s"). Each chunk now carries whether it is counted, so a chunk is added once and removed
+// once; a T3 expiry uncounts them all as werift zeroes the sum, and resends only chunks the peer
+// has not reported, as Chromium's dcsctp does (net/dcsctp/tx/outstanding_data.cc: NackAll nacks
+// only items not acked).
 import { RTCSctpTransport } from "werift";
 
 /** Seconds: the retransmission timeout an association starts with. */
@@ -32,6 +44,7 @@ proto.setDtlsTransport = function (this: any, ...args: unknown[]) {
   if (this.sctp && this.sctp !== before) {
     this.sctp.rto = SCTP_INITIAL_RTO_S;
     announceEarlyAssociation(this.sctp);
+    countFlightOncePerChunk(this.sctp);
   }
   return out;
 };
@@ -51,5 +64,52 @@ function announceEarlyAssociation(sctp: any): void {
         if (sctp.associationState === ESTABLISHED) sctp.setConnectionState("connected");
       }, 0);
     }
+  };
+}
+
+/** Set on a DATA chunk while its bytes are counted in the association's flight size. */
+const COUNTED = Symbol("counted in flight");
+
+// deno-lint-ignore no-explicit-any
+type Chunk = any;
+
+// deno-lint-ignore no-explicit-any
+function countFlightOncePerChunk(sctp: any): void {
+  sctp.flightSizeIncrease = (chunk: Chunk) => {
+    // An acknowledged chunk sent again is already at the peer: werift never uncounts it.
+    if (chunk[COUNTED] || chunk.acked) return;
+    chunk[COUNTED] = true;
+    sctp.flightSize += chunk.bookSize;
+  };
+  sctp.flightSizeDecrease = (chunk: Chunk) => {
+    if (!chunk[COUNTED]) return;
+    chunk[COUNTED] = false;
+    sctp.flightSize = Math.max(0, sctp.flightSize - chunk.bookSize);
+  };
+  // Abandoned (partially reliable) chunks leave the sent queue without being uncounted.
+  const advance = sctp.updateAdvancedPeerAckPoint;
+  sctp.updateAdvancedPeerAckPoint = function (...args: unknown[]) {
+    for (const chunk of sctp.sentQueue) {
+      if (!chunk.abandoned) break;
+      sctp.flightSizeDecrease(chunk);
+    }
+    return advance.apply(sctp, args);
+  };
+  // werift's T3-rtx expiry (RFC 4960 6.3.3 E1-E3), but uncounting chunks as it zeroes the flight
+  // size and leaving chunks the peer reported received where they are.
+  sctp.timer3Expired = () => {
+    if (sctp.isStopped) return;
+    sctp.timer3Handle = undefined;
+    for (const chunk of sctp.sentQueue) {
+      chunk[COUNTED] = false;
+      if (!sctp.maybeAbandon(chunk) && !chunk.acked) chunk.retransmit = true;
+    }
+    sctp.updateAdvancedPeerAckPoint();
+    sctp.fastRecoveryExit = undefined;
+    sctp.flightSize = 0;
+    sctp.partialBytesAcked = 0;
+    sctp.ssthresh = Math.max(Math.floor(sctp.cwnd / 2), 4 * sctp.maxPayloadSize);
+    sctp.cwnd = sctp.maxPayloadSize;
+    sctp.transmit();
   };
 }
