@@ -33,6 +33,7 @@ import { makeTenant, startTestApi } from "../tests/helpers/api_server.ts";
 import { startWorkerProcess } from "../tests/helpers/process.ts";
 import { callerSpeechWav } from "../tests/helpers/audio.ts";
 import { freeUdpPort, runSipp } from "../tests/helpers/sipp.ts";
+import { followRedirect } from "../tests/helpers/sipp_scenario.ts";
 import { PhoneCaller, ulawSpeech } from "../tests/helpers/phone_caller.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 import { startSipRedirect } from "../api/sip/start.ts";
@@ -154,23 +155,7 @@ const invite = (uri: string, cseq: number, rtpPort: number) => `
  * CSeq + 1), the INVITE at the Contact, the worker's address and the session token.
  */
 const redirected = (rtpPort: number) =>
-  `${invite(`sip:${DIALLED}@[remote_ip]:[remote_port]`, 1, rtpPort)}
-  <recv response="302">
-    <action><ereg regexp="&lt;(sip:[^@]+@([0-9.]+):([0-9]+);session=[^&gt;]+)&gt;" search_in="hdr" header="Contact:" check_it="true" assign_to="c,ruri,whost,wport"/></action>
-  </recv>
-  <Reference variables="c"/>
-  <send><![CDATA[
-      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-3]
-      ${FROM}
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
-  <nop><action><setdest host="[$whost]" port="[$wport]" protocol="udp"/></action></nop>
-  ${invite("[$ruri]", 2, rtpPort)}`;
+  followRedirect(DIALLED, (uri, cseq) => invite(uri, cseq, rtpPort));
 
 /** The worker's 200 and our ACK; then the worker's BYE (after #), answered 200. */
 const scenario = (first: string, cseq: number) =>

@@ -8,7 +8,7 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
 import { makeTenant, startTestApi } from "./helpers/api_server.ts";
 import { startWorkerProcess } from "./helpers/process.ts";
-import { XML_HEAD } from "./helpers/sipp_scenario.ts";
+import { followRedirect, XML_HEAD } from "./helpers/sipp_scenario.ts";
 import { startSipRedirect } from "../api/sip/start.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 
@@ -52,25 +52,8 @@ const inCall = (method: string, cseq: number) => `
 ]]></send>`;
 
 const scenario = (rtpPort: number, holdMs: number) =>
-  `${XML_HEAD}<scenario name="fifty-at-once">${
-    invite(`sip:${DIALLED}@[remote_ip]:[remote_port]`, 1, rtpPort)
-  }
-  <recv response="302">
-    <action><ereg regexp="&lt;(sip:[^@]+@([0-9.]+):([0-9]+);session=[^&gt;]+)&gt;" search_in="hdr" header="Contact:" check_it="true" assign_to="c,ruri,whost,wport"/></action>
-  </recv>
-  <Reference variables="c"/>
-  <send><![CDATA[
-      ACK sip:${DIALLED}@[remote_ip]:[remote_port] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch-3]
-      ${FROM}
-      [last_To:]
-      Call-ID: [call_id]
-      CSeq: 1 ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
-  <nop><action><setdest host="[$whost]" port="[$wport]" protocol="udp"/></action></nop>
-  ${invite("[$ruri]", 2, rtpPort)}
+  `${XML_HEAD}<scenario name="fifty-at-once">
+  ${followRedirect(DIALLED, (uri, cseq) => invite(uri, cseq, rtpPort))}
   <recv response="180" optional="true"/>
   <recv response="200" rrs="true">
     <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>

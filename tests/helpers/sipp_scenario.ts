@@ -110,3 +110,31 @@ export function sdpOffer(payloadTypes: number[], o: SdpLines = {}): string {
 
 ${sdp(payloadTypes, o)}`;
 }
+
+/**
+ * A number dialled at a redirect server and the 302 followed, as a phone does (RFC 3261 section
+ * 8.1.3.4: same Call-ID and tags, CSeq + 1): `invite(uri, cseq)` (a whole `<send>` of an INVITE
+ * and what may precede its answer) to the dialled number, the 302 whose Contact names the worker
+ * and the session token (kept as `[$ruri]`, `[$whost]`, `[$wport]`), its ACK on the INVITE's
+ * branch, then the same INVITE to the Contact with CSeq 2. The scenario goes on from its answer.
+ */
+export function followRedirect(
+  dialled: string,
+  invite: (uri: string, cseq: number) => string,
+): string {
+  return `${invite(`sip:${dialled}@[remote_ip]:[remote_port]`, 1)}
+  <recv response="302">
+    <action><ereg regexp="&lt;(sip:[^@]+@([0-9.]+):([0-9]+);session=[^&gt;]+)&gt;" search_in="hdr" header="Contact:" check_it="true" assign_to="c,ruri,whost,wport"/></action>
+  </recv>
+  <Reference variables="c"/>
+  <send><![CDATA[${
+    request("ACK", 1, {
+      uri: `sip:${dialled}@[remote_ip]:[remote_port]`,
+      branch: "[branch-3]",
+      to: "[last_To:]",
+      contact: false,
+    })
+  }${NO_BODY}]]></send>
+  <nop><action><setdest host="[$whost]" port="[$wport]" protocol="udp"/></action></nop>
+  ${invite("[$ruri]", 2)}`;
+}
