@@ -7,10 +7,13 @@ class ManualClock implements IdleClock {
   t = 0;
   #timers = new Map<number, { at: number; fn: () => void }>();
   #next = 1;
+  /** Timers fire this much before they are due, as real ones now and then do. */
+  early = 0;
   now = () => this.t;
   setTimeout = (fn: () => void, ms: number) => {
     const id = this.#next++;
-    this.#timers.set(id, { at: this.t + ms, fn });
+    // Early by a fraction of a millisecond, never before the next millisecond.
+    this.#timers.set(id, { at: this.t + Math.max(Math.min(ms, 1), ms - this.early), fn });
     return id;
   };
   clearTimeout = (id: unknown) => void this.#timers.delete(id as number);
@@ -51,6 +54,17 @@ Deno.test("idle fires once the call has been quiet for the timeout, saying how l
   assertEquals(fired, []);
   clock.advance(1);
   assertEquals(fired, [{ at: 1000, idleMs: 1000 }]);
+});
+
+Deno.test("a timer that fires early does not report idle before the timeout has passed", () => {
+  const { clock, fired, idle } = stage({ now: true });
+  clock.early = 0.6;
+  idle.timeoutMs = 1500;
+  clock.advance(1499.5);
+  assertEquals(fired, []);
+  clock.advance(1.5); // the remainder is timed again (at least 1 ms)
+  assertEquals(fired.length, 1);
+  assertEquals(fired[0].idleMs >= 1500, true, JSON.stringify(fired));
 });
 
 Deno.test("activity restarts the quiet: idle comes the timeout after the last of it", () => {
