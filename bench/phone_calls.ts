@@ -33,7 +33,7 @@ import { makeTenant, startTestApi } from "../tests/helpers/api_server.ts";
 import { startWorkerProcess } from "../tests/helpers/process.ts";
 import { callerSpeechWav } from "../tests/helpers/audio.ts";
 import { freeUdpPort, runSipp } from "../tests/helpers/sipp.ts";
-import { followRedirect } from "../tests/helpers/sipp_scenario.ts";
+import { followRedirect, inDialog, phoneInvite, XML_HEAD } from "../tests/helpers/sipp_scenario.ts";
 import { PhoneCaller, ulawSpeech } from "../tests/helpers/phone_caller.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 import { startSipRedirect } from "../api/sip/start.ts";
@@ -121,33 +121,13 @@ async function connect(): Promise<
   };
 }
 
-const HEAD = `<?xml version="1.0" encoding="ISO-8859-1" ?>`;
-const FROM = `From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]`;
-const invite = (uri: string, cseq: number, rtpPort: number) => `
-  <send retrans="500"><![CDATA[
-      INVITE ${uri} SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      ${FROM}
-      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>
-      Call-ID: [call_id]
-      CSeq: ${cseq} INVITE
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70
-      Content-Type: application/sdp
-      Content-Length: [len]
-
-      v=0
-      o=user1 53655765 2353687637 IN IP4 127.0.0.1
-      s=-
-      c=IN IP4 127.0.0.1
-      t=0 0
-      m=audio ${rtpPort} RTP/AVP 0 101
-      a=rtpmap:0 PCMU/8000
-      a=rtpmap:101 telephone-event/8000
-      a=fmtp:101 0-15
-      a=sendrecv
-]]></send>
-  <recv response="100" optional="true"/>`;
+const invite = (uri: string, cseq: number, rtpPort: number) =>
+  phoneInvite(DIALLED, uri, cseq, [0, 101], {
+    port: rtpPort,
+    address: "127.0.0.1",
+    fmtp: true,
+    direction: "sendrecv",
+  });
 
 /**
  * The number dialled at the redirect server: 302 (ACKed on the INVITE's branch, three messages
@@ -159,22 +139,13 @@ const redirected = (rtpPort: number) =>
 
 /** The worker's 200 and our ACK; then the worker's BYE (after #), answered 200. */
 const scenario = (first: string, cseq: number) =>
-  `${HEAD}<scenario name="bench-phone">${first}
+  `${XML_HEAD}<scenario name="bench-phone">${first}
   <recv response="180" optional="true"/>
   <recv response="200" rrs="true">
     <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>
   </recv>
   <Reference variables="to"/>
-  <send><![CDATA[
-      ACK [next_url] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      ${FROM}
-      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>;tag=[$wtag]
-      Call-ID: [call_id]
-      CSeq: ${cseq} ACK
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>
+  ${inDialog("ACK", cseq, DIALLED)}
   <recv request="BYE" timeout="240000"/>
   <send><![CDATA[
       SIP/2.0 200 OK

@@ -8,48 +8,15 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
 import { makeTenant, startTestApi } from "./helpers/api_server.ts";
 import { startWorkerProcess } from "./helpers/process.ts";
-import { followRedirect, XML_HEAD } from "./helpers/sipp_scenario.ts";
+import { followRedirect, inDialog, phoneInvite, XML_HEAD } from "./helpers/sipp_scenario.ts";
 import { startSipRedirect } from "../api/sip/start.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 
 const CALLS = 50;
 const DIALLED = "+15550100";
-const FROM = `From: sipp <sip:+15550111@[local_ip]:[local_port]>;tag=[call_number]`;
-
-const invite = (uri: string, cseq: number, rtpPort: number) => `
-  <send retrans="500"><![CDATA[
-      INVITE ${uri} SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      ${FROM}
-      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>
-      Call-ID: [call_id]
-      CSeq: ${cseq} INVITE
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Max-Forwards: 70
-      Content-Type: application/sdp
-      Content-Length: [len]
-
-      v=0
-      o=user1 53655765 2353687637 IN IP4 127.0.0.1
-      s=-
-      c=IN IP4 127.0.0.1
-      t=0 0
-      m=audio ${rtpPort} RTP/AVP 0
-      a=rtpmap:0 PCMU/8000
-]]></send>
-  <recv response="100" optional="true"/>`;
-
-const inCall = (method: string, cseq: number) => `
-  <send><![CDATA[
-      ${method} [next_url] SIP/2.0
-      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
-      ${FROM}
-      To: <sip:${DIALLED}@[remote_ip]:[remote_port]>;tag=[$wtag]
-      Call-ID: [call_id]
-      CSeq: ${cseq} ${method}
-      Max-Forwards: 70
-      Content-Length: 0
-]]></send>`;
+const invite = (uri: string, cseq: number, rtpPort: number) =>
+  phoneInvite(DIALLED, uri, cseq, [0], { port: rtpPort, address: "127.0.0.1" });
+const inCall = (method: string, cseq: number) => inDialog(method, cseq, DIALLED);
 
 const scenario = (rtpPort: number, holdMs: number) =>
   `${XML_HEAD}<scenario name="fifty-at-once">

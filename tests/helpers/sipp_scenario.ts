@@ -112,6 +112,35 @@ ${sdp(payloadTypes, o)}`;
 }
 
 /**
+ * A phone's INVITE to `dialled` at `uri` (the dialled number at the peer, or a redirect's Contact)
+ * with an offer of `payloadTypes` on its own RTP address, retransmitted until answered (SIPp's
+ * retrans), and the 100 it may get first.
+ */
+export function phoneInvite(
+  dialled: string,
+  uri: string,
+  cseq: number,
+  payloadTypes: number[],
+  offer: SdpLines,
+): string {
+  const to = `To: <sip:${dialled}@[remote_ip]:[remote_port]>`;
+  return `
+  <send retrans="500"><![CDATA[${request("INVITE", cseq, { uri, to })}${
+    sdpOffer(payloadTypes, offer)
+  }]]></send>
+  <recv response="100" optional="true"/>`;
+}
+
+/** A request in the dialog the 200 set up (its To tag kept as `[$wtag]`), with no body. */
+export function inDialog(method: string, cseq: number, dialled: string): string {
+  const to = `To: <sip:${dialled}@[remote_ip]:[remote_port]>;tag=[$wtag]`;
+  return `
+  <send><![CDATA[${
+    request(method, cseq, { uri: "[next_url]", to, contact: false })
+  }${NO_BODY}]]></send>`;
+}
+
+/**
  * A number dialled at a redirect server and the 302 followed, as a phone does (RFC 3261 section
  * 8.1.3.4: same Call-ID and tags, CSeq + 1): `invite(uri, cseq)` (a whole `<send>` of an INVITE
  * and what may precede its answer) to the dialled number, the 302 whose Contact names the worker
