@@ -2,14 +2,11 @@
 // a telephony provider's WebSocket stream: media/phone/line.ts), with the session record, the
 // recording and the end reasons a web call has. There is no page: what a web call's RTVI would
 // tell it is written to the session log instead (PageRecord), so the record shows the same story.
-import type { Pool } from "../../db/client.ts";
 import { activateSession, recordingOf } from "./call_open.ts";
 import { logger } from "../../common/log.ts";
 import { noiseSuppressionOf } from "../../common/noise_suppression.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
-import type { CallEngines } from "../engines/call_engines.ts";
 import type { RtviEmitter } from "../rtvi/observer.ts";
-import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import type { LineEndReason, PhoneLine } from "../phone/line.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
 import { Conversation } from "./conversation.ts";
@@ -17,21 +14,23 @@ import type { CallRecording } from "./recording.ts";
 import { closeCall } from "./call_close.ts";
 import { SessionLog } from "./session_log.ts";
 import type { TurnObserver } from "./turn_record.ts";
-import type { EndStatus } from "./call.ts";
+import type { CallOptions, EndStatus } from "./call.ts";
 
 const log = logger("phone-call");
 
-export interface PhoneCallOptions {
-  sessionId: string;
-  tokenId: string;
-  agentId: string;
-  brainUrl: string;
-  /** The normalized agent input signed into the token (init, config, record, labels). */
-  input?: { init?: unknown; config?: unknown } | null;
-  engines?: CallEngines;
-  recordingsDir?: string;
-  sql: Pool;
-  endOfTurn?: EndOfTurnMode;
+/** A web call's options that a phone call shares (documented on CallOptions). */
+type SharedOptions =
+  | "sessionId"
+  | "tokenId"
+  | "agentId"
+  | "brainUrl"
+  | "input"
+  | "engines"
+  | "recordingsDir"
+  | "sql"
+  | "endOfTurn";
+
+export interface PhoneCallOptions extends Pick<CallOptions, SharedOptions> {
   onEnded?: (call: PhoneCall) => void;
   /** Written to the session log before the call's own events (e.g. the SIP INVITE as admitted). */
   log?: SessionLog;
