@@ -12,7 +12,10 @@ export const USAGE = `deno task replay SESSION_ID --brain URL [flags]
 Replays a recorded session's caller events (its turns, typed or recognised, page messages, idle
 nudges and barge-ins) against a brain, speaking the worker's side of the brain protocol straight
 to it (no audio), and prints where the brain answered differently from the recording: the units
-it spoke, the actions it sent, config changes, the end.
+it spoke, the actions it sent, config changes, the end. The brain sees a session of its own,
+SESSION_ID-replay-<8 hex digits>, marked as a replay of SESSION_ID (SessionStart.replay; the SDKs'
+session.replay), so it can keep a replay's side effects out of real systems. It gets Finalize and
+End as on a live call.
 
   --brain URL          the brain's ws:// or wss:// URL (required)
   --api-url URL        or API_URL (default ${DEFAULT_API_URL}): the API holding the recording
@@ -87,10 +90,17 @@ export async function runReplay(
     io.err(`replay: ${(err as Error).message}`);
     return 2;
   }
-  io.out(`replaying ${sessionId}: ${rec.events.length} caller events against ${v.brain}`);
   let result;
   try {
-    result = await replay(rec, { brainUrl: v.brain, settleMs, timeoutMs });
+    result = await replay(rec, {
+      brainUrl: v.brain,
+      settleMs,
+      timeoutMs,
+      onStart: (id) =>
+        io.out(
+          `replaying ${sessionId} as ${id}: ${rec.events.length} caller events against ${v.brain}`,
+        ),
+    });
   } catch (err) {
     io.err(`replay: ${(err as Error).message}`);
     return 2;

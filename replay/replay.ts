@@ -1,10 +1,14 @@
 // Replays a recording's caller events against a brain, speaking the worker's side of the brain
 // protocol straight over the WebSocket (proto/frames.ts): no audio, no recogniser, no worker.
-// The worker's part is played as a worker would: the same session start, each caller event
+// The worker's part is played as a worker would: the same session start (its own session id,
+// marked as a replay of the recorded one), each caller event
 // once the brain has gone quiet after the previous one, every unit reported heard whole (a
 // cancelled turn's units stop being heard), and at the end Finalize and End.
 import { type BrainFrameKind, decodeBrainFrame, encodeServiceFrame } from "../proto/frames.ts";
 import { type Answer, answerOf, type CallerEvent, type Recording } from "./recording.ts";
+
+/** How long the close waits for the brain's own close frame, as the worker's does (ms). */
+const CLOSE_WAIT_MS = 1000;
 
 export interface ReplayOptions {
   /** The brain's WebSocket URL; `?session_id=` is added as the worker does. */
@@ -13,9 +17,22 @@ export interface ReplayOptions {
   settleMs?: number;
   /** Longest wait for a brain's first answer to an event the recording answered (ms). */
   timeoutMs?: number;
+  /** Told the replay's session id once the brain's socket is open. */
+  onStart?: (sessionId: string) => void;
+}
+
+/**
+ * A replay's own session id: the recording's id, then `-replay-` and 8 random hex digits, so a
+ * brain keying its records by session never mixes a replay into the real call, and a reader sees
+ * which call it replays.
+ */
+export function replaySessionId(original: string): string {
+  return `${original}-replay-${crypto.randomUUID().replaceAll("-", "").slice(0, 8)}`;
 }
 
 export interface Replayed {
+  /** The session id the brain was given (replaySessionId of the recording's). */
+  sessionId: string;
   /** answers[0]: after the session start; answers[i]: after events[i - 1]. */
   answers: Answer[][];
   /** How many of the recording's events were sent (fewer when the brain ended the session). */
@@ -26,8 +43,9 @@ export interface Replayed {
 
 export async function replay(rec: Recording, o: ReplayOptions): Promise<Replayed> {
   const settleMs = o.settleMs ?? 1500, timeoutMs = o.timeoutMs ?? 20_000;
+  const sessionId = replaySessionId(rec.sessionId);
   const url = new URL(o.brainUrl);
-  url.searchParams.set("session_id", rec.sessionId);
+  url.searchParams.set("session_id", sessionId);
   const ws = new WebSocket(url);
   ws.binaryType = "arraybuffer";
   await new Promise<void>((resolve, reject) => {
@@ -36,6 +54,7 @@ export async function replay(rec: Recording, o: ReplayOptions): Promise<Replayed
       once: true,
     });
   });
+  o.onStart?.(sessionId);
   const answers: Answer[][] = [[]];
   const heard: Record<string, unknown>[] = [];
   const cancelled = new Set<string>();
@@ -78,10 +97,14 @@ export async function replay(rec: Recording, o: ReplayOptions): Promise<Replayed
     }
     wake();
   });
-  ws.addEventListener("close", () => {
-    problem ??= "the brain closed the socket";
-    wake();
-  });
+  let closing = false;
+  const closed = new Promise<void>((resolve) =>
+    ws.addEventListener("close", () => {
+      if (!closing) problem ??= "the brain closed the socket";
+      wake();
+      resolve();
+    })
+  );
 
   /** Until the exchange is over: quiet after an answer, or `ready()` says the next may go. */
   const settle = async (expectAnswer: boolean, ready: () => boolean) => {
@@ -100,7 +123,12 @@ export async function replay(rec: Recording, o: ReplayOptions): Promise<Replayed
     }
   };
 
-  send("session_start", rec.start);
+  // Marked (SessionStart.replay) so that the brain can keep its side effects out of real systems.
+  send("session_start", {
+    ...rec.start,
+    session_id: sessionId,
+    replay: { original_session_id: rec.sessionId },
+  });
   let sent = 0;
   const ended = () => answers.flat().some((a) => a.kind === "end");
   for (let i = 0; i <= rec.events.length; i++) {
@@ -116,8 +144,16 @@ export async function replay(rec: Recording, o: ReplayOptions): Promise<Replayed
     send(next.kind, next.body);
     sent++;
   }
+  // As a live worker ends a call (media/call/conversation.ts finish): Finalize, End with the
+  // worker's reason, then a close that waits, briefly, for the brain's. Returning earlier let
+  // the CLI exit with the frames unsent: the brain saw its socket drop ("disconnected").
+  const reason = ended() ? "brain_ended" : rec.endReason || "replay_done";
   send("finalize", { heard });
-  send("end", { reason: rec.endReason || "replay_done" });
-  ws.close(1000, "replay done");
-  return { answers, sent, problem: ended() ? null : problem };
+  send("end", { reason });
+  closing = true;
+  if (ws.readyState === WebSocket.OPEN) ws.close(1000, "call ended");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([closed, new Promise<void>((r) => (timer = setTimeout(r, CLOSE_WAIT_MS)))]);
+  clearTimeout(timer);
+  return { sessionId, answers, sent, problem: ended() ? null : problem };
 }

@@ -9,6 +9,7 @@ import type {
   HeardText,
   JsonObject,
   PhoneInfo,
+  ReplayInfo,
   Reply,
   RtviMessage,
   Session,
@@ -73,6 +74,7 @@ class CallSession implements Session {
   readonly init: JsonObject;
   config: ConfigJson;
   readonly phone: PhoneInfo | null;
+  readonly replay: ReplayInfo | null;
   private readonly send: Send;
 
   // No parameter properties here or below: Node's type stripping cannot run them.
@@ -82,6 +84,7 @@ class CallSession implements Session {
     init: JsonObject,
     config: ConfigJson,
     phone: PhoneInfo | null,
+    replay: ReplayInfo | null,
     send: Send,
   ) {
     this.id = id;
@@ -89,6 +92,7 @@ class CallSession implements Session {
     this.init = init;
     this.config = config;
     this.phone = phone;
+    this.replay = replay;
     this.send = send;
   }
 
@@ -128,6 +132,11 @@ function phoneOf(p: unknown): PhoneInfo | null {
     carrier: String(b.carrier ?? ""),
     callId: String(b.call_id ?? ""),
   };
+}
+
+function replayOf(r: unknown): ReplayInfo | null {
+  if (!r || typeof r !== "object") return null;
+  return { originalSessionId: String((r as Body).original_session_id ?? "") };
 }
 
 /** The protocol core for one socket. Created by `Brain.accept`. */
@@ -282,6 +291,7 @@ export class BrainConnection {
       init,
       config,
       phoneOf(body.phone),
+      replayOf(body.replay),
       (kind, b) => this.send(kind, b),
     );
     this.session = session;

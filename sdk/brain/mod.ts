@@ -22,6 +22,7 @@ export type {
   IdleTurn,
   JsonObject,
   PhoneInfo,
+  ReplayInfo,
   Reply,
   RtviMessage,
   Session,

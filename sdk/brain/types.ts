@@ -18,6 +18,12 @@ export interface Session {
   readonly heard: readonly HeardText[];
   /** Who rang and how, on a phone call; `null` on a web call. */
   readonly phone: PhoneInfo | null;
+  /**
+   * Set when this session replays a recorded one (`deno task replay`): nobody is on the line and
+   * `id` is the replay's own. Keep side effects on real systems (bookings, payments) out of it.
+   * `null` on a real call.
+   */
+  readonly replay: ReplayInfo | null;
   /** True once the session has ended (End received or socket closed); sends are then dropped. */
   readonly ended: boolean;
   /**
@@ -53,6 +59,12 @@ export interface PhoneInfo {
   readonly carrier: string;
   /** The carrier's id for the call (SIP Call-ID, Twilio CallSid, ...). */
   readonly callId: string;
+}
+
+/** A replay of a recorded session (SessionStart's `replay`). */
+export interface ReplayInfo {
+  /** The id of the recorded session being replayed. */
+  readonly originalSessionId: string;
 }
 
 /** A key the caller pressed on a phone call, reported once it is released. */

@@ -21,6 +21,7 @@ from .session import (
     HeardText,
     IdleTurn,
     PhoneCall,
+    Replay,
     Session,
     SessionEnd,
     TransferFailure,
@@ -191,7 +192,10 @@ class Connection:
         if body.HasField("phone"):
             p = body.phone
             phone = PhoneCall(getattr(p, "from"), p.to, p.carrier, p.call_id)
-        session = Session(body.session_id, body.agent_id, init, config, self._send, phone)
+        replay = None
+        if body.HasField("replay"):
+            replay = Replay(body.replay.original_session_id)
+        session = Session(body.session_id, body.agent_id, init, config, self._send, phone, replay)
         self._session = session
         self._ready = asyncio.ensure_future(self._greet(session))
 

@@ -51,6 +51,14 @@ class PhoneCall:
 
 
 @dataclass(frozen=True)
+class Replay:
+    """A replay of a recorded session (``session.replay``; ``None`` on a real call)."""
+
+    original_session_id: str
+    """The id of the recorded session being replayed."""
+
+
+@dataclass(frozen=True)
 class Dtmf:
     """A key the caller pressed on a phone call, reported once it is released."""
 
@@ -143,6 +151,9 @@ class Session:
             nothing.
         phone: a ``PhoneCall`` (caller, dialled number, carrier) on a phone call; ``None`` on a
             web call.
+        replay: a ``Replay`` when this session replays a recorded one (``deno task replay``):
+            nobody is on the line and ``id`` is the replay's own; keep side effects on real
+            systems (bookings, payments) out of it. ``None`` on a real call.
     """
 
     def __init__(
@@ -153,9 +164,11 @@ class Session:
         config: ConfigDict,
         send: Callable[[str, Any], None],
         phone: Optional[PhoneCall] = None,
+        replay: Optional[Replay] = None,
     ) -> None:
         self.id = session_id
         self.phone = phone
+        self.replay = replay
         self.agent_id = agent_id
         self.init = init
         self.config = config

@@ -14,7 +14,7 @@ _sym_db = _symbol_database.Default()
 from . import config_pb2 as voice_dot_v1_dot_config__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14voice/v1/brain.proto\x12\x08voice.v1\x1a\x15voice/v1/config.proto\"\xd1\x03\n\x0cServiceFrame\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctimestamp_ms\x18\x02 \x01(\x03\x12/\n\rsession_start\x18\n \x01(\x0b\x32\x16.voice.v1.SessionStartH\x00\x12\'\n\tuser_turn\x18\x0b \x01(\x0b\x32\x12.voice.v1.UserTurnH\x00\x12\x31\n\x0e\x63lient_message\x18\x0c \x01(\x0b\x32\x17.voice.v1.ClientMessageH\x00\x12 \n\x05heard\x18\r \x01(\x0b\x32\x0f.voice.v1.HeardH\x00\x12\'\n\tuser_idle\x18\x0e \x01(\x0b\x32\x12.voice.v1.UserIdleH\x00\x12&\n\x08\x66inalize\x18\x0f \x01(\x0b\x32\x12.voice.v1.FinalizeH\x00\x12\x1c\n\x03\x65nd\x18\x10 \x01(\x0b\x32\r.voice.v1.EndH\x00\x12\"\n\x06\x63\x61ncel\x18\x11 \x01(\x0b\x32\x10.voice.v1.CancelH\x00\x12\x1e\n\x04\x64tmf\x18\x12 \x01(\x0b\x32\x0e.voice.v1.DtmfH\x00\x12\x33\n\x0ftransfer_failed\x18\x13 \x01(\x0b\x32\x18.voice.v1.TransferFailedH\x00\x42\x07\n\x05\x66rame\"\xaa\x02\n\nBrainFrame\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctimestamp_ms\x18\x02 \x01(\x03\x12&\n\x08greeting\x18\n \x01(\x0b\x32\x12.voice.v1.GreetingH\x00\x12+\n\x0bspeech_unit\x18\x0b \x01(\x0b\x32\x14.voice.v1.SpeechUnitH\x00\x12\"\n\x06\x61\x63tion\x18\x0c \x01(\x0b\x32\x10.voice.v1.ActionH\x00\x12\"\n\x06\x63onfig\x18\r \x01(\x0b\x32\x10.voice.v1.ConfigH\x00\x12+\n\x0b\x65nd_session\x18\x0e \x01(\x0b\x32\x14.voice.v1.EndSessionH\x00\x12&\n\x08transfer\x18\x0f \x01(\x0b\x32\x12.voice.v1.TransferH\x00\x42\x07\n\x05\x66rame\"\x8d\x01\n\x0cSessionStart\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x11\n\tinit_json\x18\x03 \x01(\t\x12 \n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x10.voice.v1.Config\x12\"\n\x05phone\x18\x05 \x01(\x0b\x32\x13.voice.v1.PhoneCall\"G\n\tPhoneCall\x12\x0c\n\x04\x66rom\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x12\x0f\n\x07\x63\x61rrier\x18\x03 \x01(\t\x12\x0f\n\x07\x63\x61ll_id\x18\x04 \x01(\t\"8\n\x08UserTurn\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\r\n\x05typed\x18\x03 \x01(\x08\"\x1d\n\rClientMessage\x12\x0c\n\x04json\x18\x01 \x01(\t\"H\n\x05Heard\x12\x0f\n\x07unit_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0f\n\x07\x63ut_off\x18\x04 \x01(\x08\",\n\x08UserIdle\x12\x0f\n\x07idle_ms\x18\x01 \x01(\r\x12\x0f\n\x07turn_id\x18\x02 \x01(\t\"*\n\x08\x46inalize\x12\x1e\n\x05heard\x18\x01 \x03(\x0b\x32\x0f.voice.v1.Heard\"\x15\n\x03\x45nd\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x19\n\x06\x43\x61ncel\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\"\x18\n\x08Greeting\x12\x0c\n\x04text\x18\x01 \x01(\t\"J\n\nSpeechUnit\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x0f\n\x07unit_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04last\x18\x04 \x01(\x08\"$\n\x06\x41\x63tion\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04json\x18\x02 \x01(\t\"\x1c\n\nEndSession\x12\x0e\n\x06reason\x18\x01 \x01(\t\"*\n\x04\x44tmf\x12\r\n\x05\x64igit\x18\x01 \x01(\t\x12\x13\n\x0b\x64uration_ms\x18\x02 \x01(\r\"0\n\x0eTransferFailed\x12\x0e\n\x06target\x18\x01 \x01(\t\x12\x0e\n\x06\x64\x65tail\x18\x02 \x01(\t\"\x1a\n\x08Transfer\x12\x0e\n\x06target\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14voice/v1/brain.proto\x12\x08voice.v1\x1a\x15voice/v1/config.proto\"\xd1\x03\n\x0cServiceFrame\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctimestamp_ms\x18\x02 \x01(\x03\x12/\n\rsession_start\x18\n \x01(\x0b\x32\x16.voice.v1.SessionStartH\x00\x12\'\n\tuser_turn\x18\x0b \x01(\x0b\x32\x12.voice.v1.UserTurnH\x00\x12\x31\n\x0e\x63lient_message\x18\x0c \x01(\x0b\x32\x17.voice.v1.ClientMessageH\x00\x12 \n\x05heard\x18\r \x01(\x0b\x32\x0f.voice.v1.HeardH\x00\x12\'\n\tuser_idle\x18\x0e \x01(\x0b\x32\x12.voice.v1.UserIdleH\x00\x12&\n\x08\x66inalize\x18\x0f \x01(\x0b\x32\x12.voice.v1.FinalizeH\x00\x12\x1c\n\x03\x65nd\x18\x10 \x01(\x0b\x32\r.voice.v1.EndH\x00\x12\"\n\x06\x63\x61ncel\x18\x11 \x01(\x0b\x32\x10.voice.v1.CancelH\x00\x12\x1e\n\x04\x64tmf\x18\x12 \x01(\x0b\x32\x0e.voice.v1.DtmfH\x00\x12\x33\n\x0ftransfer_failed\x18\x13 \x01(\x0b\x32\x18.voice.v1.TransferFailedH\x00\x42\x07\n\x05\x66rame\"\xaa\x02\n\nBrainFrame\x12\x0b\n\x03seq\x18\x01 \x01(\x04\x12\x14\n\x0ctimestamp_ms\x18\x02 \x01(\x03\x12&\n\x08greeting\x18\n \x01(\x0b\x32\x12.voice.v1.GreetingH\x00\x12+\n\x0bspeech_unit\x18\x0b \x01(\x0b\x32\x14.voice.v1.SpeechUnitH\x00\x12\"\n\x06\x61\x63tion\x18\x0c \x01(\x0b\x32\x10.voice.v1.ActionH\x00\x12\"\n\x06\x63onfig\x18\r \x01(\x0b\x32\x10.voice.v1.ConfigH\x00\x12+\n\x0b\x65nd_session\x18\x0e \x01(\x0b\x32\x14.voice.v1.EndSessionH\x00\x12&\n\x08transfer\x18\x0f \x01(\x0b\x32\x12.voice.v1.TransferH\x00\x42\x07\n\x05\x66rame\"\xaf\x01\n\x0cSessionStart\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x11\n\tinit_json\x18\x03 \x01(\t\x12 \n\x06\x63onfig\x18\x04 \x01(\x0b\x32\x10.voice.v1.Config\x12\"\n\x05phone\x18\x05 \x01(\x0b\x32\x13.voice.v1.PhoneCall\x12 \n\x06replay\x18\x06 \x01(\x0b\x32\x10.voice.v1.Replay\"%\n\x06Replay\x12\x1b\n\x13original_session_id\x18\x01 \x01(\t\"G\n\tPhoneCall\x12\x0c\n\x04\x66rom\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\x12\x0f\n\x07\x63\x61rrier\x18\x03 \x01(\t\x12\x0f\n\x07\x63\x61ll_id\x18\x04 \x01(\t\"8\n\x08UserTurn\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\r\n\x05typed\x18\x03 \x01(\x08\"\x1d\n\rClientMessage\x12\x0c\n\x04json\x18\x01 \x01(\t\"H\n\x05Heard\x12\x0f\n\x07unit_id\x18\x01 \x01(\t\x12\x0f\n\x07turn_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0f\n\x07\x63ut_off\x18\x04 \x01(\x08\",\n\x08UserIdle\x12\x0f\n\x07idle_ms\x18\x01 \x01(\r\x12\x0f\n\x07turn_id\x18\x02 \x01(\t\"*\n\x08\x46inalize\x12\x1e\n\x05heard\x18\x01 \x03(\x0b\x32\x0f.voice.v1.Heard\"\x15\n\x03\x45nd\x12\x0e\n\x06reason\x18\x01 \x01(\t\"\x19\n\x06\x43\x61ncel\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\"\x18\n\x08Greeting\x12\x0c\n\x04text\x18\x01 \x01(\t\"J\n\nSpeechUnit\x12\x0f\n\x07turn_id\x18\x01 \x01(\t\x12\x0f\n\x07unit_id\x18\x02 \x01(\t\x12\x0c\n\x04text\x18\x03 \x01(\t\x12\x0c\n\x04last\x18\x04 \x01(\x08\"$\n\x06\x41\x63tion\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0c\n\x04json\x18\x02 \x01(\t\"\x1c\n\nEndSession\x12\x0e\n\x06reason\x18\x01 \x01(\t\"*\n\x04\x44tmf\x12\r\n\x05\x64igit\x18\x01 \x01(\t\x12\x13\n\x0b\x64uration_ms\x18\x02 \x01(\r\"0\n\x0eTransferFailed\x12\x0e\n\x06target\x18\x01 \x01(\t\x12\x0e\n\x06\x64\x65tail\x18\x02 \x01(\t\"\x1a\n\x08Transfer\x12\x0e\n\x06target\x18\x01 \x01(\tb\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'voice.v1.brain_pb2', globals())
@@ -26,35 +26,37 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _BRAINFRAME._serialized_start=526
   _BRAINFRAME._serialized_end=824
   _SESSIONSTART._serialized_start=827
-  _SESSIONSTART._serialized_end=968
-  _PHONECALL._serialized_start=970
-  _PHONECALL._serialized_end=1041
-  _USERTURN._serialized_start=1043
-  _USERTURN._serialized_end=1099
-  _CLIENTMESSAGE._serialized_start=1101
-  _CLIENTMESSAGE._serialized_end=1130
-  _HEARD._serialized_start=1132
-  _HEARD._serialized_end=1204
-  _USERIDLE._serialized_start=1206
-  _USERIDLE._serialized_end=1250
-  _FINALIZE._serialized_start=1252
-  _FINALIZE._serialized_end=1294
-  _END._serialized_start=1296
-  _END._serialized_end=1317
-  _CANCEL._serialized_start=1319
-  _CANCEL._serialized_end=1344
-  _GREETING._serialized_start=1346
-  _GREETING._serialized_end=1370
-  _SPEECHUNIT._serialized_start=1372
-  _SPEECHUNIT._serialized_end=1446
-  _ACTION._serialized_start=1448
-  _ACTION._serialized_end=1484
-  _ENDSESSION._serialized_start=1486
-  _ENDSESSION._serialized_end=1514
-  _DTMF._serialized_start=1516
-  _DTMF._serialized_end=1558
-  _TRANSFERFAILED._serialized_start=1560
-  _TRANSFERFAILED._serialized_end=1608
-  _TRANSFER._serialized_start=1610
-  _TRANSFER._serialized_end=1636
+  _SESSIONSTART._serialized_end=1002
+  _REPLAY._serialized_start=1004
+  _REPLAY._serialized_end=1041
+  _PHONECALL._serialized_start=1043
+  _PHONECALL._serialized_end=1114
+  _USERTURN._serialized_start=1116
+  _USERTURN._serialized_end=1172
+  _CLIENTMESSAGE._serialized_start=1174
+  _CLIENTMESSAGE._serialized_end=1203
+  _HEARD._serialized_start=1205
+  _HEARD._serialized_end=1277
+  _USERIDLE._serialized_start=1279
+  _USERIDLE._serialized_end=1323
+  _FINALIZE._serialized_start=1325
+  _FINALIZE._serialized_end=1367
+  _END._serialized_start=1369
+  _END._serialized_end=1390
+  _CANCEL._serialized_start=1392
+  _CANCEL._serialized_end=1417
+  _GREETING._serialized_start=1419
+  _GREETING._serialized_end=1443
+  _SPEECHUNIT._serialized_start=1445
+  _SPEECHUNIT._serialized_end=1519
+  _ACTION._serialized_start=1521
+  _ACTION._serialized_end=1557
+  _ENDSESSION._serialized_start=1559
+  _ENDSESSION._serialized_end=1587
+  _DTMF._serialized_start=1589
+  _DTMF._serialized_end=1631
+  _TRANSFERFAILED._serialized_start=1633
+  _TRANSFERFAILED._serialized_end=1681
+  _TRANSFER._serialized_start=1683
+  _TRANSFER._serialized_end=1709
 # @@protoc_insertion_point(module_scope)
