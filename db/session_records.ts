@@ -10,6 +10,8 @@ export interface SessionRecord {
   tenant: string;
   status: SessionStatus;
   end_reason: string | null;
+  /** The brain's own reason when it ended the call (its EndSession text, ≤ 200 characters). */
+  brain_end_reason: string | null;
   node_id: string | null;
   timings: {
     created_at: Date;
@@ -39,6 +41,7 @@ interface SessionRow {
   tenant: string;
   status: SessionStatus;
   end_reason: string | null;
+  brain_end_reason: string | null;
   node_id: string | null;
   created_at: Date;
   connected_at: Date | null;
@@ -59,7 +62,7 @@ interface SessionRow {
 
 const SESSION_COLUMNS = (sql: Sql) =>
   sql`s.id as session_id, s.agent_id, s.workspace_id, w.name as tenant, s.status, s.end_reason,
-      s.node_id, s.created_at, s.connected_at, s.started_at, s.ended_at, s.turns,
+      s.brain_end_reason, s.node_id, s.created_at, s.connected_at, s.started_at, s.ended_at, s.turns,
       s.record_requested, s.record_effective, s.recording_url, s.agent_input, s.display_name,
       s.metadata, u.call_seconds, u.recognised_seconds, u.synthesized_characters,
       u.by_engine`;
@@ -71,6 +74,7 @@ function toRecord(row: SessionRow, log: SessionRecord["log"]): SessionRecord {
     tenant: row.tenant,
     status: row.status,
     end_reason: row.end_reason,
+    brain_end_reason: row.brain_end_reason,
     node_id: row.node_id,
     timings: {
       created_at: row.created_at,

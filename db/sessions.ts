@@ -266,12 +266,24 @@ export interface CallOutcome {
   byEngine?: Record<string, unknown>;
   /** Where the recording was stored, when the call was recorded. */
   recordingUrl?: string | null;
+  /** The brain's own reason, when it ended the call (EndSession's text, cut to 200 characters). */
+  brainEndReason?: string | null;
   /**
    * How long before this write the call ended, on the worker's own clock. An end written late
    * (the database came back after an outage) ends at `now() - endedSecondsAgo`, so the outage
    * is not billed as call seconds.
    */
   endedSecondsAgo?: number;
+}
+
+/** The longest brain end reason a record keeps (db/migrations/0005_brain_end_reason.sql). */
+export const BRAIN_END_REASON_CHARS = 200;
+
+/** A brain's end reason as the record keeps it: its first 200 characters; null when empty. */
+export function keptBrainEndReason(reason: string | null | undefined): string | null {
+  // By code points, as char_length counts them: a cut never splits a surrogate pair.
+  const chars = Array.from(reason ?? "");
+  return chars.length === 0 ? null : chars.slice(0, BRAIN_END_REASON_CHARS).join("");
 }
 
 /**
@@ -299,7 +311,9 @@ export async function finishSession(
     ), done as (
       update sessions s set status = ${status}, end_reason = ${reason},
         ended_at = now() - make_interval(secs => ${ago}), turns = ${turns},
-        recording_url = ${outcome.recordingUrl ?? null}, holds_slot = false, hold_until = null
+        recording_url = ${outcome.recordingUrl ?? null},
+        brain_end_reason = ${keptBrainEndReason(outcome.brainEndReason)},
+        holds_slot = false, hold_until = null
       from before where s.id = before.id
       returning s.id, s.node_id, s.started_at, s.ended_at, before.holds_slot as released
     ), released as (

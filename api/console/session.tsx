@@ -69,6 +69,11 @@ export const SessionPage: FC<{
       <h1>
         {s.display_name || s.session_id} <Status status={s.status} reason={s.end_reason} />
       </h1>
+      {s.brain_end_reason !== null && (
+        <p id="brain-end-reason">
+          The brain ended the call: <q>{s.brain_end_reason}</q>
+        </p>
+      )}
       <dl class="facts">
         <dt>Session id</dt>
         <dd class="mono">{s.session_id}</dd>

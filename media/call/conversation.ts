@@ -45,6 +45,8 @@ export class Conversation {
   private endTimer?: ReturnType<typeof setTimeout>;
   private limits = { ...brainLimits };
   private ending = false;
+  /** The brain's own reason for ending: the record keeps it beside the service's. */
+  private brainEndReason?: string;
   private finished = false;
   /** The brain's Transfer waiting for the bot to finish what it says, or being carried out. */
   private transferring?: { target: string; underWay: boolean };
@@ -270,6 +272,7 @@ export class Conversation {
   private endWhenQuiet(reason: string): void {
     if (this.ending) return;
     this.ending = true;
+    this.brainEndReason = reason;
     this.opts.log.add("worker", "end_requested", { reason });
     if (!this.voice.busy) this.opts.endCall("ended", "brain_ended");
     else this.endTimer = setTimeout(() => this.opts.endCall("ended", "brain_ended"), PLAY_OUT_MS);
@@ -349,6 +352,7 @@ export class Conversation {
         await this.brain.close();
       }
     }
-    return { turns: this.turnLog.records(), ...this.usageAtEnd! };
+    const brainEndReason = this.brainEndReason;
+    return { turns: this.turnLog.records(), ...this.usageAtEnd!, brainEndReason };
   }
 }

@@ -46,4 +46,6 @@ export interface ConversationOptions {
 
 export interface ConversationOutcome extends UsageRecord {
   turns: TurnRecord[];
+  /** The reason of the brain's EndSession, when it sent one (the record keeps it, cut). */
+  brainEndReason?: string;
 }
