@@ -9,7 +9,7 @@ const escape = (s: string) =>
     // deno-lint-ignore no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "");
 
-export function junitXml(r: ScenarioResult): string {
+export function junitXml(r: Omit<ScenarioResult, "latency">): string {
   const steps = r.steps.map((s) => ({ ...s }));
   if (r.failure && !steps.some((s) => s.status === "failed") && steps[0]) {
     steps[0] = { ...steps[0], status: "failed", failure: r.failure.message };

@@ -41,6 +41,27 @@ steps:
   assert.ok(reply.kind === "expect_reply" && reply.pattern.test("HELLO there"));
 });
 
+Deno.test("expect_reply waits for the bot to finish unless an interrupt follows it or it says otherwise", () => {
+  const s = parseScenario(`steps:
+  - expect_reply: hello
+  - type: tell me a story
+  - expect_reply: lighthouse
+  - interrupt: { after_ms: 1500, say: stop }
+  - expect_reply: { pattern: "you said", until: started }
+  - type: bye
+  - expect_reply: { pattern: goodbye, until: finished }
+  - interrupt: { after_ms: 100, type: wait }
+`);
+  const until = s.steps.flatMap((x) => x.kind === "expect_reply" ? [x.until] : []);
+  assert.deepEqual(until, ["finished", "started", "started", "finished"]);
+  assert.equal(describeStep(s.steps[2]), "expect reply /lighthouse/ as it starts");
+  assert.equal(describeStep(s.steps[0]), "expect reply /hello/");
+  assert.throws(
+    () => parseScenario("steps:\n  - expect_reply: { pattern: x, until: text }"),
+    /step 1: until is "finished" \(the default\) or "started", not "text"/,
+  );
+});
+
 Deno.test("a bad scenario is refused naming the step and what is wrong", () => {
   const bad: [string, RegExp][] = [
     ["steps: []", /at least one step/],

@@ -5,7 +5,8 @@
 //   steps:
 //     - expect_reply: "example brain"           # the greeting
 //     - say: what is the weather like today     # spoken; `wav: file.wav` plays a file
-//     - expect_reply: { pattern: "you said", within_ms: 15000 }
+//     - expect_reply: { pattern: "you said", within_ms: 15000 }  # and the bot has finished
+//     - expect_reply: { pattern: "story", until: started }      # met while the bot speaks
 //     - expect_action: { type: transcript }
 //     - type: tell me a story                   # sent as the client library's sendText does
 //     - interrupt: { after_ms: 1500, say: stop }  # speaks over the reply 1.5 s into its audio
@@ -25,10 +26,17 @@ export type Step =
   | { kind: "type"; text: string }
   | { kind: "wait"; ms: number }
   | { kind: "interrupt"; afterMs: number; what: Utterance }
-  | { kind: "expect_reply"; pattern: RegExp; withinMs?: number }
+  /**
+   * `finished`: met once the bot has finished speaking and the caller heard the pattern (the
+   * default, except before an interrupt); `started`: met as soon as the units that started
+   * playing read as the pattern, the reply still playing.
+   */
+  | { kind: "expect_reply"; pattern: RegExp; withinMs?: number; until: ReplyUntil }
   | { kind: "expect_action"; type: string; data?: unknown; withinMs?: number }
   | { kind: "expect_config"; config: Record<string, unknown>; withinMs?: number }
   | { kind: "expect_end"; reason?: RegExp; status?: string; withinMs?: number };
+
+export type ReplyUntil = "finished" | "started";
 
 export interface Scenario {
   name: string;
@@ -87,6 +95,12 @@ export function parseScenario(
       return parseStep(s, dir);
     } catch (err) {
       throw new ScenarioError(`step ${i + 1}: ${(err as Error).message}`);
+    }
+  });
+  // A person waits for the bot to finish before talking, unless they mean to talk over it.
+  steps.forEach((s, i) => {
+    if (s.kind === "expect_reply" && s.until === undefined) {
+      s.until = steps[i + 1]?.kind === "interrupt" ? "started" : "finished";
     }
   });
   return {
@@ -170,11 +184,26 @@ function parseStep(raw: unknown, dir: string): Step {
       if (what.length !== 1) throw new Error("interrupt needs exactly one of say, wav, type");
       return { kind, afterMs: ms(v.after_ms ?? 0, "after_ms"), what: what[0] };
     }
-    case "expect_reply":
-      if (typeof v === "string") return { kind, pattern: pattern(v, "expect_reply") };
-      if (!isObject(v)) throw new Error("expect_reply is a pattern or { pattern, within_ms }");
-      checkKeys(v, ["pattern", "within_ms"], kind);
-      return { kind, pattern: pattern(v.pattern, "pattern"), withinMs: within(v) };
+    case "expect_reply": {
+      // `until` left out is settled by the step that follows (parseScenario).
+      const until = undefined as unknown as ReplyUntil;
+      if (typeof v === "string") return { kind, pattern: pattern(v, "expect_reply"), until };
+      if (!isObject(v)) {
+        throw new Error("expect_reply is a pattern or { pattern, within_ms, until }");
+      }
+      checkKeys(v, ["pattern", "within_ms", "until"], kind);
+      if (v.until !== undefined && v.until !== "finished" && v.until !== "started") {
+        throw new Error(
+          `until is "finished" (the default) or "started", not ${JSON.stringify(v.until)}`,
+        );
+      }
+      return {
+        kind,
+        pattern: pattern(v.pattern, "pattern"),
+        withinMs: within(v),
+        until: (v.until as ReplyUntil | undefined) ?? until,
+      };
+    }
     case "expect_action":
       if (typeof v === "string") return { kind, type: text(v, "expect_action") };
       if (!isObject(v)) throw new Error("expect_action is a type or { type, data, within_ms }");
@@ -219,7 +248,9 @@ export function describeStep(s: Step): string {
     case "interrupt":
       return `interrupt ${s.afterMs} ms into the reply: ${u(s.what)}`;
     case "expect_reply":
-      return `expect reply /${s.pattern.source}/${lim(s.withinMs)}`;
+      return `expect reply /${s.pattern.source}/${s.until === "started" ? " as it starts" : ""}${
+        lim(s.withinMs)
+      }`;
     case "expect_action":
       return `expect action ${s.type}${s.data === undefined ? "" : ` ${JSON.stringify(s.data)}`}${
         lim(s.withinMs)

@@ -4,13 +4,21 @@
 //
 // Where an expectation looks: a reply, an action or the end counts from the last thing the
 // caller did (said, typed or interrupted), so a reply that came while a `wait` ran still counts;
-// a second expect_reply looks past what the first one matched. A config change is not sent to
+// a second expect_reply looks past what the first one matched. expect_reply waits, by default,
+// until the bot has finished speaking (caller/scenario_reply.ts). The conversation printed is
+// what the caller heard, unit by unit (caller/bot_speech.ts), and each act the caller makes
+// prints the time from its end to the bot's first audio, as the caller hears it, with a p50/p99
+// summary at the end. A config change is not sent to
 // pages, so expect_config reads the session's log through sessions.get with the same key (an
 // sk_ key; the log is written in batches of about half a second).
 import type { RtviMessage } from "./caller.ts";
 import { dial, type DialOptions } from "./dial.ts";
 import { errorText, type Failure } from "./call_events.ts";
+import { formatEvent } from "./call_events.ts";
 import { isFinal, isRtvi, type Stop, Watch } from "./message_watch.ts";
+import { BotSpeech } from "./bot_speech.ts";
+import { ReplyWatch } from "./scenario_reply.ts";
+import { summarise } from "./turn_latency.ts";
 import { contains, describeStep, type Scenario, type Step, type Utterance } from "./scenario.ts";
 import type { SpokenTurn } from "./script.ts";
 import { readCallEnded } from "../proto/rtvi.ts";
@@ -39,6 +47,11 @@ export interface ScenarioResult {
   exit_code: 0 | 1 | 2 | 130;
   failure: Failure | null;
   steps: StepResult[];
+  /**
+   * Per caller act (say, wav, type, interrupt), in order: the end of its speech (or the typed
+   * text being sent) to the bot's first audio at the caller, ms; null when no audio came.
+   */
+  latency: { step: number; ms: number | null }[];
 }
 
 /** The key of an utterance's audio in ScenarioOptions.speech. */
@@ -73,6 +86,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     exit_code: 0,
     failure: null,
     steps: s.steps.map((step) => ({ name: describeStep(step), ms: 0, status: "skipped" })),
+    latency: [],
   };
   const dialled = await dial(
     { ...o, config: s.config ?? o.config, init: s.init ?? o.init },
@@ -86,13 +100,15 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     return { ...result, exit_code: dialled.exitCode, failure: dialled.failure };
   }
   const caller = dialled.caller;
-  const units = new Set<string>();
-  const watch = new Watch(caller, o.signal, (m) => {
+  const speech = new BotSpeech();
+  const watch: Watch = new Watch(caller, o.signal, (m) => {
     const d = m.data as Record<string, unknown> | undefined;
+    const change = speech.add(watch.seen.length - 1, m);
     if (isFinal(m)) line(`heard as: ${String(d?.text ?? "") || "(nothing)"}`);
-    else if (isRtvi("bot-output")(m)) {
-      const key = d?.segment_id !== undefined ? `#${d.segment_id}` : String(d?.text);
-      if (!units.has(key)) (units.add(key), line(`bot: ${String(d?.text ?? "")}`));
+    else if (change?.kind === "done") {
+      // Printed once played: what the caller heard of it, never a unit dropped unheard.
+      const u = change.unit;
+      line(formatEvent({ type: "bot", text: u.text, cut_off: u.cutOff, heard: u.heard, t_ms: 0 }));
     } else if (isRtvi("server-message")(m)) {
       const end = readCallEnded(m.data);
       line(
@@ -118,13 +134,40 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
 
   // Where expectations look from: the caller's last act (its first message index, its end).
   let actedAt = { index: 0, at: performance.now() };
-  let replyFrom = 0;
+  const replies = new ReplyWatch(watch, speech, caller);
+  const latencies: Promise<void>[] = [];
+  let summarised = false;
+  /** Prints (and keeps) the wait from `end` (the caller's act over) to the bot's first audio. */
+  const measure = (step: number, end: number, from: string) => {
+    const entry: { step: number; ms: number | null } = { step, ms: null };
+    result.latency.push(entry);
+    latencies.push(
+      caller.audioAfter(end, o.timeoutMs).then((at) => {
+        if (summarised) return; // the run is over: its report is out
+        entry.ms = at === null ? null : Math.round(at - end);
+        line(
+          `latency (step ${step}, from ${from}): first bot audio ${
+            entry.ms === null ? "-" : `${entry.ms} ms`
+          }`,
+        );
+      }),
+    );
+  };
+  /** The p50/p99 line, once the figures still on their way have come (briefly). */
+  const summary = async () => {
+    await Promise.race([Promise.all(latencies), sleep(1000)]);
+    summarised = true;
+    if (result.latency.length === 0) return;
+    const s = summarise(result.latency.map((l) => l.ms));
+    line(formatEvent({ type: "summary", summary: s, t_ms: 0 }));
+  };
   const configsSeen = new Set<number>();
 
   const speak = async (u: Utterance, name: string) => {
     if ("type" in u) {
       line(`caller (typed): ${u.type}`);
       caller.sendRtvi("send-text", { content: u.type, options: {} });
+      measure(current + 1, performance.now(), "the text sent");
       return;
     }
     const turn = o.speech.get(speechKey(u));
@@ -133,6 +176,8 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     const from = watch.seen.length;
     const said = await Promise.race([caller.say(turn.pcm), watch.terminal.then(() => null)]);
     if (!said) throw fail((await watch.next(from, () => false, 0)) as Stop, name);
+    const speechEnd = caller.frames.speechEnd(said.startedAt) ?? said.endedAt;
+    measure(current + 1, speechEnd, "the end of speech");
     if (turn.text !== undefined) {
       // What the service heard of it, when it comes: printed, never judged here.
       void watch.next(from, isFinal, performance.now() + o.timeoutMs).then((h) => {
@@ -156,6 +201,17 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       }
       const wait = first + step.afterMs - performance.now();
       if (wait > 0) await sleep(wait);
+    } else {
+      // A person lets the bot finish before talking; an interrupt is the way to talk over it.
+      const quiet = await replies.finished(performance.now() + o.timeoutMs);
+      if (quiet.kind === "unmet") {
+        throw new Unmet({
+          kind: "timeout",
+          message: `${name}: ${quiet.message} within ${o.timeoutMs / 1000} s (an interrupt ` +
+            `step talks over it)`,
+        });
+      }
+      if (quiet.kind !== "met") throw fail(quiet, name);
     }
     const from = watch.seen.length;
     const what: Utterance = step.kind === "say"
@@ -169,34 +225,13 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     // Expectations read the messages from the start of the act; an interrupt waits for bot
     // audio after its end (not the tail of an earlier reply heard while the caller spoke).
     actedAt = { index: from, at: performance.now() };
-    replyFrom = from;
+    replies.from = from;
   };
 
   const expectReply = async (step: Step & { kind: "expect_reply" }, name: string) => {
-    const deadline = performance.now() + (step.withinMs ?? o.timeoutMs);
-    const seen = new Set<string>();
-    let text = "";
-    for (let i = replyFrom;;) {
-      const hit = await watch.next(i, isRtvi("bot-output"), deadline);
-      if (hit.kind === "timeout") {
-        throw new Unmet({
-          kind: "timeout",
-          message: `${name}: the bot said ${text ? `"${text}"` : "nothing"}`,
-        });
-      }
-      if (hit.kind !== "match") throw fail(hit, name);
-      const d = hit.msg.data as { text?: string; segment_id?: number };
-      const key = d.segment_id !== undefined ? `#${d.segment_id}` : String(d.text);
-      if (!seen.has(key)) {
-        seen.add(key);
-        text = `${text} ${d.text ?? ""}`.trim();
-        if (step.pattern.test(text)) {
-          replyFrom = hit.index + 1;
-          return;
-        }
-      }
-      i = hit.index + 1;
-    }
+    const r = await replies.expect(step, performance.now() + (step.withinMs ?? o.timeoutMs));
+    if (r.kind === "unmet") throw new Unmet({ kind: "timeout", message: `${name}: ${r.message}` });
+    if (r.kind !== "met") throw fail(r, name);
   };
 
   const expectAction = async (step: Step & { kind: "expect_action" }, name: string) => {
@@ -289,6 +324,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       r.ms = Math.round(performance.now() - t);
       r.status = "passed";
     }
+    await summary();
     line(`passed: ${s.steps.length} step${s.steps.length === 1 ? "" : "s"}`);
     return result;
   } catch (err) {
@@ -301,6 +337,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       r.failure = unmet.failure.message;
       r.ms = Math.round(performance.now() - stepStarted);
     }
+    await summary();
     line(`FAILED (${unmet.failure.kind}) at step ${current + 1}: ${unmet.failure.message}`);
     return { ...result, exit_code: unmet.exitCode, failure: unmet.failure };
   } finally {
