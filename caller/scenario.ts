@@ -1,14 +1,16 @@
 // A scenario file (YAML or JSON): the steps of a call a brain must get through, for CI. Parsed
 // and checked before any call is made, so a typo is a usage error, not a failure mid-call.
+// expect_reply's `until` left out is settled here: `started` just before an interrupt (which
+// talks over the reply), else `finished` (the bot done speaking, as a person waits for).
 //
 //   name: the example brain
 //   steps:
-//     - expect_reply: "example brain"           # the greeting
+//     - expect_reply: "example brain"           # the greeting, heard to its end
 //     - say: what is the weather like today     # spoken; `wav: file.wav` plays a file
-//     - expect_reply: { pattern: "you said", within_ms: 15000 }  # and the bot has finished
-//     - expect_reply: { pattern: "story", until: started }      # met while the bot speaks
+//     - expect_reply: { pattern: "you said", within_ms: 15000 }
 //     - expect_action: { type: transcript }
 //     - type: tell me a story                   # sent as the client library's sendText does
+//     - expect_reply: lighthouse                # before an interrupt: met as it starts playing
 //     - interrupt: { after_ms: 1500, say: stop }  # speaks over the reply 1.5 s into its audio
 //     - wait: 500
 //     - expect_config: { tts: { voice: VOICE_ANANYA } }

@@ -33,7 +33,9 @@ Turns, in the order given:
 Scenario (instead of turns):
   --scenario FILE      YAML or JSON steps: say, wav, type, wait, interrupt, expect_reply,
                        expect_action, expect_config, expect_end (docs/brain-guide.md); exits 1
-                       at the first unmet expectation
+                       at the first unmet expectation. The caller lets the bot finish speaking
+                       before it talks (only interrupt talks over it); each act prints its
+                       latency to the bot's first audio, with a p50/p99 summary
   --junit FILE         also write the scenario's result as JUnit XML, one testcase per step
 
 Connection:

@@ -2,7 +2,10 @@
 // the example brain through a worker) is read back from its session log with the admin token and
 // replayed straight to a brain over its WebSocket, no audio. The same brain answers the same:
 // exit 0. A changed brain (other words, no transcript action, a config change, another end
-// reason) is shown exchange by exchange in units, actions, config and end: exit 1.
+// reason) is shown exchange by exchange in units, actions, config and end: exit 1. Run as the
+// command it is, the replay ends as a live call does: the brain's session end has the worker's
+// reason (brain_ended), not "disconnected" (the process once exited before Finalize and End went
+// out), under a session id of its own marked as a replay of the recorded one.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startCallService } from "./helpers/call_harness.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
@@ -22,7 +25,18 @@ async function replayCli(args: string[], env: Record<string, string>) {
 
 Deno.test("a replay of a recorded call shows where a changed brain answers differently", async () => {
   const service = await startCallService(createExampleBrain());
-  const same = createExampleBrain().serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
+  const example = createExampleBrain().handlers;
+  const endings: { id: string; original?: string; reason: string; heard: number }[] = [];
+  const same = createBrain({
+    ...example,
+    onSessionEnd: (s, end) =>
+      void endings.push({
+        id: s.id,
+        original: s.replay?.originalSessionId,
+        reason: end.reason,
+        heard: end.heard.length,
+      }),
+  }).serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
   const changed = createBrain({
     onSessionStart: () => "Hello! I am the example brain. Say something and I will repeat it.",
     async *onTurn(turn, session) {
@@ -57,6 +71,22 @@ Deno.test("a replay of a recorded call shows where a changed brain answers diffe
     assertEquals(alike.code, 0, alike.text);
     assert(/2 caller events/.test(alike.text), alike.text);
     assert(/same answers in all 3 exchanges/.test(alike.text), alike.text);
+
+    // The command itself, in its own process: it exits once the brain has had Finalize and End.
+    const cli = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "cli/replay.ts", sessionId, "--brain", same.url, "--settle", "800"],
+      cwd: new URL("..", import.meta.url).pathname,
+      env,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const printed = new TextDecoder().decode(cli.stdout) + new TextDecoder().decode(cli.stderr);
+    assertEquals(cli.code, 0, printed);
+    const replayId = new RegExp(`replaying ${sessionId} as (${sessionId}-replay-[0-9a-f]{8})`)
+      .exec(printed)?.[1];
+    assert(replayId, printed);
+    const ended = endings.find((e) => e.id === replayId);
+    assertEquals(ended, { id: replayId, original: sessionId, reason: "brain_ended", heard: 3 });
 
     const differs = await replayCli([sessionId, "--brain", changed.url, "--settle", "800"], env);
     console.log(differs.text);
