@@ -10,7 +10,7 @@
 // counts.
 import type { TestCaller } from "./caller.ts";
 import { BotSpeech, joined } from "./bot_speech.ts";
-import { isRtvi, type Stop, type Watch } from "./message_watch.ts";
+import { isBotEvent, isRtvi, type Stop, type Watch } from "./message_watch.ts";
 import type { Step } from "./scenario.ts";
 
 /** Quiet after bot-stopped-speaking that ends a reply (as caller/simulator.ts's settle). */
@@ -34,6 +34,8 @@ export class ReplyWatch {
     private watch: Watch,
     readonly speech: BotSpeech,
     private caller: TestCaller,
+    /** The longest the bot may go without a bot event while it speaks (ms), as the simulator. */
+    private gapMs: number,
   ) {}
 
   async expect(step: Step & { kind: "expect_reply" }, deadline: number): Promise<ReplyOutcome> {
@@ -52,7 +54,8 @@ export class ReplyWatch {
     // A next expect_reply looks past the unit that completed this match.
     this.from = units.at(-1)!.startedAt + 1;
     if (step.until === "started") return { kind: "met" };
-    const end = await this.finished(deadline);
+    // `within_ms` bounds the reply's coming; a long reply may take longer to play.
+    const end = await this.finished();
     if (end.kind !== "met") return end;
     const said = joined(units, "text"), heard = joined(units, "heard");
     if (step.pattern.test(heard) || units.some((u) => u.doneAt === null)) return { kind: "met" };
@@ -64,27 +67,31 @@ export class ReplyWatch {
 
   /**
    * Until the bot has finished speaking and its last audio has reached the caller: at once when
-   * it stopped SETTLE_MS ago or never spoke.
+   * it stopped SETTLE_MS ago or never spoke. Unmet when, speaking, it sends no bot event (a unit
+   * starting or ending, words going out) for `gapMs`.
    */
-  async finished(deadline: number): Promise<ReplyOutcome> {
+  async finished(): Promise<ReplyOutcome> {
     const seen = this.watch.seen;
     let i = seen.length;
     const last = seen.findLast((e) => isSpeaking(e.msg));
     let stopped = last === undefined || isRtvi("bot-stopped-speaking")(last.msg);
-    let stoppedAt = last?.at ?? -Infinity;
+    let since = stopped ? last?.at ?? -Infinity : performance.now();
     for (;;) {
-      const until = stopped ? stoppedAt + SETTLE_MS : deadline;
-      const hit = await this.watch.next(i, isSpeaking, until);
+      const hit = await this.watch.next(i, isBotEvent, since + (stopped ? SETTLE_MS : this.gapMs));
       if (hit.kind === "timeout") {
         if (stopped) break;
-        return { kind: "unmet", message: "the bot did not finish speaking" };
+        return {
+          kind: "unmet",
+          message: `the bot did not finish speaking: no bot event for ${this.gapMs / 1000} s`,
+        };
       }
       // The bot hanging up after its words ends the reply; expect_end judges the end.
       if (hit.kind === "hangup") return { kind: "met" };
       if (hit.kind !== "match") return hit;
       i = hit.index + 1;
-      stopped = isRtvi("bot-stopped-speaking")(hit.msg);
-      stoppedAt = hit.at;
+      since = hit.at;
+      if (isRtvi("bot-stopped-speaking")(hit.msg)) stopped = true;
+      else if (isRtvi("bot-started-speaking")(hit.msg)) stopped = false;
     }
     const limit = performance.now() + AUDIO_WAIT_MS;
     while (performance.now() < limit) {

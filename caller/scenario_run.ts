@@ -134,7 +134,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
 
   // Where expectations look from: the caller's last act (its first message index, its end).
   let actedAt = { index: 0, at: performance.now() };
-  const replies = new ReplyWatch(watch, speech, caller);
+  const replies = new ReplyWatch(watch, speech, caller, o.timeoutMs);
   const latencies: Promise<void>[] = [];
   let summarised = false;
   /** Prints (and keeps) the wait from `end` (the caller's act over) to the bot's first audio. */
@@ -203,12 +203,11 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
       if (wait > 0) await sleep(wait);
     } else {
       // A person lets the bot finish before talking; an interrupt is the way to talk over it.
-      const quiet = await replies.finished(performance.now() + o.timeoutMs);
+      const quiet = await replies.finished();
       if (quiet.kind === "unmet") {
         throw new Unmet({
           kind: "timeout",
-          message: `${name}: ${quiet.message} within ${o.timeoutMs / 1000} s (an interrupt ` +
-            `step talks over it)`,
+          message: `${name}: ${quiet.message} (an interrupt step talks over the bot)`,
         });
       }
       if (quiet.kind !== "met") throw fail(quiet, name);
