@@ -8,7 +8,7 @@
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startCallService } from "./helpers/call_harness.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
-import { runCall } from "../cli/call.ts";
+import { callScenario } from "./helpers/scenario_call.ts";
 
 const SCENARIO = new URL("../sdk/brain/example/typed_scenario.yaml", import.meta.url).pathname;
 
@@ -21,16 +21,7 @@ interface Unit {
 Deno.test("a scenario lets the bot finish speaking before the caller talks", async () => {
   const service = await startCallService(createExampleBrain());
   try {
-    const out: string[] = [];
-    const code = await runCall(
-      [
-        ...["--scenario", SCENARIO, "--api", service.api.url],
-        ...["--key", service.tenant.sk, "--agent", service.tenant.agent_id],
-      ],
-      {},
-      { out: (l) => out.push(l), err: (l) => out.push(l) },
-    );
-    const text = out.join("\n");
+    const { code, out, text } = await callScenario(service, SCENARIO);
     assertEquals(code, 0, text);
     const sessionId = /session: (\S+)/.exec(text)![1];
     const record = await service.record(sessionId, "ended", 20_000);

@@ -8,23 +8,14 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { type ServableBrain, startCallService } from "./helpers/call_harness.ts";
 import { startPythonBrain } from "./helpers/python_brain.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
-import { runCall } from "../cli/call.ts";
+import { callScenario } from "./helpers/scenario_call.ts";
 
 const example = (path: string) => new URL(`../sdk/${path}`, import.meta.url).pathname;
 
 async function scenario(brain: ServableBrain, file: string) {
   const service = await startCallService(brain);
   try {
-    const out: string[] = [];
-    const code = await runCall(
-      [
-        ...["--scenario", file, "--api", service.api.url],
-        ...["--key", service.tenant.sk, "--agent", service.tenant.agent_id],
-      ],
-      {},
-      { out: (l) => out.push(l), err: (l) => out.push(l) },
-    );
-    return { code, text: out.join("\n") };
+    return await callScenario(service, file);
   } finally {
     await service.close();
   }

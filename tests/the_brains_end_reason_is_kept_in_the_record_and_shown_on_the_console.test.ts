@@ -13,14 +13,14 @@ const REASON = `booking <b>confirmed</b> & caller thanked us ${
 }🎉🎉 and more after the cut`;
 
 Deno.test("the brain's end reason is kept in the record and shown on the console session header", async () => {
-  const brain = createBrain({
-    onSessionStart: (session) => {
-      setTimeout(() => session.end(REASON), 200);
-      return "Hello.";
+  // Ends once the caller has heard the greeting.
+  const service = await startCallService(createBrain({
+    onSessionStart: () => "Hello.",
+    onHeard: (heard, session) => {
+      if (heard.turnId === "greeting") session.end(REASON);
     },
-    onTurn: () => "",
-  });
-  const service = await startCallService(brain);
+    onTurn: () => {},
+  }));
   try {
     const { sessionId } = await service.call();
     const record = await service.record(sessionId, "ended", 20_000);
