@@ -1,9 +1,9 @@
 // Replays a recording's caller events against a brain, speaking the worker's side of the brain
 // protocol straight over the WebSocket (proto/frames.ts): no audio, no recogniser, no worker.
-// The worker's part is played as a worker would: the same session start (its own session id,
-// marked as a replay of the recorded one), each caller event
-// once the brain has gone quiet after the previous one, every unit reported heard whole (a
-// cancelled turn's units stop being heard), and at the end Finalize and End.
+// The worker's part is played as a worker would: the recorded session start (under a session id
+// of its own, marked as a replay of the recorded one), each caller event once the brain has gone
+// quiet after the previous one, every unit reported heard whole (a cancelled turn's units stop
+// being heard), and at the end Finalize, End and a close that waits for the brain's.
 import { type BrainFrameKind, decodeBrainFrame, encodeServiceFrame } from "../proto/frames.ts";
 import { type Answer, answerOf, type CallerEvent, type Recording } from "./recording.ts";
 
