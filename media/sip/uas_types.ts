@@ -5,6 +5,7 @@ import type { Header, SipRequest } from "./message.ts";
 import type { AnswerChoice } from "./sdp.ts";
 import type { RtpPort } from "./rtp_port.ts";
 import type { DtmfDigit } from "../phone/line.ts";
+import type { RefusalLog } from "./refusal_log.ts";
 
 /** What an INVITE leads to: the agent that takes the call. */
 export interface PhoneTarget {
@@ -62,4 +63,6 @@ export interface UasOptions {
   clock?: SipClock;
   timers?: SipTimers;
   onEvent?: (event: CallEvent) => void;
+  /** Where refused INVITEs and foreign in-dialog requests are logged (default: the "sip" log). */
+  refusals?: RefusalLog;
 }
