@@ -1,4 +1,4 @@
-// The worker's SIP refusals, as the operator sees them: one log line per source address and
+// The worker's SIP refusals, as the operator sees them: one log line per source address, method and
 // reason per window, with how many were left out since the last line. Sources are whoever sends
 // UDP (spoofable), so memory and lines are bounded: at most MAX_KEYS sources are remembered (the
 // oldest forgotten first) and at most LINES_PER_WINDOW lines are written per window in all.
@@ -33,7 +33,7 @@ export class RefusalLog {
   refused(r: Refusal): void {
     const now = this.now();
     if (now - this.#windowAt >= this.windowMs) [this.#windowAt, this.#lines] = [now, 0];
-    const key = `${r.source.address}|${r.status}|${r.reason}`;
+    const key = `${r.source.address}|${r.method}|${r.status}|${r.reason}`;
     const seen = this.#keys.get(key);
     if ((seen && now - seen.at < this.windowMs) || this.#lines >= LINES_PER_WINDOW) {
       if (seen) seen.left++;
