@@ -358,7 +358,8 @@ export class SipUas {
       call.dialog = this.dialog(request, call);
       call.session = SessionTimer.start(request, this.clock, () => this.expired(call));
       tx.respond(this.ok(request, call, answer.sdp));
-      this.emit({ type: "answered", callId, target, media: answer.choice, rtp });
+      const signalling = channel.from.address;
+      this.emit({ type: "answered", callId, target, media: answer.choice, rtp, signalling });
     });
   }
 

@@ -35,7 +35,15 @@ export type CallEndReason =
 export type CallEvent =
   | { type: "invited"; callId: string; dialled: string; caller?: string }
   | { type: "refused"; callId: string; status: number; reason: string }
-  | { type: "answered"; callId: string; target: PhoneTarget; media: AnswerChoice; rtp: RtpPort }
+  | {
+    type: "answered";
+    callId: string;
+    target: PhoneTarget;
+    media: AnswerChoice;
+    rtp: RtpPort;
+    /** The address the INVITE came from: its media is heard as the SDP's c= address is. */
+    signalling: string;
+  }
   | { type: "confirmed"; callId: string }
   /** A re-INVITE changed the media: `media.direction` is ours (recvonly/inactive: on hold). */
   | { type: "media"; callId: string; media: AnswerChoice }
