@@ -3,13 +3,15 @@
 //
 // - Only addresses the call named are heard: the SDP's c= address and the address the INVITE came
 //   from. With `symmetric` (RTP_SYMMETRIC=1, for trunks behind NAT whose media comes from an
-//   address neither names) any address may be heard, but only after probation.
+//   address neither names) other addresses may be heard too, but only after probation, and only
+//   while no named address is sending.
 // - The first packet from a named address latches at once (its port may differ from the SDP's:
-//   a NAT in front of the trunk). Any other source is on probation: it must send PROBATION packets
-//   in sequence (same SSRC, sequence numbers one apart, as RFC 3550 A.1 and Asterisk's strictrtp
-//   ask) before it is heard.
-// - Once latched, another source takes over only when it has passed probation and the latched one
-//   has been quiet for RELATCH_QUIET_MS: a live trunk, sending every 20 ms, is never displaced.
+//   a NAT in front of the trunk), also over a source that is not named. Any other source is on
+//   probation: it must send PROBATION packets in sequence (same SSRC, sequence numbers one apart,
+//   as RFC 3550 A.1 and Asterisk's strictrtp ask) before it is heard.
+// - Another source takes over only when it has passed probation and the latched one (or, before
+//   any latch, the stream's start) has been quiet for RELATCH_QUIET_MS: a live trunk, sending
+//   every 20 ms, is never displaced, and a stranger never gets in before the trunk's first packet.
 import type { Peer } from "../sip/udp.ts";
 
 /** Packets in sequence a new source must send before it is heard (Asterisk's strictrtp: 4). */
@@ -35,16 +37,20 @@ const same = (a: Peer | undefined, b: Peer) => a?.address === b.address && a.por
 export class RtpLatch {
   #named = new Set<string>();
   #latched: Peer | undefined;
+  #latchedNamed = false;
+  /** The latched source's last packet, or the stream's start before any. */
   #lastAt = -Infinity;
   #candidate: Candidate | undefined;
 
   constructor(private readonly symmetric: boolean, private readonly counts: LatchCounts) {}
 
   /** A new stream (the answer, or a re-INVITE that moved it): named addresses, nothing latched. */
-  reset(named: (string | undefined)[]): void {
+  reset(named: (string | undefined)[], now: number): void {
     this.#named = new Set(named.filter((a): a is string => !!a));
     this.#latched = undefined;
+    this.#latchedNamed = false;
     this.#candidate = undefined;
+    this.#lastAt = now;
   }
 
   /** The source packets are sent back to, once latched. */
@@ -61,10 +67,10 @@ export class RtpLatch {
     }
     const named = this.#named.has(from.address);
     if (!named && !this.symmetric) return this.#refuse();
-    if (!this.#latched && named) return this.#latch(from, now);
+    if (named && !this.#latchedNamed) return this.#latch(from, now, true);
     if (!this.#onProbation(from, ssrc, seq)) return this.#refuse();
-    if (this.#latched && now - this.#lastAt < RELATCH_QUIET_MS) return this.#refuse();
-    return this.#latch(from, now);
+    if (now - this.#lastAt < RELATCH_QUIET_MS) return this.#refuse();
+    return this.#latch(from, now, named);
   }
 
   /** True once `from` has sent PROBATION packets in sequence with one SSRC. */
@@ -79,8 +85,9 @@ export class RtpLatch {
     return this.#candidate!.run >= PROBATION;
   }
 
-  #latch(from: Peer, now: number): boolean {
+  #latch(from: Peer, now: number, named: boolean): boolean {
     this.#latched = from;
+    this.#latchedNamed = named;
     this.#lastAt = now;
     this.#candidate = undefined;
     this.counts.latches++;

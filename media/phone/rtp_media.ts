@@ -241,7 +241,7 @@ export class RtpMedia {
       const none = choice.remoteAddress === "0.0.0.0" || choice.remoteAddress === "::" ||
         choice.remotePort === 0;
       this.#remote = none ? undefined : { address: choice.remoteAddress, port: choice.remotePort };
-      this.#latch.reset([this.#remote?.address, this.#signalling]);
+      this.#latch.reset([this.#remote?.address, this.#signalling], this.#now());
     }
     if (
       !old || old.codec !== choice.codec || old.payloadType !== choice.payloadType ||
