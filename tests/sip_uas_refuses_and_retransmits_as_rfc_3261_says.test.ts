@@ -450,3 +450,39 @@ Deno.test("an UPDATE with an offer in a dialog is answered 200 with SDP, as a re
     await t.close();
   }
 });
+
+Deno.test("over TCP a request whose body is over the limit (a valid 1 MB INVITE) gets 413, not 400, and the connection is closed", async () => {
+  const t = await setup(0);
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: t.uas.port });
+    const body = OFFER + `a=x-padding:${"p".repeat(1024 * 1024 - OFFER.length - 16)}\r\n`;
+    const head = [
+      `INVITE sip:+15550100@127.0.0.1 SIP/2.0`,
+      "Via: SIP/2.0/TCP 127.0.0.1:5099;branch=z9hG4bK-big",
+      "From: <sip:+15550111@127.0.0.1>;tag=t",
+      "To: <sip:+15550100@127.0.0.1>",
+      "Call-ID: tcp-big",
+      "CSeq: 1 INVITE",
+      "Max-Forwards: 70",
+      "Content-Type: application/sdp",
+      `Content-Length: ${body.length}`,
+      "",
+      "",
+    ].join("\r\n");
+    // The answer comes once the head is read; the rest may find the connection closed.
+    await conn.write(new TextEncoder().encode(head + body.slice(0, 1000)));
+    let text = "";
+    const buf = new Uint8Array(4096);
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    conn.close();
+    assert(text.startsWith("SIP/2.0 413 Request Entity Too Large\r\n"), text);
+    assert(text.includes("Call-ID: tcp-big"));
+    assertEquals(t.events, []);
+  } finally {
+    await t.close();
+  }
+});

@@ -24,6 +24,7 @@ import { SipDialog } from "./dialog.ts";
 import { clientKey, stampVia, transactionKey } from "./keys.ts";
 import type { DatagramSocket, Peer } from "./udp.ts";
 import type { StreamListener, StreamSource } from "./tcp.ts";
+import { refusalStatus } from "./stream.ts";
 import { listenUdpAndTcp, responsePeer } from "./listen.ts";
 import type { Channel, UasCall } from "./uas_call.ts";
 import { InDialog } from "./in_dialog.ts";
@@ -139,11 +140,14 @@ export class SipUas {
     this.handle(parseMessage(bytes, true), this.streamChannel(source));
   }
 
-  /** A TCP stream that cannot be framed: a 400 if the head says where, then the connection closes. */
+  /** A TCP stream that cannot be framed: 400, 413 or 513 if the head says where; then it closes. */
   private refuseStream(reason: string, bytes: Uint8Array, source: StreamSource): void {
     const parsed = parseMessage(bytes, true);
+    // Too large (413, 513): the head is all there is to answer, whatever it says of the body.
+    const status = refusalStatus(reason);
+    const partial = parsed.ok ? parsed.message : parsed.partial;
     this.handle(
-      parsed.ok ? { ok: false, reason, partial: parsed.message } : parsed,
+      parsed.ok || status ? { ok: false, reason, partial, status } : parsed,
       this.streamChannel(source),
     );
   }
