@@ -5,6 +5,7 @@
 import dgram from "node:dgram";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { makeTenant, startTestApi } from "./helpers/api_server.ts";
+import type { LogEntry } from "./helpers/call_harness.ts";
 import { TokenVerifier } from "../common/token.ts";
 import { signingJwk } from "../db/signing_key.ts";
 import { startSipPhones } from "../media/sip/phone_service.ts";
@@ -67,9 +68,8 @@ Deno.test("a NUL in the caller's Call-ID is stored escaped and the call's events
     assert(answers.some((a) => a.status === 200), `answers: ${answers.map((a) => a.status)}`);
     assertEquals(record.end_reason, "engine_unavailable");
     const escaped = "nul\\u0000in-the-call-id@trunk";
-    // deno-lint-ignore no-explicit-any
     const find = (source: string, kind: string) =>
-      record.log.find((e: any) => e.source === source && e.kind === kind);
+      record.log.find((e: LogEntry) => e.source === source && e.kind === kind);
     assertEquals(find("sip", "invite")?.data.call_id, escaped);
     assertEquals(find("worker", "call_started")?.data.call_id, escaped);
     assertEquals(find("sip", "answered")?.data.codec, "PCMU");

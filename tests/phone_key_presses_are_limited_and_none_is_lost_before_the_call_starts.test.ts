@@ -8,6 +8,7 @@
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { loudFrames, startStreamCallRig, until } from "./helpers/stream_phone_call.ts";
 import { KEY_PRESS_LIMIT } from "../media/call/key_presses.ts";
+import type { LogEntry } from "./helpers/call_harness.ts";
 
 Deno.test({
   name:
@@ -43,9 +44,8 @@ Deno.test({
 
       await stream.hangUp();
       const record = await rig.service.record(sessionId, "ended");
-      // deno-lint-ignore no-explicit-any
       const of = (source: string, kind: string) =>
-        record.log.filter((e: any) => e.source === source && e.kind === kind);
+        record.log.filter((e: LogEntry) => e.source === source && e.kind === kind);
       assertEquals(of("phone", "dtmf").length, twos + 1);
       assertEquals(of("to_brain", "dtmf").length, twos + 1);
       const dropped = of("phone", "dtmf_dropped");
