@@ -108,6 +108,13 @@ export interface Settings {
    * only, so a firewall can open just these; unset, any port the system gives.
    */
   rtpPorts?: PortRange;
+  /**
+   * RTP_SYMMETRIC=1: a phone call's RTP may come from any address (a trunk behind NAT) and is
+   * latched on to after probation; unset, only from the SDP's c= address or the INVITE's source.
+   */
+  rtpSymmetric: boolean;
+  /** RTP_TIMEOUT_SECONDS: a phone call with no RTP this long ends `media_timeout` (default 30). */
+  rtpTimeoutSeconds: number;
 }
 
 function endOfTurn(raw: string | undefined): "adaptive" | "fixed" {
@@ -197,6 +204,8 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     sipPort: env.SIP_PORT ? int(env, "SIP_PORT", 0) : undefined,
     sipPublicAddress: env.SIP_PUBLIC_ADDRESS || undefined,
     rtpPorts: env.RTP_PORTS ? parsePortRange(env.RTP_PORTS) : undefined,
+    rtpSymmetric: onOff(env, "RTP_SYMMETRIC", false),
+    rtpTimeoutSeconds: positive(env, "RTP_TIMEOUT_SECONDS", 30),
   };
   // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
   TrustedProxies.parse(settings.trustedProxies);

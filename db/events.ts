@@ -9,6 +9,26 @@ export interface SessionEvent {
   at?: Date;
 }
 
+/**
+ * PostgreSQL's jsonb refuses U+0000 in a string, and the whole event with it (a caller's Call-ID
+ * can carry one). Such strings are stored with the NUL written out as the six characters
+ * `\u0000`, so the event keeps everything else it says.
+ */
+export function storableJson(data: unknown): unknown {
+  const json = JSON.stringify(data ?? {});
+  // Only JSON's own escape of U+0000 can be one (a literal "\\u0000" text just costs a walk).
+  if (!json?.includes("\\u0000")) return data;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return v.replaceAll("\0", "\\u0000");
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === "object") {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [walk(k) as string, walk(x)]));
+    }
+    return v;
+  };
+  return walk(JSON.parse(json));
+}
+
 export async function appendEvents(sql: Sql, events: SessionEvent[]): Promise<void> {
   if (!events.length) return;
   await sql`insert into session_events ${
@@ -17,7 +37,7 @@ export async function appendEvents(sql: Sql, events: SessionEvent[]): Promise<vo
         session_id: e.session_id,
         source: e.source,
         kind: e.kind,
-        data: sql.json((e.data ?? {}) as never),
+        data: sql.json(storableJson(e.data ?? {}) as never),
         at: e.at ?? new Date(),
       })),
     )

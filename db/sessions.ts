@@ -333,7 +333,9 @@ export async function finishSession(
 
 /**
  * `created` sessions whose token ran out unused become `expired`; those still holding their slot
- * (a hold as long as the token) give it back. Rows another sweeper is handling are skipped.
+ * (a hold as long as the token) give it back. Rows another sweeper is handling are skipped. The
+ * end reason is `token_expired`, or `redirect_not_followed` for a session the SIP redirect made
+ * (no key, the dialled number in its metadata, no provider named): its 302 was never followed.
  */
 export async function expireUnused(sql: Sql): Promise<number> {
   const rows = await sql<{ n: number }[]>`
@@ -342,8 +344,12 @@ export async function expireUnused(sql: Sql): Promise<number> {
       where status = 'created' and token_expires_at < now()
       for update skip locked
     ), gone as (
-      update sessions s set status = 'expired', end_reason = 'token_expired', ended_at = now(),
-        holds_slot = false, hold_until = null
+      update sessions s set status = 'expired', ended_at = now(), holds_slot = false,
+        hold_until = null,
+        end_reason = case
+          when s.key_id is null and s.metadata ? 'phone_dialled'
+            and not s.metadata ? 'phone_carrier' then 'redirect_not_followed'
+          else 'token_expired' end
       from before where s.id = before.id
       returning s.node_id, before.holds_slot as released
     ), per_node as (

@@ -1,79 +1,9 @@
 // The SIP UAS over UDP from a raw socket: the refusals and retransmission rules SIPp's scenarios
 // do not reach. Time for the RFC timers is a hand-turned clock; the sockets are real.
-import dgram from "node:dgram";
 import fc from "fast-check";
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { ManualClock } from "./helpers/manual_clock.ts";
-import { header, parseMessage, type SipRequest, type SipResponse } from "../media/sip/message.ts";
-import { type CallEvent, SipUas } from "../media/sip/uas.ts";
-
-const OFFER =
-  "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n";
-
-async function setup(ringingMs = 0, listener?: (e: CallEvent) => void) {
-  const clock = new ManualClock();
-  const events: CallEvent[] = [];
-  const uas = new SipUas({
-    host: "127.0.0.1",
-    lookup: (n) => n === "+15550100" ? { agentId: "a1" } : undefined,
-    ringingMs,
-    clock,
-    onEvent: (e) => {
-      events.push(e);
-      listener?.(e);
-    },
-  });
-  const port = await uas.listen();
-  const socket = dgram.createSocket("udp4");
-  await new Promise<void>((ok) => socket.bind(0, "127.0.0.1", ok));
-  const received: SipResponse[] = [];
-  const requests: SipRequest[] = [];
-  socket.on("message", (m) => {
-    const r = parseMessage(new Uint8Array(m));
-    if (r.ok && r.message.kind === "response") received.push(r.message);
-    if (r.ok && r.message.kind === "request") requests.push(r.message);
-  });
-  const local = socket.address().port;
-  const send = (
-    method: string,
-    opts: {
-      cseq?: number;
-      branch?: string;
-      toTag?: string;
-      extra?: string[];
-      body?: string;
-      contentType?: string;
-      via?: string;
-    } = {},
-  ) => {
-    const body = opts.body ?? "";
-    const text = [
-      `${method} sip:+15550100@127.0.0.1:${port} SIP/2.0`,
-      opts.via ?? `Via: SIP/2.0/UDP 127.0.0.1:${local};branch=${opts.branch ?? "z9hG4bK-1"}`,
-      "From: <sip:+15550111@127.0.0.1>;tag=caller",
-      `To: <sip:+15550100@127.0.0.1>${opts.toTag ? `;tag=${opts.toTag}` : ""}`,
-      "Call-ID: call-1",
-      `CSeq: ${opts.cseq ?? 1} ${method}`,
-      ...(body ? [`Content-Type: ${opts.contentType ?? "application/sdp"}`] : []),
-      ...(opts.extra ?? []),
-      `Content-Length: ${body.length}`,
-      "",
-      body,
-    ].join("\r\n");
-    socket.send(new TextEncoder().encode(text), port, "127.0.0.1");
-  };
-  const waitFor = async (n: number) => {
-    for (let i = 0; i < 200 && received.length < n; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    assert(received.length >= n, `expected ${n} responses, got ${received.map((r) => r.status)}`);
-  };
-  const close = async () => {
-    await uas.close();
-    await new Promise<void>((ok) => socket.close(() => ok()));
-  };
-  return { clock, events, uas, send, received, requests, waitFor, close, local };
-}
+import { header } from "../media/sip/message.ts";
+import { OFFER, rawTrunk as setup } from "./helpers/raw_trunk.ts";
 
 Deno.test("a retransmitted INVITE makes one call and is answered with the last provisional", async () => {
   const t = await setup(60_000);
@@ -516,6 +446,42 @@ Deno.test("an UPDATE with an offer in a dialog is answered 200 with SDP, as a re
     t.send("UPDATE", { cseq: 1, branch: "z9hG4bK-upd3", toTag: "nope" });
     await t.waitFor(5);
     assertEquals(t.received[4].status, 481);
+  } finally {
+    await t.close();
+  }
+});
+
+Deno.test("over TCP a request whose body is over the limit (a valid 1 MB INVITE) gets 413, not 400, and the connection is closed", async () => {
+  const t = await setup(0);
+  try {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: t.uas.port });
+    const body = OFFER + `a=x-padding:${"p".repeat(1024 * 1024 - OFFER.length - 16)}\r\n`;
+    const head = [
+      `INVITE sip:+15550100@127.0.0.1 SIP/2.0`,
+      "Via: SIP/2.0/TCP 127.0.0.1:5099;branch=z9hG4bK-big",
+      "From: <sip:+15550111@127.0.0.1>;tag=t",
+      "To: <sip:+15550100@127.0.0.1>",
+      "Call-ID: tcp-big",
+      "CSeq: 1 INVITE",
+      "Max-Forwards: 70",
+      "Content-Type: application/sdp",
+      `Content-Length: ${body.length}`,
+      "",
+      "",
+    ].join("\r\n");
+    // The answer comes once the head is read; the rest may find the connection closed.
+    await conn.write(new TextEncoder().encode(head + body.slice(0, 1000)));
+    let text = "";
+    const buf = new Uint8Array(4096);
+    for (;;) {
+      const n = await conn.read(buf);
+      if (n === null) break;
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    conn.close();
+    assert(text.startsWith("SIP/2.0 413 Request Entity Too Large\r\n"), text);
+    assert(text.includes("Call-ID: tcp-big"));
+    assertEquals(t.events, []);
   } finally {
     await t.close();
   }

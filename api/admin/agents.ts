@@ -6,6 +6,8 @@ import { requireAdmin } from "../auth/credentials.ts";
 import { optionalBool, optionalString, readObject, requiredString } from "../body.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
+import { listPhoneNumbers } from "../../db/phone_numbers.ts";
+import { echoOnPhone } from "./phone_input.ts";
 
 export const agentNotFound = () => new ApiError(404, "agent_not_found", "No such agent.");
 
@@ -74,7 +76,12 @@ export async function update(c: Context, deps: ApiDeps): Promise<Response> {
   requireAdmin(c, deps);
   const body = await readObject(c, ["agent_id", "name", "brain_url", "record_by_default"]);
   const brainUrl = optionalString(body, "brain_url");
-  const agent = await updateAgent(deps.sql, requiredString(body, "agent_id"), {
+  const agentId = requiredString(body, "agent_id");
+  // An agent behind a phone number keeps a brain the worker can dial (numbers.ts echoOnPhone).
+  if (brainUrl === "echo:" && (await listPhoneNumbers(deps.sql, { agent_id: agentId })).length) {
+    throw echoOnPhone();
+  }
+  const agent = await updateAgent(deps.sql, agentId, {
     name: optionalString(body, "name"),
     brain_url: brainUrl === undefined ? undefined : checkBrainUrl(brainUrl),
     record_by_default: optionalBool(body, "record_by_default"),

@@ -15,13 +15,17 @@ import { optionalBool, optionalString, readObject, requiredString } from "../bod
 import { ApiError } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 import { agentNotFound } from "./agents.ts";
-import { checkNumber, optionalTrunkId } from "./phone_input.ts";
+import { checkNumber, echoOnPhone, optionalTrunkId } from "./phone_input.ts";
 import { trunkNotFound } from "./trunks.ts";
 
 export const numberNotFound = () => new ApiError(404, "number_not_found", "No such phone number.");
 
 async function checkRefs(deps: ApiDeps, agentId?: string, trunkId?: string | null) {
-  if (agentId !== undefined && !await getAgent(deps.sql, agentId)) throw agentNotFound();
+  if (agentId !== undefined) {
+    const agent = await getAgent(deps.sql, agentId);
+    if (!agent) throw agentNotFound();
+    if (agent.brain_url === "echo:") throw echoOnPhone();
+  }
   if (trunkId && !await getTrunk(deps.sql, trunkId)) throw trunkNotFound();
 }
 

@@ -1,6 +1,6 @@
 // Reading and checking trunk and phone number fields, for the admin routes and the console
 // alike: every refusal is an invalid_request naming the field, thrown before anything is written.
-import { invalidRequest } from "../../common/http/errors.ts";
+import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import { parseCidr } from "../../common/ipaddr.ts";
 import { E164 } from "../../db/phone_numbers.ts";
 import type { StoredCredentials } from "../../db/trunks.ts";
@@ -150,3 +150,12 @@ export function optionalTrunkId(body: Record<string, unknown>): string | null | 
   const v = optionalString(body, "trunk_id");
   return v === "" ? null : v;
 }
+
+/** A phone call's brain is dialled by the worker: the web-only echo diagnostic cannot take one. */
+export const echoOnPhone = () =>
+  new ApiError(
+    400,
+    "echo_agent_on_phone",
+    "An echo: agent cannot answer phone calls (the echo diagnostic is for web calls): " +
+      "point the number at an agent whose brain is a ws:// or wss:// URL.",
+  );

@@ -26,6 +26,14 @@ export interface PhoneCallInfo {
   callId?: string;
 }
 
+/**
+ * How long the token in a 302's Contact is good for: a trunk follows a redirect at once, within
+ * its INVITE transaction (Timer B, 64·T1 = 32 s, RFC 3261 section 17.1.1.2); after that nobody
+ * will, and the session is ended `expired`/`redirect_not_followed` (db/sessions.ts expireUnused)
+ * instead of waiting TOKEN_TTL_SECONDS in `created`.
+ */
+export const REDIRECT_FOLLOW_SECONDS = 32;
+
 export async function createPhoneSession(
   deps: ApiDeps,
   route: PhoneNumberRoute,
@@ -52,7 +60,12 @@ export async function createPhoneSession(
     workspace_id: route.workspace_id,
     key_id: null,
     token_id: newId("tok"),
-    token_expires_at: new Date((Math.floor(now / 1000) + deps.settings.tokenTtlSeconds) * 1000),
+    token_expires_at: new Date(
+      (Math.floor(now / 1000) +
+        (call.sip
+          ? Math.min(deps.settings.tokenTtlSeconds, REDIRECT_FOLLOW_SECONDS)
+          : deps.settings.tokenTtlSeconds)) * 1000,
+    ),
     agent_input: input,
     display_name: input.display_name,
     metadata: input.metadata,

@@ -15,6 +15,7 @@ import { closeCall } from "./call_close.ts";
 import { SessionLog } from "./session_log.ts";
 import type { TurnObserver } from "./turn_record.ts";
 import type { CallOptions, EndStatus } from "./call.ts";
+import { KeyPresses } from "./key_presses.ts";
 
 const log = logger("phone-call");
 
@@ -66,18 +67,18 @@ export class PhoneCall {
   private recording?: CallRecording;
   private finished = false;
   private detach: (() => void)[] = [];
+  /** Key presses to the brain: limited, and held until it is up (key_presses.ts). */
+  private readonly keys: KeyPresses;
 
   constructor(readonly line: PhoneLine, private readonly opts: PhoneCallOptions) {
     this.sessionId = opts.sessionId;
     this.tokenId = opts.tokenId;
     this.ended = new Promise((r) => (this.resolveEnded = r));
     this.log = opts.log ?? new SessionLog(opts.sql, opts.sessionId);
+    this.keys = new KeyPresses(this.log, (d) => this.conversation?.onDtmf(d));
     this.detach.push(
       line.onCallerFrame.on((pcm) => this.conversation?.onCallerFrame(pcm)),
-      line.onDtmf.on((d) => {
-        this.log.add("phone", "dtmf", { digit: d.digit, duration_ms: d.durationMs });
-        this.conversation?.onDtmf(d);
-      }),
+      line.onDtmf.on((d) => this.keys.press(d)),
       line.onEnded.on((reason) => this.lineEnded(reason)),
     );
   }
@@ -128,6 +129,7 @@ export class PhoneCall {
     };
     line.play(recorded(this.conversation.speaker, this.recording));
     await this.conversation.start();
+    this.keys.open();
   }
 
   private lineEnded(reason: LineEndReason): void {
@@ -146,6 +148,7 @@ export class PhoneCall {
     this.endStatus = status;
     this.endReason = reason;
     for (const off of this.detach.splice(0)) off();
+    this.keys.close();
     // Our hang-up (BYE, the stream closed); nothing when the far end ended the call or took it on.
     await this.line.hangUp().catch((err) =>
       this.log.add("phone", "hang_up_failed", { detail: (err as Error).message })

@@ -101,6 +101,8 @@ export async function runWorker(
       port: settings.sipPort,
       publicAddress: sipAddress,
       rtpPorts: settings.rtpPorts,
+      rtpSymmetric: settings.rtpSymmetric,
+      rtpTimeoutSeconds: settings.rtpTimeoutSeconds,
     },
     (call) => metrics.track(call),
   );

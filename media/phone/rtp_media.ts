@@ -20,8 +20,9 @@
  *
  * Symmetric RTP (RFC 4961): until the caller's first packet we send to the answer's c=/m=
  * address; from then on to where the caller's packets come from, which is what gets through a
- * NAT in front of the trunk (Asterisk's `rtp_symmetric`, FreeSWITCH's auto-adjust). Packets from
- * any other address are counted and dropped, until a re-INVITE names a new stream.
+ * NAT in front of the trunk (Asterisk's `rtp_symmetric`, FreeSWITCH's auto-adjust). Which
+ * sources may be latched on to (the addresses the call named; any, after probation, with
+ * `symmetric`) is rtp_latch.ts's; packets from the others are counted and dropped.
  *
  * Outbound is one packet every 20 ms on the shared frame clock, silence included (no comfort
  * noise, no gaps: trunks and their jitter buffers expect a continuous G.711 stream), the marker
@@ -37,6 +38,7 @@ import { CallerTimeline, COMFORT_NOISE_PT } from "./caller_timeline.ts";
 import { BotEdge, LINE_FRAME } from "./edge_audio.ts";
 import type { DtmfDigit } from "./line.ts";
 import { buildRtp, parseRtp } from "./rtp_packet.ts";
+import { RtpLatch } from "./rtp_latch.ts";
 import { evenPortsFrom, type PortRange } from "../../common/port_range.ts";
 
 export interface RtpMediaOptions {
@@ -48,6 +50,11 @@ export interface RtpMediaOptions {
   clock?: FrameClock;
   mediaTimeoutMs?: number;
   now?: () => number;
+  /**
+   * RTP_SYMMETRIC: media from any address may be latched on to after probation (trunks behind
+   * NAT); without it only the SDP's c= address and the signalling's source are heard.
+   */
+  symmetric?: boolean;
 }
 
 export const DEFAULT_MEDIA_TIMEOUT_MS = 30_000;
@@ -69,9 +76,12 @@ export class RtpMedia {
   #timeline: CallerTimeline | undefined;
   #bot: BotEdge | undefined;
   #source: FrameSource | undefined;
-  /** Where our packets go, and whether it was learnt from the caller's packets. */
+  /** Where our packets go until the caller's come: the answer's c=/m=. */
   #remote: Peer | undefined;
-  #latched = false;
+  /** The caller's source once learnt (rtp_latch.ts): where our packets go from then on. */
+  #latch: RtpLatch;
+  /** The address the INVITE came from: heard as the SDP's c= is. */
+  #signalling: string | undefined;
   #held = false;
   #closed = false;
   #timedOut = false;
@@ -99,6 +109,7 @@ export class RtpMedia {
 
   private constructor(options: RtpMediaOptions) {
     this.mediaTimeoutMs = options.mediaTimeoutMs ?? DEFAULT_MEDIA_TIMEOUT_MS;
+    this.#latch = new RtpLatch(options.symmetric ?? false, this.#counts);
     this.#now = options.now ?? (() => performance.now());
     this.#pacer = new Pacer((t) => this.#tick(t.frame), {
       clock: options.clock ?? sharedFrameClock(),
@@ -135,9 +146,13 @@ export class RtpMedia {
     return this.#counts.packetsIn;
   }
 
-  /** Begins the call's media with the answer's choice: packets are taken, and sent every 20 ms. */
-  start(choice: AnswerChoice): void {
+  /**
+   * Begins the call's media with the answer's choice: packets are taken, and sent every 20 ms.
+   * `signalling` is the address the INVITE came from, heard as the SDP's c= address is.
+   */
+  start(choice: AnswerChoice, signalling?: string): void {
     if (this.#closed || this.#choice) return;
+    this.#signalling = signalling;
     this.#apply(choice);
     this.#lastPacketAt = this.#now();
     this.#pacer.start();
@@ -226,7 +241,7 @@ export class RtpMedia {
       const none = choice.remoteAddress === "0.0.0.0" || choice.remoteAddress === "::" ||
         choice.remotePort === 0;
       this.#remote = none ? undefined : { address: choice.remoteAddress, port: choice.remotePort };
-      this.#latched = false;
+      this.#latch.reset([this.#remote?.address, this.#signalling], this.#now());
     }
     if (
       !old || old.codec !== choice.codec || old.payloadType !== choice.payloadType ||
@@ -270,15 +285,8 @@ export class RtpMedia {
       this.#counts.unknownPayload++;
       return;
     }
-    if (!this.#latched) {
-      this.#remote = from;
-      this.#latched = true;
-      this.#counts.latches++;
-    } else if (from.address !== this.#remote?.address || from.port !== this.#remote?.port) {
-      this.#counts.foreign++;
-      return;
-    }
     const now = this.#now();
+    if (!this.#latch.accept(from, packet.ssrc, packet.sequenceNumber, now)) return;
     this.#lastPacketAt = now;
     this.#counts.packetsIn++;
     this.#counts.bytesIn += bytes.length;
@@ -309,7 +317,7 @@ export class RtpMedia {
     const choice = this.#choice, bot = this.#bot;
     if (!choice || !bot) return;
     // Not pulled while held: the bot's speech waits for the caller instead of going unheard.
-    const to = this.#remote;
+    const to = this.#latch.source ?? this.#remote;
     if (!this.#held && to) this.#send(choice.payloadType, bot, to);
     this.#ts = (this.#ts + LINE_FRAME) >>> 0;
   }

@@ -56,6 +56,13 @@ export async function admitInvite(
     if (err.reason === "invalid_token") return noSession();
     return forbidden(err.message.replace(/\.$/, ""));
   }
+  // A provider stream's token (api/sip/phone_session.ts puts its carrier in the metadata) is for
+  // that provider's route, as the stream route refuses a SIP session's token (wrong_carrier).
+  const carrier = (claims.input as { metadata?: Record<string, string> } | null)?.metadata
+    ?.phone_carrier;
+  if (carrier !== undefined && carrier !== "sip") {
+    return forbidden("This session was not opened for a SIP call");
+  }
   if (node.calls.has(claims.sid)) {
     return forbidden("This session token has already started a call");
   }

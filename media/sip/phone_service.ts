@@ -31,6 +31,10 @@ export interface SipSettings {
   publicAddress?: string;
   /** RTP_PORTS: the range calls' RTP ports come from (unset: any port the system gives). */
   rtpPorts?: PortRange;
+  /** RTP_SYMMETRIC: latch on to media from any address after probation (media/phone/rtp_latch.ts). */
+  rtpSymmetric?: boolean;
+  /** RTP_TIMEOUT_SECONDS: no RTP this long ends the call `media_timeout` (default 30). */
+  rtpTimeoutSeconds?: number;
 }
 
 /** An admitted INVITE, until its call is answered (or given up). */
@@ -56,7 +60,13 @@ export async function startSipPhones(
     publicAddress: settings.publicAddress,
     // A bot has nothing to ring for: the 200 follows the 180 at once.
     ringingMs: 0,
-    openMedia: (host) => RtpMedia.open({ host, ports: settings.rtpPorts }),
+    openMedia: (host) =>
+      RtpMedia.open({
+        host,
+        ports: settings.rtpPorts,
+        symmetric: settings.rtpSymmetric,
+        mediaTimeoutMs: settings.rtpTimeoutSeconds && settings.rtpTimeoutSeconds * 1000,
+      }),
     lookup: async (dialled, invite) => {
       const admitted = await admitInvite(node, invite.uri);
       if (isRefusal(admitted)) return admitted;
@@ -116,6 +126,7 @@ export async function startSipPhones(
       e.rtp as RtpMedia,
       e.media,
       (kind, data) => sessionLog.add("sip", kind, data),
+      e.signalling,
     );
     p.line = line;
     const call = startPhoneCall(

@@ -14,6 +14,7 @@ export const REASONS: Record<number, string> = {
   404: "Not Found",
   405: "Method Not Allowed",
   406: "Not Acceptable",
+  413: "Request Entity Too Large",
   415: "Unsupported Media Type",
   420: "Bad Extension",
   422: "Session Interval Too Small",
@@ -23,6 +24,7 @@ export const REASONS: Record<number, string> = {
   500: "Server Internal Error",
   503: "Service Unavailable",
   505: "Version Not Supported",
+  513: "Message Too Large",
 };
 
 export interface ResponseParts {

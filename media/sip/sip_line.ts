@@ -13,7 +13,7 @@ export interface LineMedia {
   readonly onCallerFrame: Emitter<[Int16Array]>;
   readonly onDtmf: Emitter<[DtmfDigit]>;
   readonly onMediaTimeout: Emitter<[]>;
-  start(choice: AnswerChoice): void;
+  start(choice: AnswerChoice, signalling?: string): void;
   update(choice: AnswerChoice): void;
   play(source: FrameSource): void;
   clear(): void;
@@ -53,6 +53,8 @@ export class SipLine implements PhoneLine {
     choice: AnswerChoice,
     /** The line's SIP events for the session record. */
     private readonly note: (kind: string, data: Record<string, unknown>) => void,
+    /** The address the INVITE came from (RtpMedia hears it as the SDP's c= address). */
+    signalling?: string,
   ) {
     this.onCallerFrame = media.onCallerFrame;
     this.onDtmf = media.onDtmf;
@@ -61,7 +63,7 @@ export class SipLine implements PhoneLine {
       this.note("media_timeout", {});
       void this.hangUp().then(() => this.onEnded.emit("media_timeout"));
     });
-    media.start(choice);
+    media.start(choice, signalling);
   }
 
   /** The UAS's call event for this call: a re-INVITE's new media, or the call's end. */
@@ -94,20 +96,24 @@ export class SipLine implements PhoneLine {
     this.media.clear();
   }
 
-  /** BYE (retransmitted until answered or Timer F), then the RTP port closes. Idempotent. */
+  /**
+   * Our BYE, and the RTP port closes: the call is over once the BYE is sent. Its transaction goes
+   * on by itself (retransmitted until answered, or Timer F at 64·T1 = 32 s), and its answer is
+   * noted when it comes (`bye_answered`: "200 OK", another status, or "timeout"): a trunk that
+   * vanished must not hold the session, its slot and the gauges for 32 s more. Idempotent.
+   */
   hangUp(): Promise<void> {
     if (this.hangingUp) return this.hangingUp;
     if (this.over) return Promise.resolve();
     this.over = true;
-    this.hangingUp = (async () => {
-      this.note("bye", {});
-      const outcome = await this.uas.hangUp(this.callId);
+    this.note("bye", {});
+    void this.uas.hangUp(this.callId).then((outcome) => {
       const answer = outcome?.kind === "response"
         ? `${outcome.response.status} ${outcome.response.reason}`
         : outcome?.kind ?? "not up";
       this.note("bye_answered", { answer });
-      await this.media.close();
-    })();
+    });
+    this.hangingUp = this.media.close();
     return this.hangingUp;
   }
 

@@ -8,6 +8,17 @@ export const MAX_HEAD_BYTES = 16 * 1024;
 /** Bodies (SDP) larger than this are refused the same way. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
+/**
+ * The status a message the framer gave up on is answered with: a body over MAX_BODY_BYTES is 413
+ * (RFC 3261 section 21.4.11), a head over MAX_HEAD_BYTES 513 Message Too Large (21.5.9); any
+ * other fault (no Content-Length) is the request's own: undefined, a 400 naming it.
+ */
+export function refusalStatus(reason: string): 413 | 513 | undefined {
+  if (reason === "body too large") return 413;
+  if (reason === "headers too large") return 513;
+  return undefined;
+}
+
 export type Framed =
   | { kind: "message"; bytes: Uint8Array }
   /** A CRLFCRLF keep-alive ping (RFC 5626 section 3.5.1), answered with CRLF. */

@@ -21,37 +21,19 @@ import { openRtpPort, type RtpPort } from "./rtp_port.ts";
 import { InviteServerTransaction, NonInviteServerTransaction } from "./transaction.ts";
 import type { ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
 import { SipDialog } from "./dialog.ts";
-import { answerInfo } from "./dtmf_info.ts";
-import { clientKey, dialogKey, stampVia, transactionKey } from "./keys.ts";
+import { clientKey, stampVia, transactionKey } from "./keys.ts";
 import type { DatagramSocket, Peer } from "./udp.ts";
 import type { StreamListener, StreamSource } from "./tcp.ts";
+import { refusalStatus } from "./stream.ts";
 import { listenUdpAndTcp, responsePeer } from "./listen.ts";
-
-/** How a request came in and how its responses go back. */
-interface Channel {
-  transport: "UDP" | "TCP";
-  from: Peer;
-  send(bytes: Uint8Array, request: SipRequest): void;
-}
+import type { Channel, UasCall } from "./uas_call.ts";
+import { InDialog } from "./in_dialog.ts";
+import { RefusalLog } from "./refusal_log.ts";
 
 export type * from "./uas_types.ts";
 
 const log = logger("sip");
 const ALLOW = "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY, INFO, UPDATE";
-
-interface PhoneCall {
-  dialog?: SipDialog;
-  channel: Channel;
-  callId: string;
-  localTag: string;
-  invite: InviteServerTransaction;
-  state: "ringing" | "answered" | "confirmed" | "ended";
-  rtp?: RtpPort;
-  answerTimer?: { cancel(): void };
-  session?: SessionTimer;
-  sdpVersion: number;
-  sessionId: string;
-}
 
 type Transaction = InviteServerTransaction | NonInviteServerTransaction;
 
@@ -62,13 +44,31 @@ export class SipUas {
   /** Our own requests' transactions, by branch and method. */
   private readonly clientTransactions = new Map<string, NonInviteClientTransaction>();
   /** Calls by Call-ID and our tag (the UAS half of a dialog id, section 12). */
-  private readonly calls = new Map<string, PhoneCall>();
+  private readonly calls = new Map<string, UasCall>();
   private readonly clock: SipClock;
   private readonly timers: SipTimers;
+  private readonly inDialog: InDialog;
+  private readonly refusals: RefusalLog;
 
   constructor(private readonly opts: UasOptions) {
     this.clock = opts.clock ?? realClock;
     this.timers = opts.timers ?? RFC_TIMERS;
+    this.refusals = opts.refusals ?? new RefusalLog(log);
+    this.inDialog = new InDialog({
+      calls: this.calls,
+      endCall: (call, reason) => this.endCall(call, reason),
+      emit: (event) => this.emit(event),
+      ok: (request, call, sdp) => this.ok(request, call, sdp),
+      local: (call) => this.local(call),
+      refused: (request, channel, status, reason) =>
+        this.refusals.refused({
+          ...channel,
+          source: channel.from,
+          method: request.method,
+          status,
+          reason,
+        }),
+    });
   }
 
   /** Binds UDP and TCP on one port number, as trunks expect (any free one when port is 0). */
@@ -112,7 +112,7 @@ export class SipUas {
     return call.dialog.transfer(referTo);
   }
 
-  private findCall(callId: string): PhoneCall | undefined {
+  private findCall(callId: string): UasCall | undefined {
     return [...this.calls.values()].find((c) => c.callId === callId && c.state !== "ended");
   }
 
@@ -140,11 +140,14 @@ export class SipUas {
     this.handle(parseMessage(bytes, true), this.streamChannel(source));
   }
 
-  /** A TCP stream that cannot be framed: a 400 if the head says where, then the connection closes. */
+  /** A TCP stream that cannot be framed: 400, 413 or 513 if the head says where; then it closes. */
   private refuseStream(reason: string, bytes: Uint8Array, source: StreamSource): void {
     const parsed = parseMessage(bytes, true);
+    // Too large (413, 513): the head is all there is to answer, whatever it says of the body.
+    const status = refusalStatus(reason);
+    const partial = parsed.ok ? parsed.message : parsed.partial;
     this.handle(
-      parsed.ok ? { ok: false, reason, partial: parsed.message } : parsed,
+      parsed.ok || status ? { ok: false, reason, partial, status } : parsed,
       this.streamChannel(source),
     );
   }
@@ -205,12 +208,7 @@ export class SipUas {
   private ack(request: SipRequest, key: string): void {
     const tx = this.transactions.get(key);
     if (tx instanceof InviteServerTransaction) return tx.receive(request);
-    // The ACK of a 2xx is its own transaction and belongs to the dialog (section 13.3.1.4).
-    const call = this.calls.get(dialogKey(request));
-    if (!call || call.state !== "answered") return;
-    call.state = "confirmed";
-    call.invite.acknowledged();
-    this.emit({ type: "confirmed", callId: call.callId });
+    this.inDialog.ack(request);
   }
 
   private nonInvite(request: SipRequest, key: string, channel: Channel): void {
@@ -231,28 +229,14 @@ export class SipUas {
         }));
       case "CANCEL":
         return this.cancel(request, tx);
-      case "NOTIFY": {
-        const call = this.calls.get(dialogKey(request));
-        if (!call?.dialog) return tx.respond(responseTo(request, 481));
-        tx.respond(responseTo(request, 200));
-        return call.dialog.notify(request);
-      }
+      case "NOTIFY":
+        return this.inDialog.notify(request, tx, channel);
       case "UPDATE":
-        return this.reOffer(request, tx);
-      case "INFO": {
-        // Key presses from trunks without RFC 4733 (dtmf_info.ts).
-        const call = this.calls.get(dialogKey(request));
-        if (!call?.dialog || call.state === "ended") return tx.respond(responseTo(request, 481));
-        const { response, digit } = answerInfo(request);
-        tx.respond(response);
-        return digit ? this.emit({ type: "dtmf", callId: call.callId, digit }) : undefined;
-      }
-      case "BYE": {
-        const call = this.calls.get(dialogKey(request));
-        if (!call || call.state === "ended") return tx.respond(responseTo(request, 481));
-        tx.respond(responseTo(request, 200));
-        return void this.endCall(call, "caller_hung_up");
-      }
+        return this.inDialog.reOffer(request, tx, channel);
+      case "INFO":
+        return this.inDialog.info(request, tx, channel);
+      case "BYE":
+        return this.inDialog.bye(request, tx, channel);
       default:
         return tx.respond(
           responseTo(request, 405, { toTag: randomToken(), headers: this.capabilities() }),
@@ -280,11 +264,20 @@ export class SipUas {
     this.transactions.set(key, tx);
     // 100 at once (section 17.2.1): the lookup may take longer than the caller's 200 ms.
     tx.respond(responseTo(request, 100));
-    if (tagOf(header(request, "To")) !== undefined) return this.reOffer(request, tx);
+    if (tagOf(header(request, "To")) !== undefined) {
+      return this.inDialog.reOffer(request, tx, channel);
+    }
 
     const refuse = (status: number, reason?: string, headers: Header[] = []) => {
       const response = responseTo(request, status, { toTag: randomToken(), reason, headers });
       tx.respond(response);
+      this.refusals.refused({
+        ...channel,
+        source: channel.from,
+        method: "INVITE",
+        status,
+        reason: response.reason,
+      });
       this.emit({ type: "refused", callId, status, reason: response.reason });
     };
     const required = unsupported(headerList(request, "Require"));
@@ -331,10 +324,11 @@ export class SipUas {
       const retry = [{ name: "Retry-After", value: "5" }];
       return tx.answered ? undefined : refuse(503, "Service Unavailable (no RTP port free)", retry);
     }
-    const call: PhoneCall = {
+    const call: UasCall = {
       channel,
       callId,
       localTag: randomToken(),
+      remoteTag: tagOf(header(request, "From")),
       invite: tx,
       state: "ringing",
       rtp,
@@ -368,26 +362,12 @@ export class SipUas {
       call.dialog = this.dialog(request, call);
       call.session = SessionTimer.start(request, this.clock, () => this.expired(call));
       tx.respond(this.ok(request, call, answer.sdp));
-      this.emit({ type: "answered", callId, target, media: answer.choice, rtp });
+      const signalling = channel.from.address;
+      this.emit({ type: "answered", callId, target, media: answer.choice, rtp, signalling });
     });
   }
 
-  /** A re-INVITE or UPDATE in a dialog (hold, codec change, session refresh): from its offer. */
-  private reOffer(request: SipRequest, tx: Transaction): void {
-    const call = this.calls.get(dialogKey(request));
-    if (!call || call.state === "ended") return tx.respond(responseTo(request, 481));
-    call.session?.refresh(request);
-    // An UPDATE without an offer only refreshes the session (RFC 4028 section 7.4).
-    if (request.body.length === 0) return tx.respond(this.ok(request, call));
-    call.sdpVersion++;
-    const answer = answerOffer(new TextDecoder().decode(request.body), this.local(call));
-    if (!answer.ok) return tx.respond(responseTo(request, 488));
-    if (tx instanceof InviteServerTransaction) [call.invite, call.state] = [tx, "answered"];
-    tx.respond(this.ok(request, call, answer.sdp));
-    this.emit({ type: "media", callId: call.callId, media: answer.choice });
-  }
-
-  private dialog(invite: SipRequest, call: PhoneCall): SipDialog {
+  private dialog(invite: SipRequest, call: UasCall): SipDialog {
     const channel = call.channel;
     return new SipDialog({
       invite,
@@ -411,7 +391,7 @@ export class SipUas {
   }
 
   /** A 2xx in the call's dialog, with the SDP answer when there is one. */
-  private ok(request: SipRequest, call: PhoneCall, sdp?: string) {
+  private ok(request: SipRequest, call: UasCall, sdp?: string) {
     const headers = [
       this.contact(request),
       ...this.capabilities(),
@@ -423,12 +403,12 @@ export class SipUas {
   }
 
   /** The caller stopped refreshing the session (RFC 4028 section 10): our BYE ends it. */
-  private expired(call: PhoneCall): void {
+  private expired(call: UasCall): void {
     void call.dialog?.bye();
     void this.endCall(call, "session_expired");
   }
 
-  private async endCall(call: PhoneCall, reason: CallEndReason): Promise<void> {
+  private async endCall(call: UasCall, reason: CallEndReason): Promise<void> {
     if (call.state === "ended") return;
     call.state = "ended";
     // Forgotten at once: a retransmitted BYE is answered by its transaction, not the dialog.
@@ -469,7 +449,7 @@ export class SipUas {
     this.socket?.send(bytes, responsePeer(request, from));
   }
 
-  private local(call: PhoneCall) {
+  private local(call: UasCall) {
     return {
       address: this.announced,
       port: call.rtp?.port ?? 0,

@@ -5,6 +5,7 @@ import type { Header, SipRequest } from "./message.ts";
 import type { AnswerChoice } from "./sdp.ts";
 import type { RtpPort } from "./rtp_port.ts";
 import type { DtmfDigit } from "../phone/line.ts";
+import type { RefusalLog } from "./refusal_log.ts";
 
 /** What an INVITE leads to: the agent that takes the call. */
 export interface PhoneTarget {
@@ -34,7 +35,15 @@ export type CallEndReason =
 export type CallEvent =
   | { type: "invited"; callId: string; dialled: string; caller?: string }
   | { type: "refused"; callId: string; status: number; reason: string }
-  | { type: "answered"; callId: string; target: PhoneTarget; media: AnswerChoice; rtp: RtpPort }
+  | {
+    type: "answered";
+    callId: string;
+    target: PhoneTarget;
+    media: AnswerChoice;
+    rtp: RtpPort;
+    /** The address the INVITE came from: its media is heard as the SDP's c= address is. */
+    signalling: string;
+  }
   | { type: "confirmed"; callId: string }
   /** A re-INVITE changed the media: `media.direction` is ours (recvonly/inactive: on hold). */
   | { type: "media"; callId: string; media: AnswerChoice }
@@ -62,4 +71,6 @@ export interface UasOptions {
   clock?: SipClock;
   timers?: SipTimers;
   onEvent?: (event: CallEvent) => void;
+  /** Where refused INVITEs and foreign in-dialog requests are logged (default: the "sip" log). */
+  refusals?: RefusalLog;
 }

@@ -11,7 +11,8 @@ import type { FrameSource } from "../../audio/frame_source.ts";
 import { sharedFrameClock } from "../../audio/frame_clock.ts";
 import { type LatenessHistogram, Pacer } from "../../audio/pacer.ts";
 import { logger } from "../../../common/log.ts";
-import type { Carrier, DtmfDigit, LineEndReason, PhoneLine, TransferResult } from "../line.ts";
+import type { Carrier, LineEndReason, PhoneLine, TransferResult } from "../line.ts";
+import { HeldKeys } from "../held_keys.ts";
 import type { LineFormat, StreamDialect, StreamEvent } from "./dialect.ts";
 import { CallerTimeline } from "./caller_timeline.ts";
 import { BotVoiceOut } from "./bot_voice_out.ts";
@@ -48,7 +49,8 @@ const TRANSFER_HANDOVER_MS = 10_000;
 export class StreamPhoneLine implements PhoneLine {
   readonly carrier: Carrier;
   readonly onCallerFrame = new Emitter<[Int16Array]>();
-  readonly onDtmf = new Emitter<[DtmfDigit]>();
+  /** Keys pressed before the call listens (the token is checked, the call made) are held. */
+  readonly onDtmf = new HeldKeys();
   readonly onEnded = new Emitter<[LineEndReason]>();
   /** Resolves with the provider's start message; rejects if the stream ends or errs before it. */
   readonly started: Promise<StreamStart>;
@@ -306,8 +308,9 @@ export class StreamPhoneLine implements PhoneLine {
         this.#timeline.push(this.#pcmOf(event.payload), event.timestampMs);
         return;
       case "dtmf":
-        if (!this.#accepted || !DTMF_DIGIT.test(event.digit)) return;
+        if (this.#ended || !DTMF_DIGIT.test(event.digit)) return;
         this.#counts.dtmf++;
+        // Held until the call listens (held_keys.ts): it is made after the token is checked.
         this.onDtmf.emit({ digit: event.digit, durationMs: event.durationMs });
         return;
       case "played":
