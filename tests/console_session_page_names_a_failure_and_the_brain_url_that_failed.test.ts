@@ -4,6 +4,7 @@
 // section.
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { startInProcessCallService } from "./helpers/call_harness.ts";
+import { freePort } from "./helpers/process.ts";
 import { endedAs, pageToldFatal } from "./helpers/fault_checks.ts";
 import { signIn } from "./helpers/console_client.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
@@ -19,9 +20,7 @@ Deno.test("console: a failed session's page names the failure and the brain URL 
     createBrain({ onSessionStart: () => "Hello.", onTurn: () => "OK." }),
   );
   try {
-    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const url = `ws://127.0.0.1:${(l.addr as Deno.NetAddr).port}/brain`;
-    l.close(); // nothing listens there now
+    const url = `ws://127.0.0.1:${freePort()}/brain`; // nothing listens there
     const tenant = await service.tenantFor(url);
     const { caller, sessionId } = await service.callAs(tenant);
     await pageToldFatal(caller);

@@ -4,6 +4,7 @@
 // send a brain developer looking for a bug in frames their brain never got to send.
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { startInProcessCallService } from "./helpers/call_harness.ts";
+import { freePort } from "./helpers/process.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 import { runCall } from "../cli/call.ts";
 
@@ -12,9 +13,7 @@ Deno.test("the simulator calls an unreachable brain a failed call with its reaso
     createBrain({ onSessionStart: () => "Hello.", onTurn: () => "OK." }),
   );
   try {
-    const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const url = `ws://127.0.0.1:${(l.addr as Deno.NetAddr).port}/brain`;
-    l.close(); // nothing listens there now
+    const url = `ws://127.0.0.1:${freePort()}/brain`; // nothing listens there
     const tenant = await service.tenantFor(url);
     const out: string[] = [], err: string[] = [];
     const code = await runCall(

@@ -8,11 +8,7 @@
 // Sanitizers are off, as in demo_page_call.test.ts (playwright-core's handles).
 import { assert, assertEquals, assertMatch } from "../helpers/assert.ts";
 import { type CallService, startCallService } from "../helpers/call_harness.ts";
-import { speechWav } from "../helpers/audio.ts";
 import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
-import type { CallState } from "../../web/call/call.ts";
-import type { BotUnit, TranscriptLine } from "../../web/call/conversation.ts";
-import type { HeardLatency } from "../../web/call/latency.ts";
 import {
   ARTIFACTS,
   type Browser,
@@ -21,36 +17,12 @@ import {
   waitForPage,
 } from "./helpers/chromium.ts";
 import { serveDemoPage } from "./helpers/demo_site.ts";
+import { snapshotCallPage, spokenMicWav } from "./helpers/call_page.ts";
 import type { StaticServer } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
 const SAID = "what is the weather like today";
 const TYPED = "what are your opening hours";
-
-interface Snapshot {
-  state?: CallState;
-  transcript: TranscriptLine[];
-  bot: BotUnit[];
-  latency: HeardLatency[];
-}
-
-function snapshot(page: Page): Promise<Snapshot> {
-  return page.evaluate(() => {
-    const p = (globalThis as unknown as {
-      callPage: {
-        call?: { state: CallState };
-        conversation: { transcript: TranscriptLine[]; bot: BotUnit[] };
-        latency: { turns: HeardLatency[] };
-      };
-    }).callPage;
-    return JSON.parse(JSON.stringify({
-      state: p.call?.state,
-      transcript: p.conversation.transcript,
-      bot: p.conversation.bot,
-      latency: p.latency.turns,
-    }));
-  });
-}
 
 type Box = { x: number; y: number; width: number; height: number };
 
@@ -63,23 +35,14 @@ async function boxes(page: Page): Promise<{ user: Box; bot: Box; status: Box }> 
   };
 }
 
-/** The caller's line with quiet around it: the greeting plays first, the answer after it. */
-async function microphoneWav(): Promise<string> {
-  const speech = await speechWav(SAID, 0.3);
-  const out = await Deno.makeTempFile({ prefix: "demo-mic-", suffix: ".wav" });
-  // Chromium loops the file: 4 s before the line, 20 s after it (the typed turn happens there).
-  const sox = await new Deno.Command("sox", { args: [speech, out, "pad", "4", "20"] }).output();
-  if (!sox.success) throw new Error(new TextDecoder().decode(sox.stderr));
-  return out;
-}
-
 Deno.test({
   name: "Demo page in a call: reads in a call, keeps its pills together, names each turn's wait",
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
     await Deno.mkdir(ARTIFACTS + "demo-in-call", { recursive: true });
-    const wav = await microphoneWav();
+    // 4 s before the line (the greeting plays first), 20 s after it (the typed turn happens there).
+    const wav = await spokenMicWav(SAID, 4, 20);
     let service: CallService | undefined, site: StaticServer | undefined;
     let browser: Browser | undefined, page: Page | undefined;
     try {
@@ -94,7 +57,7 @@ Deno.test({
       const before = await boxes(page);
 
       await page.click("#call");
-      let s = await waitForPage(page, snapshot, (s) => s.state?.phase === "ready", 20_000);
+      let s = await waitForPage(page, snapshotCallPage, (s) => s.state?.phase === "ready", 20_000);
       assertEquals(s.state?.phase, "ready", JSON.stringify(s.state));
       assertEquals(await page.textContent("#phase"), "in a call");
       assertEquals(await page.getAttribute("#phase", "data-phase"), "ready");
@@ -114,7 +77,7 @@ Deno.test({
       }
 
       // The spoken turn is listed by its words.
-      s = await waitForPage(page, snapshot, (s) => s.latency.some((l) => !l.typed), 40_000);
+      s = await waitForPage(page, snapshotCallPage, (s) => s.latency.some((l) => !l.typed), 40_000);
       const spoken = s.latency.find((l) => !l.typed);
       assert(spoken && spoken.ms !== null && spoken.ms > 0, JSON.stringify(s.latency));
       const heard = s.transcript.find((l) => l.final && !l.typed && l.text.trim() !== "");
@@ -125,14 +88,14 @@ Deno.test({
       // Once its answer has played, the caller types a line: it is listed too, marked typed.
       s = await waitForPage(
         page,
-        snapshot,
+        snapshotCallPage,
         (s) => s.bot.some((u) => u.text.startsWith("You said:") && u.status === "completed"),
         20_000,
       );
       await new Promise((r) => setTimeout(r, 600)); // the answer's last audio has played out
       await page.fill("#typed-text", TYPED);
       await page.click("#typed-send");
-      s = await waitForPage(page, snapshot, (s) => s.latency.some((l) => l.typed), 20_000);
+      s = await waitForPage(page, snapshotCallPage, (s) => s.latency.some((l) => l.typed), 20_000);
       const typed = s.latency.find((l) => l.typed);
       assert(typed && typed.ms !== null && typed.ms > 0, JSON.stringify(s.latency));
       assertEquals(typed.said, TYPED);
