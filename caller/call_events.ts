@@ -13,6 +13,8 @@ export type FailureKind =
   | "no greeting"
   | "timeout"
   | "protocol error"
+  /** The service failed the call (its call-ended notice: failed, with the reason as `code`). */
+  | "call failed"
   | "hung up early"
   | "misheard"
   | "interrupted";
@@ -20,7 +22,10 @@ export type FailureKind =
 export interface Failure {
   kind: FailureKind;
   message: string;
-  /** The service's error envelope code when it refused (connect refused, offer refused). */
+  /**
+   * The service's error envelope code when it refused (connect refused, offer refused), or the
+   * session's end reason when it failed the call (call failed).
+   */
   code?: string;
 }
 

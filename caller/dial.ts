@@ -58,7 +58,7 @@ export async function dial(o: DialOptions, onSession?: (id: string) => void): Pr
       message: `cannot reach the API at ${base}: ${(err as Error).message}`,
     });
   }
-  if (connect.status !== 200) return failed(refusal("connect refused", connect));
+  if (connect.status !== 200) return failed(originNamed(refusal("connect refused", connect), o));
   const params = connect.body as {
     session_id: string;
     webrtc_request_params: { endpoint: string; headers: Record<string, string> };
@@ -77,6 +77,15 @@ export async function dial(o: DialOptions, onSession?: (id: string) => void): Pr
       : { kind: "offer refused" as const, message: (err as Error).message };
     return failed(failure, params.session_id);
   }
+}
+
+/** An origin refusal says which Origin was sent (or that none was): the key's allowlist lacks it. */
+function originNamed(f: Failure, o: DialOptions): Failure {
+  if (f.code !== "origin_not_allowed") return f;
+  const sent = o.origin
+    ? `sent with Origin ${o.origin}, which is not on the key's allowlist`
+    : "sent without an Origin header: a pk_ key needs one on its allowlist";
+  return { ...f, message: `${f.message} (${sent})` };
 }
 
 function parseMaybe(text: string): unknown {

@@ -163,14 +163,16 @@ Deno.test("the caller simulator against the real service", async (t) => {
       assert.equal(two.result.turns.length, 1, "the second turn was never said");
     });
 
-    await t.step("a brain that cannot be reached is a protocol error: exit 1", async () => {
+    await t.step("a brain that cannot be reached is a failed call, named: exit 1", async () => {
       const tenant = await makeTenant(service.api, "gone", {
         brain_url: "ws://127.0.0.1:9/brain",
       });
       const { result, text } = await run(tenant, { turns: [], timeoutMs: 10_000 });
       assert.equal(result.exit_code, 1, text);
-      assert.equal(result.failure?.kind, "protocol error");
+      assert.equal(result.failure?.kind, "call failed");
+      assert.equal(result.failure?.code, "brain_unreachable");
       assert.match(text, /\nerror \(fatal\): the brain could not be reached/);
+      assert.match(text, /\nFAILED \(call failed\): the service failed the call during /);
     });
   } finally {
     for (const s of served) await s.shutdown();

@@ -89,10 +89,18 @@ export interface SimulationOptions {
 
 /** A step failed. */
 class StepFailed extends Error {
-  constructor(readonly failure: Failure, readonly exitCode: 1 | 130 = 1) {
+  constructor(
+    readonly failure: Failure,
+    readonly exitCode: 1 | 130 = 1,
+    /** A fatal RTVI error stopped the step: the call-ended notice that follows says why. */
+    readonly fatal?: { step: string; text: string },
+  ) {
     super(failure.message);
   }
 }
+
+/** How long a fatal error's call-ended notice is waited for (the worker sends it right after). */
+const NOTICE_WAIT_MS = 2000;
 
 type EventBody = CallEvent extends infer E ? E extends unknown ? Omit<E, "t_ms"> : never : never;
 
@@ -198,11 +206,15 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
 
   const failureOf = (stop: Stop, step: string): StepFailed => {
     switch (stop.kind) {
-      case "error":
-        return new StepFailed({
-          kind: "protocol error",
-          message: `RTVI ${stop.msg.type} during ${step}: ${errorText(stop.msg)}`,
-        });
+      case "error": {
+        const text = errorText(stop.msg);
+        const fatal = (stop.msg.data as { fatal?: unknown } | undefined)?.fatal === true;
+        return new StepFailed(
+          { kind: "protocol error", message: `RTVI ${stop.msg.type} during ${step}: ${text}` },
+          1,
+          fatal ? { step, text } : undefined,
+        );
+      }
       case "hangup":
         return new StepFailed({ kind: "hung up early", message: `the bot hung up during ${step}` });
       case "aborted":
@@ -210,6 +222,23 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
       case "timeout":
         return new StepFailed({ kind: "timeout", message: `timed out during ${step}` });
     }
+  };
+
+  /**
+   * A fatal error is the service failing the call, not the brain breaking the protocol: named by
+   * the session's end reason from the call-ended notice that follows it (brain_unreachable, ...).
+   */
+  const failedCall = async (err: StepFailed): Promise<Failure | undefined> => {
+    if (!err.fatal) return undefined;
+    const until = performance.now() + NOTICE_WAIT_MS;
+    while (!ended && performance.now() < until) await new Promise((r) => setTimeout(r, 50));
+    if (ended?.status !== "failed") return undefined;
+    return {
+      kind: "call failed",
+      code: ended.reason,
+      message: `the service failed the call during ${err.fatal.step} (${ended.reason}): ` +
+        err.fatal.text,
+    };
   };
 
   /**
@@ -422,7 +451,7 @@ export async function simulateCall(o: SimulationOptions): Promise<SimulationResu
   } catch (err) {
     if (!(err instanceof StepFailed)) throw err;
     flushPending();
-    return finish(err.failure, err.exitCode);
+    return finish(await failedCall(err) ?? err.failure, err.exitCode);
   } finally {
     hungUpByUs = true;
     // A figure reported just now must leave before the channel closes.

@@ -12,7 +12,12 @@ import {
   type SpokenTurn,
   voiceLine,
 } from "../caller/script.ts";
-import { formatEvent, simulateCall, type SimulationOptions } from "../caller/simulator.ts";
+import {
+  type Failure,
+  formatEvent,
+  simulateCall,
+  type SimulationOptions,
+} from "../caller/simulator.ts";
 import { type NoiseSpec, parseNoise } from "../caller/noise.ts";
 import { type Impairment, parseLoss } from "../caller/lossy_link.ts";
 import { runScenarioCommand } from "./call_scenario.ts";
@@ -300,6 +305,36 @@ const console_: Output = {
   err: (line) => console.error(line),
 };
 
+/**
+ * What to do about a refused connect or a failed call, in this command's terms; the admin
+ * commands it names are filled in with this call's API and agent, to run as printed.
+ */
+export function failureHint(
+  failure: Failure | null,
+  call: { api: string; agent: string; origin?: string },
+): string | undefined {
+  const admin = (what: string) =>
+    `ADMIN_TOKEN=... deno task admin ${what} --agent-id ${call.agent} --api-url ${call.api}`;
+  switch (failure?.code) {
+    case "origin_not_allowed":
+      return (call.origin
+        ? `the key does not allow the origin ${call.origin}: pass --origin with an origin on its ` +
+          "allowlist"
+        : "a pk_ key needs --origin set to an origin on its allowlist") +
+        ` (\`${admin("keys list")}\` shows each key's allowed_origins), or use the agent's sk_ ` +
+        "key, which needs none.";
+    case "invalid_api_key":
+      return "check --key (or VOICE_KEY): the key is mistyped, revoked, or of another service.";
+    case "agent_not_found":
+      return "--agent must be the agent the key was made for.";
+    case "brain_unreachable":
+    case "brain_connect_timeout":
+      return "the worker could not use the agent's brain: check that it is running at the " +
+        `agent's brain URL (\`${admin("agents get")}\`) and that the worker can reach it.`;
+  }
+  return undefined;
+}
+
 /** The whole command; resolves with the exit status. */
 export async function runCall(
   args: string[],
@@ -343,12 +378,8 @@ export async function runCall(
     onEvent: c.json ? undefined : (e) => io.out(formatEvent(e)),
   });
   if (c.json) io.out(JSON.stringify(result));
-  if (
-    result.failure?.code === "origin_not_allowed" && !c.options.origin &&
-    c.options.key.startsWith("pk_")
-  ) {
-    io.err("call: a pk_ key needs --origin set to an origin on its allowlist");
-  }
+  const hint = failureHint(result.failure, c.options);
+  if (hint) io.err(`call: ${hint}`);
   return result.exit_code;
 }
 

@@ -2,6 +2,7 @@
 // defensively, since old sessions and echo calls have none or fewer fields, plus formatting.
 
 export const STEP_MARKS = [
+  "typed_text",
   "speech_ended",
   "end_of_turn",
   "final_requested",
@@ -43,7 +44,12 @@ export const LATENCIES = [
     "the worker's figure plus network, jitter buffer and playout",
   ],
 ] as const;
-export type Latency = typeof LATENCIES[number][0];
+/**
+ * A typed turn's wait, the typed text reaching the worker to the first bot audio sent: shown in
+ * the end-of-speech column, marked typed, since a typed turn has no speech to end.
+ */
+export const TYPED_WAIT = "typed_to_first_audio";
+export type Latency = typeof LATENCIES[number][0] | typeof TYPED_WAIT;
 
 export interface UnitView {
   unit_id: string;
@@ -112,7 +118,7 @@ function readTurn(t: Record<string, unknown>, i: number): TurnView {
     user_text: str(t.user_text) ?? null,
     started_at: date(t.started_at),
     marks: numbers(t.marks, STEP_MARKS),
-    latency_ms: numbers(t.latency_ms, LATENCIES.map(([k]) => k)),
+    latency_ms: numbers(t.latency_ms, [...LATENCIES.map(([k]) => k), TYPED_WAIT]),
     units: (Array.isArray(t.units) ? t.units : []).map(readUnit).filter((u) => u !== undefined),
     interrupted: t.interrupted === true,
   };
@@ -134,7 +140,9 @@ const SEGMENTS = [
 ] as const;
 
 export function segments(turn: TurnView): Segment[] {
-  const origin = turn.marks.speech_ended ?? 0;
+  // A typed turn's bar starts at its text's arrival (its first step, "to brain", is any wait for
+  // the caller's utterance in progress).
+  const origin = turn.marks.speech_ended ?? turn.marks.typed_text ?? 0;
   const out: Segment[] = [];
   let at = origin;
   for (const [mark, step] of SEGMENTS) {
@@ -173,18 +181,11 @@ export function secondsBetween(
   return end ? (end.getTime() - from.getTime()) / 1000 : undefined;
 }
 
-/** A JSON value on one short line, for table cells. */
-export function preview(value: unknown, max = 96): string {
-  if (isObject(value) && typeof value.text === "string") return clip(value.text, max);
-  let s: string;
-  try {
-    s = JSON.stringify(value) ?? "";
-  } catch {
-    s = String(value);
-  }
-  return clip(s, max);
-}
+/** What the turns' "At" and the log's times count from, for their column titles. */
+export const SINCE_CREATED = "seconds since the session was created (its Created time above)";
 
-function clip(s: string, max: number): string {
-  return s.length > max ? s.slice(0, max - 1) + "…" : s;
+/** "+4.1 s"-style offset of `at` from the session's creation; "" when either is missing. */
+export function sinceCreated(at: Date | null, created: Date | null, digits = 1): string {
+  if (!at || !created) return "";
+  return `+${((at.getTime() - created.getTime()) / 1000).toFixed(digits)}`;
 }

@@ -2,6 +2,7 @@
 import type { FC } from "hono/jsx";
 import type { Agent } from "../../db/agents.ts";
 import type { SessionRecord } from "../../db/session_records.ts";
+import { Failure, readFailure } from "./failure.tsx";
 import { JsonDetails, Layout, Status, Time } from "./layout.tsx";
 import { formatSeconds, readTurns, secondsBetween } from "./records.ts";
 import { Timeline } from "./timeline.tsx";
@@ -58,6 +59,7 @@ export const SessionPage: FC<{
   const href = (src?: string) =>
     `/console/sessions/${s.session_id}${src ? `?source=${encodeURIComponent(src)}` : ""}#log`;
   const metadata = Object.entries(s.metadata ?? {});
+  const failure = readFailure(s);
   return (
     <Layout title={s.display_name || s.session_id}>
       <p class="small">
@@ -111,6 +113,13 @@ export const SessionPage: FC<{
         </dd>
       </dl>
 
+      {failure && (
+        <>
+          <h2>Why it failed</h2>
+          <Failure failure={failure} />
+        </>
+      )}
+
       <h2>Turns</h2>
       {turns.length === 0
         ? (
@@ -119,7 +128,7 @@ export const SessionPage: FC<{
             records have none).
           </p>
         )
-        : <Timeline turns={turns} callStart={t.started_at ?? t.created_at} />}
+        : <Timeline turns={turns} created={t.created_at} />}
 
       <h2>Transcript</h2>
       {turns.length === 0 ? <p class="muted">No transcript.</p> : <Transcript turns={turns} />}

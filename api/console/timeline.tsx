@@ -2,15 +2,35 @@
 // Rendered once on the server: no `key` props (the precompiled JSX prints them as attributes).
 // deno-lint-ignore-file jsx-key
 import type { FC } from "hono/jsx";
-import { formatMs, LATENCIES, segments, type TurnView } from "./records.ts";
+import {
+  formatMs,
+  LATENCIES,
+  segments,
+  SINCE_CREATED,
+  sinceCreated,
+  type TurnView,
+  TYPED_WAIT,
+} from "./records.ts";
 
-const offset = (turn: TurnView, callStart: Date | null) =>
-  turn.started_at && callStart
-    ? `+${((turn.started_at.getTime() - callStart.getTime()) / 1000).toFixed(1)} s`
-    : "";
+/** A turn's figure in a column; a typed turn's own wait stands in the end-of-speech one. */
+const Figure: FC<{ turn: TurnView; step: typeof LATENCIES[number][0] }> = ({ turn, step }) => {
+  const typed = turn.latency_ms[TYPED_WAIT];
+  if (step === "end_to_first_audio" && typed !== undefined && turn.latency_ms[step] === undefined) {
+    return (
+      <td
+        class="num"
+        data-latency={TYPED_WAIT}
+        title="typed text reached the worker → first audio sent"
+      >
+        {formatMs(typed)} <span class="muted small">from typed text</span>
+      </td>
+    );
+  }
+  return <td class="num" data-latency={step}>{formatMs(turn.latency_ms[step])}</td>;
+};
 
-export const Timeline: FC<{ turns: TurnView[]; callStart: Date | null }> = (
-  { turns, callStart },
+export const Timeline: FC<{ turns: TurnView[]; created: Date | null }> = (
+  { turns, created },
 ) => {
   const bars = turns.map(segments);
   const longest = Math.max(
@@ -25,14 +45,16 @@ export const Timeline: FC<{ turns: TurnView[]; callStart: Date | null }> = (
         <span class="seg-to-brain"></span>to brain
         <span class="seg-brain"></span>brain
         <span class="seg-synthesis"></span>synthesis; together the wait until the worker sent the
-        first bot audio. Recognition runs inside end of turn or to brain. The last column is the
-        same wait as the page or caller simulator measured it from the audio it sent and received.
+        first bot audio. Recognition runs inside end of turn or to brain. A typed turn has no
+        speech: its wait counts from its text reaching the worker. The last column is the same wait
+        as the page or caller simulator measured it from the audio it sent and received. "At" counts
+        seconds since the session was created, as the log below does.
       </p>
       <table id="timeline">
         <thead>
           <tr>
             <th>Turn</th>
-            <th>At</th>
+            <th title={SINCE_CREATED}>At (s since created)</th>
             {LATENCIES.map(([, label, what]) => <th class="num" title={what}>{label}</th>)}
             <th style="width:30%">Steps</th>
           </tr>
@@ -44,10 +66,8 @@ export const Timeline: FC<{ turns: TurnView[]; callStart: Date | null }> = (
                 <span class="mono">{t.turn_id}</span> <span class="muted small">{t.trigger}</span>
                 {t.interrupted && <div class="small badge s-failed">barged in</div>}
               </td>
-              <td class="small">{offset(t, callStart)}</td>
-              {LATENCIES.map(([key]) => (
-                <td class="num" data-latency={key}>{formatMs(t.latency_ms[key])}</td>
-              ))}
+              <td class="small at">{sinceCreated(t.started_at, created)}</td>
+              {LATENCIES.map(([key]) => <Figure turn={t} step={key} />)}
               <td>
                 <div class="bar">
                   {bars[i].map((s) => (

@@ -1,12 +1,12 @@
 // The session's log: wire frames to and from the brain, page messages and worker events, each
-// with its time since the session was created and its data behind a disclosure.
+// with its time since the session was created (the origin the turns' "At" shares) and its data
+// behind a disclosure, a chat frame's JSON text shown parsed.
 import type { FC } from "hono/jsx";
 import type { SessionRecord } from "../../db/session_records.ts";
-import { preview } from "./records.ts";
+import { readLogData, summary } from "./log_view.ts";
+import { SINCE_CREATED, sinceCreated } from "./records.ts";
 
 type Entry = SessionRecord["log"][number];
-
-const since = (at: Date, from: Date) => `+${((at.getTime() - from.getTime()) / 1000).toFixed(3)}`;
 
 export const WireLog: FC<{
   log: Entry[];
@@ -30,26 +30,32 @@ export const WireLog: FC<{
         <table id="log">
           <thead>
             <tr>
-              <th class="num">s</th>
+              <th class="num" title={SINCE_CREATED}>s since created</th>
               <th>Source</th>
               <th>Kind</th>
               <th>Data</th>
             </tr>
           </thead>
           <tbody>
-            {shown.map((e) => (
-              <tr data-source={e.source}>
-                <td class="num small" title={e.at.toISOString()}>{since(e.at, from)}</td>
-                <td class="small">{e.source}</td>
-                <td class="mono small">{e.kind}</td>
-                <td>
-                  <details>
-                    <summary class="mono small">{preview(e.data)}</summary>
-                    <pre>{JSON.stringify(e.data, null, 2)}</pre>
-                  </details>
-                </td>
-              </tr>
-            ))}
+            {shown.map((e) => {
+              const d = readLogData(e.data);
+              return (
+                <tr data-source={e.source} data-kind={e.kind}>
+                  <td class="num small" title={e.at.toISOString()}>
+                    {sinceCreated(e.at, from, 3)}
+                  </td>
+                  <td class="small">{e.source}</td>
+                  <td class="mono small">{e.kind}</td>
+                  <td>
+                    <details>
+                      <summary class="mono small">{summary(d.value)}</summary>
+                      {d.parsedJson && <p class="small muted">JSON text shown parsed:</p>}
+                      <pre>{JSON.stringify(d.value, null, 2)}</pre>
+                    </details>
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       )}

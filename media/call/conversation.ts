@@ -206,7 +206,9 @@ export class Conversation {
   private fail(reason: string, detail: string): void {
     if (this.finished) return;
     log.warn("conversation failed", { session_id: this.opts.sessionId, reason, detail });
-    this.opts.log.add("worker", reason, { detail });
+    // A brain failure names the URL dialled: the agent's may have changed since (console).
+    const brain = reason.startsWith("brain_") ? { brain_url: this.opts.brainUrl } : {};
+    this.opts.log.add("worker", reason, { detail, ...brain });
     this.page.error(detail, true);
     this.opts.endCall("failed", reason);
   }
@@ -326,6 +328,7 @@ export class Conversation {
   /** A typed turn from the page (send-text); throws when the call cannot take one yet. */
   onTypedText(text: string): void {
     if (!this.caller || this.finished) throw new Error("The call is not listening.");
+    this.turnLog.typedArrived(text, now()); // the typed turn's wait starts here
     this.caller.typed(text);
   }
 

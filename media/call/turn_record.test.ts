@@ -145,18 +145,42 @@ Deno.test("a typed turn is recorded as typed with its text, timed from when it w
   log.typedSent("t1", "order 42", 1000);
   log.mark("t1", "first_unit", 1300);
   log.mark("t1", "first_audio", 1380);
-  assertEquals(seen, [["brain", 300], ["synthesis", 80]], "no speech: no end-of-turn steps");
+  assertEquals(
+    seen,
+    [["brain", 300], ["synthesis", 80], ["typed_to_first_audio", 380]],
+    "no speech: no end-of-turn steps; the typed wait from the text to the first audio",
+  );
   const t1 = log.records()[0];
   assertEquals(
     { trigger: t1.trigger, text: t1.user_text, marks: t1.marks, engines: t1.engines },
     {
       trigger: "typed",
       text: "order 42",
-      marks: { user_turn_sent: 0, first_unit: 300, first_audio: 380 },
+      marks: { typed_text: 0, user_turn_sent: 0, first_unit: 300, first_audio: 380 },
       engines: { synthesis: [] },
     },
   );
+  assertEquals(t1.latency_ms.typed_to_first_audio, 380);
   assertEquals(log.heardAtCaller("t1", 400), false, "the caller's heard figure is for speech");
   log.utteranceSent("t2", "hello", 2000);
   assertEquals(log.records()[1].marks.user_turn_sent, 1100, "the utterance kept its own start");
+});
+
+Deno.test("a typed text held back by the caller's utterance is timed from its arrival", () => {
+  const log = new TurnLog();
+  observed(log);
+  log.utteranceStarted(900);
+  log.typedArrived("  order 42 ", 1000); // the caller is still speaking: the text waits
+  log.typedArrived("never taken", 1050); // refused before it became a turn: never claimed
+  log.utteranceSent("t1", "hello", 1400);
+  log.typedSent("t2", "order 42", 1600);
+  log.mark("t2", "first_unit", 1900);
+  log.mark("t2", "first_audio", 1980);
+  const t2 = log.records()[1];
+  assertEquals(t2.marks, { typed_text: 0, user_turn_sent: 600, first_unit: 900, first_audio: 980 });
+  assertEquals(t2.latency_ms.typed_to_first_audio, 980, "the wait for the floor is in it");
+  assertEquals(t2.latency_ms.brain, 300);
+  for (let i = 0; i < 20; i++) log.typedArrived(`refused ${i}`, 2000 + i);
+  log.typedSent("t3", "order 43", 3000);
+  assertEquals(log.records()[2].marks.typed_text, 0, "unknown text: it begins when sent");
 });

@@ -10,6 +10,8 @@ export type TurnMark =
   | "final_requested"
   /** ... and gave it. */
   | "final_text"
+  /** A typed turn's text reached the worker (it may wait while the caller holds the floor). */
+  | "typed_text"
   | "user_turn_sent"
   | "first_unit"
   | "first_audio"
@@ -24,7 +26,12 @@ export type LatencyStep =
   /** The recogniser's own time for the final text; it runs inside end_of_turn or to_brain. */
   | "recognition"
   /** Reported by the page or caller simulator: end of speech to first bot audio as heard there. */
-  | "heard_at_caller";
+  | "heard_at_caller"
+  /** A typed turn's wait: its text reached the worker to the first bot audio sent. */
+  | "typed_to_first_audio";
+
+/** Typed texts remembered while they wait to become turns; more are never waiting at once. */
+const MAX_TYPED_WAITING = 8;
 
 /** The largest caller-reported latency kept (ms); anything longer is not a reply being waited for. */
 export const MAX_HEARD_AT_CALLER_MS = 60_000;
@@ -42,6 +49,7 @@ export const STEPS: readonly (readonly [LatencyStep, TurnMark, TurnMark])[] = [
   ["synthesis", "first_unit", "first_audio"],
   ["end_to_first_audio", "speech_ended", "first_audio"],
   ["recognition", "final_requested", "final_text"],
+  ["typed_to_first_audio", "typed_text", "first_audio"],
 ];
 
 /**
@@ -156,6 +164,8 @@ export class TurnLog {
   private pending?: Turn;
   /** Told each latency and barge-in as it happens (the node's metrics); set by the call. */
   observer?: TurnObserver;
+  /** Typed texts that arrived and are not yet turns, oldest first (typedArrived). */
+  private typedWaiting: { text: string; at: number; wall: number }[] = [];
 
   /** The caller started speaking `agoMs` ago (the VAD's start window). */
   utteranceStarted(now: number, agoMs = 0): void {
@@ -189,10 +199,26 @@ export class TurnLog {
     this.add(turn);
   }
 
-  /** A typed turn `id`: it begins when it is sent (no speech, so no end-of-turn or recognition). */
+  /**
+   * A typed text reached the worker at `now`; the turn it becomes (typedSent) begins here. Kept
+   * by text, since the caller's utterance in progress may hold it back (turn_taking.ts); at most
+   * MAX_TYPED_WAITING, as a text refused before it became a turn is never claimed.
+   */
+  typedArrived(text: string, now: number): void {
+    this.typedWaiting.push({ text: text.trim(), at: now, wall: Date.now() });
+    if (this.typedWaiting.length > MAX_TYPED_WAITING) this.typedWaiting.shift();
+  }
+
+  /**
+   * A typed turn `id`, sent now: it begins when its text arrived (no speech, so no end-of-turn or
+   * recognition), and its wait is typed_to_first_audio.
+   */
   typedSent(id: string, text: string, now: number): void {
-    const turn = new Turn(id, "typed", now, Date.now());
+    const i = this.typedWaiting.findIndex((w) => w.text === text);
+    const arrived = i >= 0 ? this.typedWaiting.splice(i, 1)[0] : { at: now, wall: Date.now() };
+    const turn = new Turn(id, "typed", arrived.at, arrived.wall);
     turn.userText = text;
+    turn.mark("typed_text", arrived.at, this.observer);
     turn.mark("user_turn_sent", now, this.observer);
     this.add(turn);
   }

@@ -9,15 +9,7 @@
 // open in ways Deno's op/resource sanitizers count as leaks even after the browser is closed.
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { type CallService, startCallService } from "../helpers/call_harness.ts";
-import { speechWav } from "../helpers/audio.ts";
 import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
-import type { CallState } from "../../web/call/call.ts";
-import type {
-  Action,
-  BotUnit,
-  SpeakingChange,
-  TranscriptLine,
-} from "../../web/call/conversation.ts";
 import {
   ARTIFACTS,
   type Browser,
@@ -26,6 +18,7 @@ import {
   waitForPage,
 } from "./helpers/chromium.ts";
 import { serveDemoPage } from "./helpers/demo_site.ts";
+import { type CallPageSnapshot, snapshotCallPage, spokenMicWav } from "./helpers/call_page.ts";
 import type { StaticServer } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
@@ -33,51 +26,12 @@ const CONNECT = "/api/v1/sessions.connect";
 const SAID = "what is the weather like today";
 const GREETING = "Hello! I am the example brain.";
 
-/** What the page exposes on window.callPage, as plain data. */
-interface Snapshot {
-  state?: CallState;
-  transcript: TranscriptLine[];
-  bot: BotUnit[];
-  actions: Action[];
-  speakingChanges: SpeakingChange[];
-}
-
-function snapshot(page: Page): Promise<Snapshot> {
-  return page.evaluate(() => {
-    const p = (globalThis as unknown as {
-      callPage: {
-        call?: { state: CallState };
-        conversation: Omit<Snapshot, "state">;
-      };
-    }).callPage;
-    const c = p.conversation;
-    return JSON.parse(JSON.stringify({
-      state: p.call?.state,
-      transcript: c.transcript,
-      bot: c.bot,
-      actions: c.actions,
-      speakingChanges: c.speakingChanges,
-    }));
-  });
-}
-
-/** Polls the page until `ok(snapshot)` or `ms` pass; returns the last snapshot either way. */
-
 const shot = async (page: Page, name: string) =>
   await saveArtifact(`demo/${name}.png`, await page.screenshot({ fullPage: true }));
 
-/** The caller's speech with silence around it: Chromium loops the file, and turns must end. */
-async function microphoneWav(): Promise<string> {
-  const speech = await speechWav(SAID, 0.3);
-  const out = await Deno.makeTempFile({ prefix: "demo-mic-", suffix: ".wav" });
-  // 4 s before (the greeting plays uninterrupted), 7 s after (the answer plays to its end).
-  const sox = await new Deno.Command("sox", { args: [speech, out, "pad", "4", "7"] }).output();
-  if (!sox.success) throw new Error(new TextDecoder().decode(sox.stderr));
-  return out;
-}
-
-const speech = (s: Snapshot) => s.transcript.filter((l) => l.final && l.text.trim() !== "");
-const answer = (s: Snapshot) => s.bot.find((u) => u.text.startsWith("You said:") && u.heard);
+const speech = (s: CallPageSnapshot) => s.transcript.filter((l) => l.final && l.text.trim() !== "");
+const answer = (s: CallPageSnapshot) =>
+  s.bot.find((u) => u.text.startsWith("You said:") && u.heard);
 
 Deno.test({
   name: "Demo page: a call shows greeting, transcript, heard answer, speaking, pong and session",
@@ -85,7 +39,8 @@ Deno.test({
   sanitizeResources: false,
   async fn() {
     await Deno.mkdir(ARTIFACTS + "demo", { recursive: true });
-    const wav = await microphoneWav();
+    // 4 s before (the greeting plays uninterrupted), 7 s after (the answer plays to its end).
+    const wav = await spokenMicWav(SAID, 4, 7);
     let service: CallService | undefined, site: StaticServer | undefined;
     let browser: Browser | undefined, page: Page | undefined;
     try {
@@ -124,7 +79,7 @@ Deno.test({
       await shot(page, "1-before-call");
 
       await page.click("#call");
-      let s = await waitForPage(page, snapshot, (s) => s.state?.phase === "ready", 20_000);
+      let s = await waitForPage(page, snapshotCallPage, (s) => s.state?.phase === "ready", 20_000);
       assertEquals(s.state?.phase, "ready", `call did not get ready: ${JSON.stringify(s.state)}`);
 
       // The choice went into sessions.connect with both language legs; the id is on the page.
@@ -141,7 +96,7 @@ Deno.test({
       // The greeting is bot output.
       s = await waitForPage(
         page,
-        snapshot,
+        snapshotCallPage,
         (s) => s.bot.some((u) => u.text.includes(GREETING)),
         20_000,
       );
@@ -152,7 +107,7 @@ Deno.test({
       await shot(page, "2-greeting");
 
       // The caller's words arrive as a final transcript line, shown in black.
-      s = await waitForPage(page, snapshot, (s) => speech(s).length > 0, 30_000);
+      s = await waitForPage(page, snapshotCallPage, (s) => speech(s).length > 0, 30_000);
       assert(speech(s).length > 0, `no final caller transcript: ${JSON.stringify(s.transcript)}`);
       assert(
         await page.locator("#conversation li.user.final .text").count() > 0,
@@ -160,7 +115,7 @@ Deno.test({
       );
 
       // The brain answers "You said: ..." and the part the caller heard is marked.
-      s = await waitForPage(page, snapshot, (s) => answer(s) !== undefined, 30_000);
+      s = await waitForPage(page, snapshotCallPage, (s) => answer(s) !== undefined, 30_000);
       const unit = answer(s);
       assert(unit, `no "You said:" bot output with heard text: ${JSON.stringify(s.bot)}`);
       assert(unit.text.startsWith(unit.heard.trimEnd()), JSON.stringify(unit));
@@ -185,7 +140,7 @@ Deno.test({
       await page.click("#msg-send");
       s = await waitForPage(
         page,
-        snapshot,
+        snapshotCallPage,
         (s) => s.actions.some((a) => a.type === "pong"),
         10_000,
       );
@@ -200,7 +155,7 @@ Deno.test({
       await page.click("#hangup");
       const record = await service.record(sessionId, "ended");
       assertEquals(record.end_reason, "hangup");
-      await waitForPage(page, snapshot, (s) => s.state?.phase === "ended", 5_000);
+      await waitForPage(page, snapshotCallPage, (s) => s.state?.phase === "ended", 5_000);
       assertEquals(await page.textContent("#phase"), "ended");
     } finally {
       // Kept after any run, passing or not (test-artifacts/ is gitignored).

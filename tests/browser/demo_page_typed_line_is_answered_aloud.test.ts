@@ -8,8 +8,6 @@
 import { assert, assertEquals } from "../helpers/assert.ts";
 import { type CallService, startCallService, waitForLog } from "../helpers/call_harness.ts";
 import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
-import type { CallState } from "../../web/call/call.ts";
-import type { Action, BotUnit, TranscriptLine } from "../../web/call/conversation.ts";
 import {
   ARTIFACTS,
   type Browser,
@@ -19,33 +17,12 @@ import {
   waitForPage,
 } from "./helpers/chromium.ts";
 import { serveDemoPage } from "./helpers/demo_site.ts";
+import { snapshotCallPage } from "./helpers/call_page.ts";
 import type { StaticServer } from "./helpers/static_server.ts";
 import type { Page } from "playwright-core";
 
 const TYPED = "what are your opening hours";
 const REPLY = `You said: ${TYPED}`;
-
-interface Snapshot {
-  state?: CallState;
-  transcript: TranscriptLine[];
-  bot: BotUnit[];
-  actions: Action[];
-}
-
-function snapshot(page: Page): Promise<Snapshot> {
-  return page.evaluate(() => {
-    const p = (globalThis as unknown as {
-      callPage: { call?: { state: CallState }; conversation: Omit<Snapshot, "state"> };
-    }).callPage;
-    const c = p.conversation;
-    return JSON.parse(JSON.stringify({
-      state: p.call?.state,
-      transcript: c.transcript,
-      bot: c.bot,
-      actions: c.actions,
-    }));
-  });
-}
 
 Deno.test({
   name: "Demo page: a typed line goes as a typed turn and its answer is spoken and heard",
@@ -66,13 +43,13 @@ Deno.test({
         (globalThis as unknown as { callPage: { ready: Promise<void> } }).callPage.ready
       );
       await page.click("#call");
-      let s = await waitForPage(page, snapshot, (s) => s.state?.phase === "ready", 20_000);
+      let s = await waitForPage(page, snapshotCallPage, (s) => s.state?.phase === "ready", 20_000);
       assertEquals(s.state?.phase, "ready", JSON.stringify(s.state));
       const sessionId = s.state!.sessionId!;
       // The greeting plays out first: the typed line is then a turn of its own, not a cut.
       s = await waitForPage(
         page,
-        snapshot,
+        snapshotCallPage,
         (s) => s.bot.some((u) => u.status === "completed"),
         20_000,
       );
@@ -80,7 +57,12 @@ Deno.test({
       await page.fill("#typed-text", TYPED);
       await page.click("#typed-send");
 
-      s = await waitForPage(page, snapshot, (s) => s.transcript.some((l) => l.typed), 10_000);
+      s = await waitForPage(
+        page,
+        snapshotCallPage,
+        (s) => s.transcript.some((l) => l.typed),
+        10_000,
+      );
       assertEquals(s.transcript.filter((l) => l.text.trim() !== ""), [
         { seq: s.transcript.find((l) => l.typed)!.seq, text: TYPED, final: true, typed: true },
       ]);
@@ -90,7 +72,7 @@ Deno.test({
       // The brain saw a typed turn: its transcript action says so.
       s = await waitForPage(
         page,
-        snapshot,
+        snapshotCallPage,
         (s) => s.actions.some((a) => a.type === "transcript"),
         10_000,
       );
@@ -102,7 +84,7 @@ Deno.test({
       // Its answer is spoken: the page marks the part the caller heard, the worker logs it heard.
       s = await waitForPage(
         page,
-        snapshot,
+        snapshotCallPage,
         (s) => s.bot.some((u) => u.text === REPLY && u.status === "completed"),
         20_000,
       );

@@ -40,8 +40,15 @@ export interface CallEnd {
 export interface CallState {
   phase: CallPhase;
   sessionId?: string;
-  /** The sessions.connect refusal, when there was one. */
-  refusal?: { status: number; code?: string; message?: string };
+  /** The sessions.connect refusal, when there was one (the service's error envelope). */
+  refusal?: {
+    status: number;
+    code?: string;
+    message?: string;
+    details?: Record<string, unknown>;
+  };
+  /** sessions.connect could not be sent at all: why. */
+  unreachable?: string;
   /** True once client.connect() has been called. */
   connectAttempted: boolean;
   /** The transport reached "connected" (data channel open). */
@@ -101,17 +108,25 @@ export class VoiceCall {
         body: JSON.stringify({ agent_id: this.config.agentId, ...this.config.connectBody }),
       });
     } catch (err) {
-      this.update({ phase: "failed", error: String(err) }, `sessions.connect failed: ${err}`);
+      this.update(
+        { phase: "failed", error: String(err), unreachable: String(err) },
+        `sessions.connect failed: ${err}`,
+      );
       return;
     }
     const body = await res.json().catch(() => null);
     if (!res.ok) {
+      const details = body?.error?.details;
       const refusal = {
         status: res.status,
         code: body?.error?.code,
         message: body?.error?.message,
+        ...(details && typeof details === "object" ? { details } : {}),
       };
-      this.update({ phase: "refused", refusal }, `refused: ${res.status} ${refusal.code ?? ""}`);
+      this.update(
+        { phase: "refused", refusal },
+        `refused: ${res.status} ${refusal.code ?? ""} ${refusal.message ?? ""}`.trimEnd(),
+      );
       return;
     }
 

@@ -48,6 +48,8 @@ export class Conversation {
   private seq = 0;
   /** Caller lines that began while a bot unit was playing: the ones that can cut a reply. */
   private overBot = new WeakSet<TranscriptLine>();
+  /** Spoken lines the latency list has named a figure by (lastSpoken). */
+  private claimed = new WeakSet<TranscriptLine>();
   /** Texts this page typed whose echo has not come back yet (trimmed, as the worker sends them). */
   private typing: string[] = [];
 
@@ -140,6 +142,17 @@ export class Conversation {
       ...this.transcript.map((line) => ({ kind: "user" as const, line })),
       ...this.bot.map((unit) => ({ kind: "bot" as const, unit })),
     ].sort((a, b) => key(a) - key(b));
+  }
+
+  /**
+   * The words of the latest spoken turn not yet claimed (`claim`: the latency list takes it),
+   * or "" when none is new: a reply to sound that was not recognised as words.
+   */
+  lastSpoken(claim = false): string {
+    const line = this.transcript.findLast((l) => l.final && !l.typed && l.text.trim() !== "");
+    if (!line || this.claimed.has(line)) return "";
+    if (claim) this.claimed.add(line);
+    return line.text;
   }
 
   speakingChanged(who: Speaker, speaking: boolean): void {

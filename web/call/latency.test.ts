@@ -1,21 +1,23 @@
-// The page's latency list: one line per measured turn, marked when the service found no turn for
-// it, and the median of the call so far; the RMS the probe compares with its thresholds.
+// The page's latency list: one line per turn, spoken or typed, named by its words, marked when
+// the service found no turn for it, and the median of the call so far; the RMS the probe compares with its thresholds.
 import assert from "node:assert/strict";
 import { BOT_AUDIO_RMS, LatencyLog, rmsOf } from "./latency.ts";
 
 const turn = (ms: number) => ({ speech_start: 0, speech_end: 1000, first_audio: 1000 + ms, ms });
 
-Deno.test("the page lists each turn's wait and the median of the call", () => {
+Deno.test("the page lists each turn by its words, typed ones too, and the median", () => {
   const log = new LatencyLog();
   assert.equal(log.median(), null);
-  log.add(turn(612.4));
-  const second = log.add(turn(180));
-  log.add(turn(455));
+  log.spoken(turn(612.4), "what is the weather like");
+  const second = log.spoken(turn(180), "");
+  log.typed({ text: "opening hours", ms: 455 });
+  log.typed({ text: "stop", ms: null, why: "sent over the bot" });
   second.recorded = false;
   assert.deepEqual(log.lines(), [
-    "Turn 1: 612 ms",
-    "Turn 2: 180 ms (not kept by the service: no new turn of yours was answered)",
-    "Turn 3: 455 ms",
+    '"what is the weather like": 612 ms',
+    "(words not recognised): 180 ms (not kept by the service: no new turn of yours was answered)",
+    '"opening hours" (typed): 455 ms',
+    '"stop" (typed): not measured (sent over the bot)',
   ]);
   assert.equal(log.median(), 455);
 });

@@ -7,6 +7,7 @@
 // first received sample above the bot threshold after it. Messages play no part: a bot-output
 // can come before or after the sound.
 import { type DetectedTurn, TurnLatencyDetector } from "../../caller/turn_latency.ts";
+import { type TypedOutcome, TypedWaits } from "./typed_wait.ts";
 
 /** RMS (float samples, full scale 1) above which the microphone carries speech. */
 export const MIC_SPEECH_RMS = 0.015;
@@ -20,41 +21,62 @@ export function rmsOf(buf: Float32Array): number {
   return Math.sqrt(sum / buf.length);
 }
 
-/** One measured turn as the page shows it; `recorded` once the worker answered. */
-export interface HeardLatency extends DetectedTurn {
+/** One turn as the page lists it: what the caller said or typed, and its wait. */
+export interface HeardLatency {
+  /** The caller's words (the final transcript of the turn, or the typed line); "" if unknown. */
+  said: string;
+  typed: boolean;
+  /** End of speech (or sending the typed line) to the first bot audio heard; null: not measured. */
+  ms: number | null;
+  /** Why there is no figure. */
+  why?: string;
   /** The worker kept it on the turn (true), found no turn for it (false), or has not answered. */
   recorded?: boolean;
 }
 
-/** The figures of one call, newest last, and a one-line summary for the page. */
+/** The figures of one call, oldest first, and one line per turn for the page. */
 export class LatencyLog {
   readonly turns: HeardLatency[] = [];
 
-  add(t: DetectedTurn): HeardLatency {
-    const entry: HeardLatency = { ...t };
+  /** A spoken turn's figure, labelled with its words. */
+  spoken(t: DetectedTurn, said: string): HeardLatency {
+    const entry: HeardLatency = { said, typed: false, ms: t.ms };
     this.turns.push(entry);
     return entry;
   }
 
-  /** "480 ms" per turn, and the median of the call so far. */
+  /** A typed line's outcome. */
+  typed(o: TypedOutcome): HeardLatency {
+    const entry: HeardLatency = { said: o.text, typed: true, ms: o.ms };
+    if (o.ms === null) entry.why = o.why;
+    this.turns.push(entry);
+    return entry;
+  }
+
+  /** '"what are your hours": 480 ms', '"hours" (typed): 520 ms', or why there is no figure. */
   lines(): string[] {
-    return this.turns.map((t, i) =>
-      `Turn ${i + 1}: ${Math.round(t.ms)} ms${
-        t.recorded === false ? " (not kept by the service: no new turn of yours was answered)" : ""
-      }`
-    );
+    return this.turns.map((t) => {
+      const who = `${t.said ? `"${t.said}"` : "(words not recognised)"}${
+        t.typed ? " (typed)" : ""
+      }`;
+      const figure = t.ms === null ? `not measured (${t.why})` : `${Math.round(t.ms)} ms`;
+      const kept = t.recorded === false
+        ? " (not kept by the service: no new turn of yours was answered)"
+        : "";
+      return `${who}: ${figure}${kept}`;
+    });
   }
 
   median(): number | null {
-    if (!this.turns.length) return null;
-    const s = this.turns.map((t) => t.ms).sort((a, b) => a - b);
-    return s[Math.floor((s.length - 1) / 2)];
+    const s = this.turns.flatMap((t) => t.ms === null ? [] : [t.ms]).sort((a, b) => a - b);
+    return s.length ? s[Math.floor((s.length - 1) / 2)] : null;
   }
 }
 
-/** Samples the two tracks and feeds the detector until stopped. */
+/** Samples the two tracks and feeds the detector and the typed lines' waits until stopped. */
 export class LatencyProbe {
   readonly detector: TurnLatencyDetector;
+  readonly typed: TypedWaits;
   #timer: ReturnType<typeof setInterval>;
   #nodes: AudioNode[] = [];
 
@@ -63,9 +85,11 @@ export class LatencyProbe {
     mic: MediaStreamTrack,
     bot: MediaStreamTrack,
     onTurn: (t: DetectedTurn) => void,
+    onTyped: (o: TypedOutcome) => void,
     intervalMs = 10,
   ) {
     this.detector = new TurnLatencyDetector({}, onTurn);
+    this.typed = new TypedWaits(onTyped);
     const tap = (track: MediaStreamTrack) => {
       const source = context.createMediaStreamSource(new MediaStream([track]));
       const analyser = context.createAnalyser();
@@ -78,9 +102,16 @@ export class LatencyProbe {
     const micLevel = tap(mic), botLevel = tap(bot);
     this.#timer = setInterval(() => {
       const t = performance.now();
-      this.detector.bot(t, botLevel() > BOT_AUDIO_RMS);
+      const loud = botLevel() > BOT_AUDIO_RMS;
+      this.detector.bot(t, loud);
+      this.typed.bot(t, loud);
       this.detector.caller(t, micLevel() > MIC_SPEECH_RMS);
     }, intervalMs);
+  }
+
+  /** The page is sending a typed line now. */
+  typedSent(text: string): void {
+    this.typed.sent(performance.now(), text);
   }
 
   stop(): void {

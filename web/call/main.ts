@@ -10,9 +10,11 @@ import { type CallConfig, VoiceCall } from "./call.ts";
 import { Conversation } from "./conversation.ts";
 import { EnergyMeter } from "./meter.ts";
 import { describeEnd } from "./end_reason.ts";
+import { describeRefusal, describeUnreachable, type RefusalText } from "./refusal.ts";
 import { LatencyLog, LatencyProbe } from "./latency.ts";
 import {
   fillSelect,
+  PHASE_WORDS,
   renderActions,
   renderConversation,
   renderLatency,
@@ -123,6 +125,13 @@ async function loadPickers(): Promise<void> {
   }
 }
 
+/** Why the call was refused and what to do, or nothing. */
+function showRefusal(text: RefusalText | undefined): void {
+  $("refusal-said").textContent = text?.said ?? "";
+  $("refusal-todo").textContent = text ? `What to do: ${text.todo}` : "";
+  $("refusal").hidden = !text;
+}
+
 const page: CallPage = {
   config: readConfig(),
   conversation: new Conversation(),
@@ -164,17 +173,25 @@ const page: CallPage = {
       page.latencyProbe?.stop();
       const log = page.latency;
       page.latencyProbe = new LatencyProbe(ctx, tracks.mic, tracks.bot, (t) => {
-        const entry = log.add(t);
+        const entry = log.spoken(t, conv().lastSpoken(true));
         render();
         void page.call?.reportLatency(t.ms).then((kept) => {
           entry.recorded = kept;
           render();
         });
-      });
+      }, (o) => (log.typed(o), render()));
     };
     page.call = new VoiceCall(config, $<HTMLAudioElement>("bot-audio"), {
       onChange: (state) => {
-        $("phase").textContent = state.phase;
+        $("phase").textContent = PHASE_WORDS[state.phase];
+        $("phase").dataset.phase = state.phase;
+        showRefusal(
+          state.refusal
+            ? describeRefusal(state.refusal, location.origin)
+            : state.unreachable
+            ? describeUnreachable(page.config.apiUrl, state.unreachable)
+            : undefined,
+        );
         const ended = $("end-reason");
         ended.textContent = describeEnd(state.end);
         ended.hidden = !state.end;
@@ -216,6 +233,7 @@ const page: CallPage = {
   async sendText(content) {
     if (!page.call || !content.trim()) return;
     page.conversation.typed(content);
+    page.latencyProbe?.typedSent(content.trim());
     await page.call.sendText(content);
   },
 };

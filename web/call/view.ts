@@ -5,6 +5,18 @@
 import type { BotUnit, Conversation, TranscriptLine } from "./conversation.ts";
 import type { PickerOption } from "./voice_choice.ts";
 import type { LatencyLog } from "./latency.ts";
+import type { CallPhase } from "./call.ts";
+
+/** The call's phase in words: "ready" is the call in progress, not a page waiting to call. */
+export const PHASE_WORDS: Record<CallPhase, string> = {
+  idle: "idle",
+  requesting: "asking for a call",
+  refused: "refused",
+  connecting: "connecting",
+  ready: "in a call",
+  ended: "ended",
+  failed: "failed",
+};
 
 function el(tag: string, className: string, text?: string): HTMLElement {
   const e = document.createElement(tag);
