@@ -28,7 +28,10 @@ import inspect
 import re
 from typing import Any, AsyncIterable, AsyncIterator, Iterable, List, Optional, Union
 
-SPACE = " \t\n\r\f\v\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+SPACE = (
+    " \t\n\r\f\v\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000"
+)
 # End a sentence only before a space: they also stand inside numbers, URLs and abbreviations.
 LATIN_ENDS = ".!?\u2026"
 # Never inside a word or number: a sentence ends where the run of them does.
