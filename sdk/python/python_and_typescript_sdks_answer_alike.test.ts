@@ -4,7 +4,7 @@
 // wording and the pong's clock.
 import { assertEquals } from "../../tests/helpers/assert.ts";
 import { startPythonBrain } from "../../tests/helpers/python_brain.ts";
-import { describe, installReleases, newestReleases } from "../../tests/helpers/python_releases.ts";
+import { testOnNewestReleases } from "../../tests/helpers/python_releases.ts";
 import { type BrainFrame, TestWorker } from "../brain/test_worker.ts";
 import { createExampleBrain } from "../brain/example/brain.ts";
 
@@ -74,18 +74,4 @@ Deno.test("the Python and TypeScript example brains answer the same frames alike
 
 // The Python brain on the newest websockets (its asyncio server) and protobuf whose wheels are on
 // disk, against the TypeScript worker's own client.
-const newest = newestReleases();
-Deno.test({
-  name: `the Python example brain answers alike on ${
-    newest ? describe(newest) : "current releases"
-  }`,
-  ignore: !newest,
-  async fn() {
-    const installed = await installReleases(newest!);
-    try {
-      await answerAlike(installed.dir);
-    } finally {
-      await installed.remove();
-    }
-  },
-});
+testOnNewestReleases("the Python example brain answers alike", answerAlike);

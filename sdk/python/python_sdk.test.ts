@@ -3,7 +3,7 @@
 // them): not the pyenv or venv Python a PATH may put first. Then again on each current PyPI
 // release of websockets and protobuf whose wheel this machine has (tests/helpers/python_releases.ts).
 import { assert } from "../../tests/helpers/assert.ts";
-import { describe, installReleases, releaseRuns } from "../../tests/helpers/python_releases.ts";
+import { describe, releaseRuns, withReleases } from "../../tests/helpers/python_releases.ts";
 
 const PYTHON = "/usr/bin/python3";
 const HERE = new URL(".", import.meta.url).pathname;
@@ -41,12 +41,6 @@ Deno.test("the Python SDK's unit tests pass under Debian's python3", async () =>
 
 // The same tests on the current releases whose wheels are on disk (none: nothing to run here).
 for (const releases of releaseRuns()) {
-  Deno.test(`the Python SDK's unit tests pass on ${describe(releases)}`, async () => {
-    const installed = await installReleases(releases);
-    try {
-      await unitTests(`${installed.dir}:${HERE}`);
-    } finally {
-      await installed.remove();
-    }
-  });
+  Deno.test(`the Python SDK's unit tests pass on ${describe(releases)}`, () =>
+    withReleases(releases, (packages) => unitTests(`${packages}:${HERE}`)));
 }

@@ -107,3 +107,26 @@ export async function installReleases(
   }
   return { dir, remove };
 }
+
+/** Runs `fn` with `r` installed (the folder to put first on PYTHONPATH), then removes them. */
+export async function withReleases(r: Releases, fn: (packages: string) => Promise<void>) {
+  const installed = await installReleases(r);
+  try {
+    await fn(installed.dir);
+  } finally {
+    await installed.remove();
+  }
+}
+
+/**
+ * Registers the test "`name` on websockets X, protobuf Y" with the newest wheels on disk; it is
+ * ignored (and says so) where there are none.
+ */
+export function testOnNewestReleases(name: string, fn: (packages: string) => Promise<void>): void {
+  const newest = newestReleases();
+  Deno.test({
+    name: `${name} on ${newest ? describe(newest) : "current releases (no wheel on disk)"}`,
+    ignore: !newest,
+    fn: () => withReleases(newest!, fn),
+  });
+}
