@@ -4,19 +4,20 @@
 // what the caller heard reported to the brain, and the end the brain asked for on "goodbye". The
 // worker's liveness bound is cut to 3 s, so it pings the brain after 1 s of quiet (between the
 // greeting and the first turn there are several): a brain whose socket did not answer pings would
-// be marked silent at 2 s and failed at 3 s.
+// be marked silent at 2 s and failed at 3 s. Then again on current websockets and protobuf releases.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { type LogEntry, startCallService } from "./helpers/call_harness.ts";
 import { callerSpeechWav } from "./helpers/audio.ts";
 import { startPythonBrain } from "./helpers/python_brain.ts";
+import { testOnNewestReleases } from "./helpers/python_releases.ts";
 import { wordErrorRate } from "../media/stt/wer.ts";
 
 const CALL = new URL("../cli/call.ts", import.meta.url).pathname;
 const ASK = "what is the weather like today";
 const BYE = "thank you goodbye";
 
-Deno.test("the Python example brain answers a whole call through the worker", async () => {
-  const brain = await startPythonBrain();
+async function wholeCall(packages?: string): Promise<void> {
+  const brain = await startPythonBrain(undefined, undefined, packages);
   const service = await startCallService(brain, {
     workerEnv: { BRAIN_UNRESPONSIVE_SECONDS: "3" },
   });
@@ -95,4 +96,12 @@ Deno.test("the Python example brain answers a whole call through the worker", as
     await service.close();
     await brain.stop();
   }
+}
+
+Deno.test("the Python example brain answers a whole call through the worker", async () => {
+  await wholeCall();
 });
+
+// The same call with the brain on the newest websockets (its asyncio server answers the worker's
+// pings) and protobuf whose wheels are on disk.
+testOnNewestReleases("the Python example brain answers a whole call", wholeCall);

@@ -31,3 +31,4 @@ export type {
   Turn,
   WebSocketLike,
 } from "./types.ts";
+export { speechUnits, type UnitOptions, UnitSplitter } from "./units.ts";

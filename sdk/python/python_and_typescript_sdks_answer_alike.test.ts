@@ -4,6 +4,7 @@
 // wording and the pong's clock.
 import { assertEquals } from "../../tests/helpers/assert.ts";
 import { startPythonBrain } from "../../tests/helpers/python_brain.ts";
+import { testOnNewestReleases } from "../../tests/helpers/python_releases.ts";
 import { type BrainFrame, TestWorker } from "../brain/test_worker.ts";
 import { createExampleBrain } from "../brain/example/brain.ts";
 
@@ -53,8 +54,8 @@ async function script(url: string): Promise<unknown[]> {
   });
 }
 
-Deno.test("the Python and TypeScript example brains answer the same frames alike", async () => {
-  const python = await startPythonBrain();
+async function answerAlike(packages?: string): Promise<void> {
+  const python = await startPythonBrain(undefined, undefined, packages);
   const typescript = createExampleBrain().serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
   try {
     const fromTypescript = await script(typescript.url);
@@ -65,4 +66,12 @@ Deno.test("the Python and TypeScript example brains answer the same frames alike
     await typescript.shutdown();
     await python.stop();
   }
+}
+
+Deno.test("the Python and TypeScript example brains answer the same frames alike", async () => {
+  await answerAlike();
 });
+
+// The Python brain on the newest websockets (its asyncio server) and protobuf whose wheels are on
+// disk, against the TypeScript worker's own client.
+testOnNewestReleases("the Python example brain answers alike", answerAlike);

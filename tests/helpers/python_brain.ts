@@ -19,16 +19,18 @@ export interface PythonBrain extends ServableBrain {
 /**
  * Starts `script` on a free port (BRAIN_PORT=0) and resolves once it printed
  * `brain listening on URL` (what `Brain.run` prints), or throws with its output after `ms`.
- * `serve()` ignores its options: the process chose its own port.
+ * `serve()` ignores its options: the process chose its own port. `packages`, a folder put first
+ * on PYTHONPATH, runs it on other releases than Debian's (tests/helpers/python_releases.ts).
  */
 export async function startPythonBrain(
   script = PYTHON_EXAMPLE_BRAIN,
   ms = 15_000,
+  packages?: string,
 ): Promise<PythonBrain> {
   const process = new Deno.Command(PYTHON, {
     args: [script],
     env: {
-      PYTHONPATH: SDK_DIR,
+      PYTHONPATH: packages ? `${packages}:${SDK_DIR}` : SDK_DIR,
       PYTHONUNBUFFERED: "1",
       PYTHONDONTWRITEBYTECODE: "1",
       BRAIN_PORT: "0",

@@ -7,8 +7,9 @@ import logging
 import unittest
 
 import websockets
+import websockets.exceptions
 
-from voice_brain import Brain, ConfigError
+from voice_brain import Brain, ConfigError, sockets
 
 from voice_brain.testing import FakeWorker, call, units
 
@@ -185,9 +186,9 @@ class SessionTest(unittest.IsolatedAsyncioTestCase):
         try:
             self.assertEqual(served.url, f"{base}/brain")
             for url, status in ((f"{base}/other?session_id=s", 404), (f"{base}/brain", 400)):
-                with self.assertRaises(websockets.InvalidStatusCode) as refused:
-                    await websockets.connect(url)
-                self.assertEqual(refused.exception.status_code, status)
+                with self.assertRaises(websockets.exceptions.InvalidHandshake) as refused:
+                    await sockets.connect(url)
+                self.assertEqual(sockets.refused_status(refused.exception), status)
         finally:
             await served.close()
 
@@ -217,7 +218,7 @@ class SessionTest(unittest.IsolatedAsyncioTestCase):
 
     async def test_accept_runs_a_call_on_your_own_websockets_server(self):
         brain = Brain(on_session_start=lambda s: f"Hello {s.id}", on_turn=lambda t, s: None)
-        async with websockets.serve(brain.accept, "127.0.0.1", 0) as server:
+        async with websockets.serve(brain.accept, "127.0.0.1", 0) as server:  # the default API
             port = server.sockets[0].getsockname()[1]
             worker = await FakeWorker.dial(f"ws://127.0.0.1:{port}/anywhere", "ses_own")
             try:

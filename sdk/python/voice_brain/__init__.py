@@ -34,6 +34,7 @@ from .session import (
     TransferFailure,
     Turn,
 )
+from .units import UnitSplitter, speech_units
 
 __all__ = [
     "Brain",
@@ -50,5 +51,7 @@ __all__ = [
     "SessionEnd",
     "TransferFailure",
     "Turn",
+    "UnitSplitter",
+    "speech_units",
 ]
 __version__ = "0.1.0"

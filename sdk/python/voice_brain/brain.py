@@ -7,8 +7,7 @@ from http import HTTPStatus
 from typing import Any, Callable, Dict, Optional, Set
 from urllib.parse import parse_qs, urlsplit
 
-import websockets
-
+from . import sockets
 from .connection import Connection
 
 HANDLER_NAMES = (
@@ -145,13 +144,13 @@ class Brain:
         """Runs one call over an open ``websockets`` connection (a server handler's argument).
 
         Returns when the socket has closed and ``on_session_end`` has run. ``session_id`` is
-        the URL's, if known (taken from ``websocket.path`` otherwise; checked against the
+        the URL's, if known (taken from the request's path otherwise; checked against the
         SessionStart, for logs).
         """
         if "on_turn" not in self._handlers:
             raise TypeError("Brain: on_turn must be given")
         if session_id is None:
-            session_id = _session_id_of(getattr(websocket, "path", "") or "") or ""
+            session_id = _session_id_of(sockets.request_path(websocket))
         connection = Connection(websocket, self._handlers, session_id)
         self._open.add(connection)
         try:
@@ -178,24 +177,17 @@ class Brain:
         if "on_turn" not in self._handlers:
             raise TypeError("Brain: on_turn must be given")
 
-        async def check(request_path: str, _headers: Any):
+        def refuse(request_path: str) -> Optional[sockets.Refusal]:
             if path is not None and urlsplit(request_path).path != path:
-                return HTTPStatus.NOT_FOUND, [("content-type", "text/plain")], b"not found\n"
+                return HTTPStatus.NOT_FOUND, "not found\n"
             if not _session_id_of(request_path):
-                return HTTPStatus.BAD_REQUEST, [("content-type", "text/plain")], b"missing session_id\n"
+                return HTTPStatus.BAD_REQUEST, "missing session_id\n"
             return None
 
         async def handler(websocket: Any) -> None:
-            await self.accept(websocket, _session_id_of(websocket.path))
+            await self.accept(websocket, _session_id_of(sockets.request_path(websocket)))
 
-        server = await websockets.serve(
-            handler,
-            host,
-            port,
-            process_request=check,
-            compression=None,  # the worker's client offers none; frames are small protobuf
-            max_size=MAX_FRAME_BYTES,
-        )
+        server = await sockets.serve(handler, host, port, refuse, MAX_FRAME_BYTES)
         return ServedBrain(self, server, host, path)
 
     def run(self, host: str = "127.0.0.1", port: int = 8790, path: Optional[str] = "/brain") -> None:

@@ -13,17 +13,27 @@ ServiceFrames and decodes BrainFrames with the generated classes, as the media w
 
 import asyncio
 import contextlib
+import inspect
 import json
 import time
 from typing import Any, AsyncIterator, Dict, List, Optional
 
-import websockets
 from google.protobuf import json_format
 
+from . import sockets
 from .brain import Brain
 from .proto import brain_pb2
 
 GIVE_UP_S = 5.0  # how long next() waits before failing the test instead of hanging it
+
+# MessageToDict's option to print zero fields (a unit's `last: false`) was renamed in protobuf
+# 4.25 (Python) and the old name removed in 5.26: take whichever this protobuf has.
+_WITH_ZEROS = (
+    {"always_print_fields_with_no_presence": True}
+    if "always_print_fields_with_no_presence"
+    in inspect.signature(json_format.MessageToDict).parameters
+    else {"including_default_value_fields": True}
+)
 
 
 class FakeWorker:
@@ -36,7 +46,7 @@ class FakeWorker:
     @classmethod
     async def dial(cls, url: str, session_id: str) -> "FakeWorker":
         """Connects to ``{url}?session_id={session_id}``."""
-        return cls(await websockets.connect(f"{url}?session_id={session_id}", compression=None))
+        return cls(await sockets.connect(f"{url}?session_id={session_id}", compression=None))
 
     def frame(self, kind: str, body: Dict[str, Any]) -> bytes:
         """One encoded ServiceFrame with the next seq; ``body`` is proto3 JSON."""
@@ -65,9 +75,7 @@ class FakeWorker:
         data = await asyncio.wait_for(self.ws.recv(), timeout)
         frame = brain_pb2.BrainFrame()
         frame.ParseFromString(data)
-        out = json_format.MessageToDict(
-            frame, preserving_proto_field_name=True, including_default_value_fields=True
-        )
+        out = json_format.MessageToDict(frame, preserving_proto_field_name=True, **_WITH_ZEROS)
         out["frame"] = frame.WhichOneof("frame")
         return out
 
