@@ -22,6 +22,7 @@ Example::
 
 from .brain import Brain, ServedBrain
 from .config import ConfigDict, ConfigError
+from .events import InterimText, SayOutcome, TurnMetrics, UserSpeech
 from .session import (
     Dtmf,
     HeardText,
@@ -42,11 +43,15 @@ __all__ = [
     "Dtmf",
     "HeardText",
     "IdleTurn",
+    "InterimText",
     "PhoneCall",
     "Reply",
+    "SayOutcome",
     "Session",
     "SessionEnd",
     "TransferFailure",
     "Turn",
+    "TurnMetrics",
+    "UserSpeech",
 ]
 __version__ = "0.1.0"
