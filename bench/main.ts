@@ -16,6 +16,8 @@ const BENCHES = [
   // Whole scripted calls (local engines vs echo) at 1, 4, 8 and up to the largest N held; ~6 min.
   "bench/media/call_density.ts",
   "bench/media/vad.ts",
+  // The brain's InterimText frames for real speech: every hypothesis vs the 250 ms bound; ~2 min.
+  "bench/media/brain_events.ts",
   "bench/media/tts.ts",
   // 10 concurrent calls for 10 minutes: leaks show as slopes (SOAK_SECONDS shortens it).
   "bench/media/soak.ts",

@@ -13,7 +13,12 @@ export type ServiceFrameKind =
   | "end"
   | "cancel"
   | "dtmf"
-  | "transfer_failed";
+  | "transfer_failed"
+  | "say_started"
+  | "say_refused"
+  | "user_speech"
+  | "interim_text"
+  | "turn_metrics";
 
 export type BrainFrameKind =
   | "greeting"
@@ -21,7 +26,8 @@ export type BrainFrameKind =
   | "action"
   | "config"
   | "end_session"
-  | "transfer";
+  | "transfer"
+  | "say";
 
 export interface Frame<K extends string> {
   seq: number;

@@ -83,6 +83,10 @@ export function readConfigLeaves(
     seen.add(field.name);
     if (raw === null) continue; // proto3 JSON: null means the default
     const canonical = prefix ? `${prefix}.${field.name}` : field.name;
+    if (canonical === "events") {
+      // What the brain is sent beyond its turns is the brain's choice, made with its own Config.
+      throw invalidRequest(childPath, `${childPath} is set by the brain (its Config), not here.`);
+    }
     if (field.resolvedType instanceof protobuf.Type) {
       readConfigLeaves(raw, childPath, leaves, field.resolvedType, canonical);
     } else {

@@ -268,3 +268,9 @@ Deno.test("an unknown noise suppressor is unsupported_config naming the field an
     { fields: ["agent_input.pipeline.noise_suppression", "config.noise_suppression"] },
   );
 });
+
+Deno.test("config.events is the brain's to set: a connect request naming it is refused", () => {
+  refused({ agent_id: "a", config: { events: { speech: true } } }, "invalid_request", {
+    field: "config.events",
+  });
+});

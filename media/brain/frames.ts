@@ -20,7 +20,9 @@ export type BrainRequest =
   | { kind: "config"; patch: Record<string, unknown> }
   | { kind: "end_session"; reason: string }
   /** Hand a phone call to `target` (tel:/sip: URI or E.164); refused on a web call. */
-  | { kind: "transfer"; target: string };
+  | { kind: "transfer"; target: string }
+  /** Speak outside a turn (media/call/say.ts). */
+  | { kind: "say"; sayId: string; text: string };
 
 /** What a frame asks of the call; undefined for frames the call does not act on. */
 export function readBrainFrame(f: BrainFrame): BrainRequest | undefined {
@@ -50,6 +52,8 @@ export function readBrainFrame(f: BrainFrame): BrainRequest | undefined {
       return { kind: "end_session", reason: String(b.reason || "brain_ended") };
     case "transfer":
       return { kind: "transfer", target: text(b.target).trim() };
+    case "say":
+      return { kind: "say", sayId: text(b.say_id), text: text(b.text) };
   }
   return undefined;
 }

@@ -2,13 +2,22 @@
 // the session was created with (signed into the token), then every Config the brain sends.
 // Zero values (VOICE_UNSPECIFIED, LANGUAGE_UNSPECIFIED) and absent fields keep what is in
 // effect. idle.timeout_ms is a proto3 scalar, so "absent" and 0 look the same on the wire: a
-// present idle section sets the timeout (0 turns idle off), an absent one keeps it.
+// present idle section sets the timeout (0 turns idle off), an absent one keeps it; likewise the
+// events section and its three flags.
 import { DEFAULT_LANGUAGE, DEFAULT_VOICE, type ServeMatrix } from "../../common/capabilities.ts";
 
 export interface CallConfig {
   tts: { voice: string; language: string };
   stt: { language: string };
   idle: { timeout_ms: number };
+  /** What the brain is told beyond its turns (all off unless it asks; media/call/brain_events.ts). */
+  events: CallerEvents;
+}
+
+export interface CallerEvents {
+  speech: boolean;
+  interim_text: boolean;
+  turn_metrics: boolean;
 }
 
 /** A Config as proto3 JSON with enum names, every field optional. */
@@ -16,6 +25,9 @@ export interface ConfigPatch {
   tts?: { voice?: string | null; language?: string | null } | null;
   stt?: { language?: string | null } | null;
   idle?: { timeout_ms?: number | null } | null;
+  events?:
+    | { speech?: boolean | null; interim_text?: boolean | null; turn_metrics?: boolean | null }
+    | null;
 }
 
 export function defaultConfig(): CallConfig {
@@ -23,6 +35,7 @@ export function defaultConfig(): CallConfig {
     tts: { voice: DEFAULT_VOICE, language: DEFAULT_LANGUAGE },
     stt: { language: DEFAULT_LANGUAGE },
     idle: { timeout_ms: 0 },
+    events: { speech: false, interim_text: false, turn_metrics: false },
   };
 }
 
@@ -40,6 +53,15 @@ export function applyConfig(base: CallConfig, patch: ConfigPatch | null | undefi
     const ms = Number(patch.idle.timeout_ms ?? 0);
     if (Number.isFinite(ms) && ms >= 0) next.idle.timeout_ms = ms;
   }
+  // Like idle: a present section sets every flag (proto3 cannot tell false from absent).
+  const e = patch.events;
+  if (e) {
+    next.events = {
+      speech: !!e.speech,
+      interim_text: !!e.interim_text,
+      turn_metrics: !!e.turn_metrics,
+    };
+  }
   return next;
 }
 
@@ -50,6 +72,9 @@ export function changedFields(a: CallConfig, b: CallConfig): string[] {
   if (a.tts.language !== b.tts.language) out.push("tts.language");
   if (a.stt.language !== b.stt.language) out.push("stt.language");
   if (a.idle.timeout_ms !== b.idle.timeout_ms) out.push("idle.timeout_ms");
+  for (const k of ["speech", "interim_text", "turn_metrics"] as const) {
+    if (a.events[k] !== b.events[k]) out.push(`events.${k}`);
+  }
   return out;
 }
 

@@ -1,11 +1,14 @@
 import { assertEquals } from "../../tests/helpers/assert.ts";
 import { applyConfig, changedFields, defaultConfig } from "./call_config.ts";
 
-Deno.test("defaults are English on both legs, Ananya, idle off", () => {
+const NO_EVENTS = { speech: false, interim_text: false, turn_metrics: false };
+
+Deno.test("defaults are English on both legs, Ananya, idle off, no caller events", () => {
   assertEquals(defaultConfig(), {
     tts: { voice: "VOICE_ANANYA", language: "LANGUAGE_EN" },
     stt: { language: "LANGUAGE_EN" },
     idle: { timeout_ms: 0 },
+    events: NO_EVENTS,
   });
 });
 
@@ -24,6 +27,7 @@ Deno.test("connect config overrides defaults, then the brain's config overrides 
     tts: { voice: "VOICE_ARJUN", language: "LANGUAGE_HI" },
     stt: { language: "LANGUAGE_HI" },
     idle: { timeout_ms: 5000 },
+    events: NO_EVENTS,
   });
   assertEquals(changedFields(connect, brain), ["tts.language", "stt.language"]);
 });
@@ -43,4 +47,13 @@ Deno.test("a present idle section sets the timeout, an absent one keeps it", () 
   // proto3 drops a zero scalar: an idle section with no field is the brain saying 0.
   assertEquals(applyConfig(on, { idle: {} }).idle.timeout_ms, 0);
   assertEquals(applyConfig(on, { tts: { voice: "VOICE_ARJUN" } }).idle.timeout_ms, 3000);
+});
+
+Deno.test("a present events section sets every flag, an absent one keeps them", () => {
+  const on = applyConfig(defaultConfig(), { events: { speech: true, turn_metrics: true } });
+  assertEquals(on.events, { speech: true, interim_text: false, turn_metrics: true });
+  assertEquals(changedFields(defaultConfig(), on), ["events.speech", "events.turn_metrics"]);
+  assertEquals(applyConfig(on, { tts: { voice: "VOICE_ARJUN" } }).events, on.events);
+  // proto3 drops false: an events section with no field turns them all off.
+  assertEquals(applyConfig(on, { events: {} }).events, NO_EVENTS);
 });

@@ -18,6 +18,8 @@ import { BotVoice, PLAY_OUT_MS } from "./bot_voice.ts";
 import type { ConversationOptions, ConversationOutcome } from "./conversation_options.ts";
 import { TurnLog } from "./turn_record.ts";
 import { transferRefusal } from "./transfer.ts";
+import { BrainEvents } from "./brain_events.ts";
+import { sayRefusal, sayUnitId } from "./say.ts";
 import type { DtmfDigit } from "../phone/line.ts";
 
 const log = logger("conversation");
@@ -50,6 +52,11 @@ export class Conversation {
   private finished = false;
   /** The brain's Transfer waiting for the bot to finish what it says, or being carried out. */
   private transferring?: { target: string; underWay: boolean };
+  /** Caller events and turn metrics, as far as the brain asked for them (config.events). */
+  private events = new BrainEvents(
+    (kind, body) => this.brain?.send(kind, body),
+    () => this.config.events,
+  );
 
   constructor(private opts: ConversationOptions) {
     this.config = opts.config;
@@ -66,7 +73,10 @@ export class Conversation {
       record: this.turnLog,
       log: opts.log,
       hooks: {
-        onFloor: (event) => this.caller?.floor(event),
+        onFloor: (event) => {
+          this.caller?.floor(event);
+          if (event.type === "reply_finished") this.turnOver(event.turnId);
+        },
         onSpeaking: (on) => this.caller?.botSpeaking(on),
         onHeard: (u) => this.brain?.send("heard", heardBody(u)),
         onIdle: () => {
@@ -159,9 +169,18 @@ export class Conversation {
   private callerHooks(): CallerHooks {
     const o = this.opts;
     return {
-      onSpeechStarted: () => this.page.userStartedSpeaking(),
-      onSpeechStopped: () => this.page.userStoppedSpeaking(),
-      onInterimText: (text) => this.page.userTranscription(text, false),
+      onSpeechStarted: () => {
+        this.page.userStartedSpeaking();
+        this.events.speechStarted(this.voice.busy);
+      },
+      onSpeechStopped: () => {
+        this.page.userStoppedSpeaking();
+        this.events.speechStopped();
+      },
+      onInterimText: (text) => {
+        this.page.userTranscription(text, false);
+        this.events.interim(text);
+      },
       onFinalText: (text) => this.page.userTranscription(text, true),
       onActivity: () => this.idle.activity(),
       onFloorChanged: () => this.idle.check(),
@@ -189,12 +208,20 @@ export class Conversation {
         this.brain?.send("cancel", { turn_id: turnId });
         const how = typed ? { typed: true } : { window_ms: windowMs };
         o.log.add("worker", "barge_in", { turn_id: turnId, ...how });
+        this.turnOver(turnId);
       },
       cancelTurn: (turnId) => {
         this.replyTimer.clear(turnId);
         this.brain?.send("cancel", { turn_id: turnId });
         o.log.add("worker", "turn_cancelled", { turn_id: turnId, reason: "superseded" });
       },
+      onSay: (turnId, sayId, text) => {
+        this.issued.add(turnId);
+        this.turnLog.open(turnId, "say", now());
+        this.brain?.send("say_started", { say_id: sayId, turn_id: turnId });
+        this.unit(turnId, sayUnitId(sayId, turnId), text, true);
+      },
+      onSayRefused: (sayId, detail) => this.brain?.send("say_refused", { say_id: sayId, detail }),
       onRecognitionFailed: (err) => {
         // Every engine of the route failed, the last one opened afresh too: the call is deaf.
         log.error("recognition failed", { session_id: o.sessionId, cause: err.message });
@@ -242,6 +269,7 @@ export class Conversation {
     else if (r?.kind === "config") this.configure(r.patch as ConfigPatch);
     else if (r?.kind === "end_session") this.endWhenQuiet(r.reason);
     else if (r?.kind === "transfer") this.transferWhenQuiet(r.target);
+    else if (r?.kind === "say") this.say(r.sayId, r.text);
   }
 
   private unit(turnId: string, unitId: string, text: string, last: boolean): void {
@@ -253,6 +281,24 @@ export class Conversation {
     this.replyTimer.clear(turnId);
     this.voice.play(turnId, unitId, text, last);
     this.idle.activity();
+  }
+
+  /** The brain's Say: refused at once unless the floor is free (media/call/say.ts). */
+  private say(sayId: string, text: string): void {
+    const detail = sayRefusal(text, {
+      ending: this.ending,
+      transferring: this.transferring !== undefined,
+      listening: this.caller !== undefined,
+      botBusy: this.voice.busy,
+      maxChars: this.limits.maxQueuedChars,
+    });
+    if (detail) return this.brain?.send("say_refused", { say_id: sayId, detail });
+    this.caller!.floor({ type: "say_requested", sayId, text });
+  }
+
+  /** A turn played out or was cut off: its latency steps to the brain, if it asked. */
+  private turnOver(turnId: string): void {
+    this.events.turnOver(this.turnLog.record(turnId));
   }
 
   private configure(patch: ConfigPatch): void {

@@ -1,6 +1,6 @@
 // Per-turn timings of a call, as the session record keeps them (docs/session-record.md): marks in
 // ms since the turn began, the latency of each step, and what the caller heard of each unit.
-export type TurnTrigger = "greeting" | "speech" | "idle" | "typed";
+export type TurnTrigger = "greeting" | "speech" | "idle" | "typed" | "say";
 export type TurnMark =
   /** The caller's speech ended: the start of the silence that ended the turn, from the audio. */
   | "speech_ended"
@@ -269,6 +269,11 @@ export class TurnLog {
     turn.heardAtCaller = Math.round(ms * 10) / 10;
     this.observer?.latency("heard_at_caller", turn.heardAtCaller);
     return true;
+  }
+
+  /** One turn's record as it stands (undefined: no such turn). */
+  record(id: string): TurnRecord | undefined {
+    return this.byId.get(id)?.toRecord();
   }
 
   records(): TurnRecord[] {

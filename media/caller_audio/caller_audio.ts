@@ -58,6 +58,10 @@ export interface CallerHooks {
   onUserTurn(turnId: string, text: string, typed: boolean): void;
   /** Nobody spoke for the idle timeout: the brain gets the floor on turn `turnId`. */
   onUserIdle(turnId: string): void;
+  /** The brain's Say has the floor as turn `turnId`. */
+  onSay?(turnId: string, sayId: string, text: string): void;
+  /** The brain's Say was refused (the floor is not free); nothing changed. */
+  onSayRefused?(sayId: string, detail: string): void;
   /** Speech over the bot: hold its audio (windowMs: the VAD start window that let it in). */
   pauseBot(turnId: string, windowMs: number): void;
   /** That was a backchannel or noise: the bot plays on. */
@@ -115,7 +119,8 @@ export type FloorEvent = Extract<
       | "playback_started"
       | "reply_finished"
       | "reply_timeout"
-      | "idle_elapsed";
+      | "idle_elapsed"
+      | "say_requested";
   }
 >;
 
@@ -179,7 +184,7 @@ export class CallerAudio {
     }, () => {});
   }
 
-  /** Something on the call's side of the floor happened (greeting, reply, idle). */
+  /** Something on the call's side of the floor happened (greeting, reply, idle, the brain's Say). */
   floor(event: FloorEvent): void {
     if (!this.#closed) this.#step(event);
   }
@@ -309,6 +314,12 @@ export class CallerAudio {
           break;
         case "send_user_idle":
           h.onUserIdle(a.turnId);
+          break;
+        case "open_say":
+          h.onSay?.(a.turnId, a.sayId, a.text);
+          break;
+        case "refuse_say":
+          h.onSayRefused?.(a.sayId, a.detail);
           break;
       }
     }

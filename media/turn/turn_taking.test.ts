@@ -106,3 +106,54 @@ Deno.test("idle hands the brain the floor only while listening", () => {
   m.next({ type: "reply_finished", turnId: "t1" });
   assertEquals(m.state, "listening");
 });
+
+Deno.test("a Say takes a free floor as its own turn, and barge-in cuts it like a reply", () => {
+  const m = new TurnTaking();
+  assertEquals(m.next({ type: "say_requested", sayId: "s.1", text: "Your order shipped." }), [
+    { type: "open_say", turnId: "t1", sayId: "s.1", text: "Your order shipped." },
+  ]);
+  assertEquals(m.accept("t1"), "accepted");
+  m.next({ type: "playback_started", turnId: "t1" });
+  assertEquals(m.state, "bot_speaking");
+  assertEquals(m.next({ type: "speech_started" }), [
+    { type: "interrupt", turnId: "t1" },
+    { type: "start_recognition" },
+  ]);
+  assertEquals(m.accept("t1"), "cancelled");
+});
+
+Deno.test("a Say is refused while the caller or a reply holds the floor, and nothing changes", () => {
+  const say = { type: "say_requested", sayId: "s.1", text: "hi" } as const;
+  const m = new TurnTaking();
+  m.next({ type: "speech_started" });
+  assertEquals(m.next(say), [
+    { type: "refuse_say", sayId: "s.1", detail: "the caller holds the floor" },
+  ]);
+  assertEquals(m.state, "caller_speaking");
+  m.next({ type: "speech_stopped" });
+  assertEquals(m.next(say)[0].type, "refuse_say"); // its words are being finalized
+  m.next({ type: "final_text", text: "hello" });
+  assertEquals(m.next(say), [
+    { type: "refuse_say", sayId: "s.1", detail: "the bot holds the floor (turn t1)" },
+  ]);
+  assertEquals([m.state, m.replyTurn, m.latest], ["waiting_for_brain", "t1", "t1"]);
+  m.next({ type: "playback_started", turnId: "t1" });
+  assertEquals(m.next(say)[0].type, "refuse_say");
+  m.next({ type: "reply_finished", turnId: "t1" });
+  assertEquals(m.next(say), [{ type: "open_say", turnId: "t2", sayId: "s.1", text: "hi" }]);
+});
+
+Deno.test("a Say after a reply timed out supersedes that turn: it is cancelled", () => {
+  const m = new TurnTaking();
+  run([
+    { type: "speech_started" },
+    { type: "speech_stopped" },
+    { type: "final_text", text: "hello" },
+    { type: "reply_timeout", turnId: "t1" },
+  ], m);
+  assertEquals(m.next({ type: "say_requested", sayId: "", text: "One moment." }), [
+    { type: "cancel", turnId: "t1" },
+    { type: "open_say", turnId: "t2", sayId: "", text: "One moment." },
+  ]);
+  assertEquals(m.accept("t1"), "cancelled");
+});

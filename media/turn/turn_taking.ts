@@ -61,6 +61,8 @@ export type TurnEvent =
   | { type: "idle_elapsed" }
   /** The caller typed a turn on the page (RTVI send-text). */
   | { type: "typed_text"; text: string }
+  /** The brain asks to speak outside a turn (Say): only on a free floor, as idle does. */
+  | { type: "say_requested"; sayId: string; text: string }
   /** A reply's first audio frame went out. */
   | { type: "playback_started"; turnId: string }
   /** A reply played out: its last unit arrived and every frame was sent. */
@@ -74,6 +76,9 @@ export type TurnAction =
   /** typed: the caller typed the text (send-text) rather than spoke it. */
   | { type: "send_user_turn"; turnId: string; text: string; typed?: boolean }
   | { type: "send_user_idle"; turnId: string }
+  /** The brain's Say has the floor as turn `turnId`; refuse_say: it does not, and why. */
+  | { type: "open_say"; turnId: string; sayId: string; text: string }
+  | { type: "refuse_say"; sayId: string; detail: string }
   /** Barge-in: stop the bot now, tell the brain, drop the turn's later units (typed: by text). */
   | { type: "interrupt"; turnId: string; typed?: boolean }
   /** A timed-out turn was superseded before its reply came: tell the brain, drop its units. */
@@ -312,6 +317,20 @@ export class TurnTaking {
     if (this.replyTurn === turnId) this.replyTurn = undefined;
   }
 
+  /** A Say takes a free floor as a turn of its own; otherwise it is refused and nothing changes. */
+  private say({ sayId, text }: { sayId: string; text: string }, out: TurnAction[]): void {
+    if (this.state !== "listening") {
+      const detail = this.state === "bot_speaking" || this.state === "waiting_for_brain"
+        ? `the bot holds the floor (turn ${this.replyTurn})`
+        : "the caller holds the floor";
+      return void out.push({ type: "refuse_say", sayId, detail });
+    }
+    this.supersedeLate(out);
+    const turnId = `t${++this.turns}`;
+    this.open(turnId);
+    out.push({ type: "open_say", turnId, sayId, text });
+  }
+
   next(event: TurnEvent): TurnAction[] {
     const out: TurnAction[] = [];
     this.step(event, out);
@@ -443,6 +462,9 @@ export class TurnTaking {
         out.push({ type: "send_user_idle", turnId });
         break;
       }
+      case "say_requested":
+        this.say(event, out);
+        break;
       case "playback_started":
         if (this.state === "waiting_for_brain" && event.turnId === this.replyTurn) {
           this.state = "bot_speaking";

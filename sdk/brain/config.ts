@@ -36,12 +36,19 @@ export type LanguageName =
 
 /**
  * A `voice.v1.Config` as proto3 JSON with enum names. Every field is optional: a zero or absent
- * enum keeps what is in effect; a present `idle` section sets the timeout (0 turns idle off).
+ * enum keeps what is in effect; a present `idle` section sets the timeout (0 turns idle off), a
+ * present `events` section sets its three flags.
  */
 export interface ConfigJson {
   tts?: { voice?: VoiceName; language?: LanguageName };
   stt?: { language?: LanguageName };
   idle?: { timeout_ms?: number };
+  /**
+   * What the brain is told beyond its turns, all off by default: `speech` (`onUserSpeech`),
+   * `interim_text` (`onInterimText`), `turn_metrics` (`onTurnMetrics`). A present section sets all
+   * three (an absent flag is off).
+   */
+  events?: { speech?: boolean; interim_text?: boolean; turn_metrics?: boolean };
 }
 
 const IDLE_MIN_MS = 1000;
@@ -135,7 +142,7 @@ export function configJson(message: protobuf.Message): ConfigJson {
 
 /**
  * `base` with `patch` applied, as the worker applies it: zero or absent enums keep what is in
- * effect, a present idle section sets the timeout. Neither argument is changed.
+ * effect, a present idle or events section sets its fields. Neither argument is changed.
  */
 export function applyConfig(base: ConfigJson, patch: ConfigJson): ConfigJson {
   const next: ConfigJson = structuredClone(base);
@@ -144,5 +151,9 @@ export function applyConfig(base: ConfigJson, patch: ConfigJson): ConfigJson {
   if (given(patch.tts?.language)) next.tts = { ...next.tts, language: patch.tts.language };
   if (given(patch.stt?.language)) next.stt = { ...next.stt, language: patch.stt.language };
   if (patch.idle) next.idle = { timeout_ms: patch.idle.timeout_ms ?? 0 };
+  if (patch.events) {
+    const { speech = false, interim_text = false, turn_metrics = false } = patch.events;
+    next.events = { speech, interim_text, turn_metrics };
+  }
   return next;
 }

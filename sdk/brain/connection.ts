@@ -4,6 +4,7 @@
 import { ConfigType } from "../../proto/mod.ts";
 import { type BrainFrameKind, decodeServiceFrame, encodeBrainFrame } from "../../proto/frames.ts";
 import { applyConfig, type ConfigJson, configJson, configMessage } from "./config.ts";
+import { Says } from "./says.ts";
 import type {
   BrainHandlers,
   HeardText,
@@ -12,6 +13,7 @@ import type {
   ReplayInfo,
   Reply,
   RtviMessage,
+  SayOutcome,
   Session,
   WebSocketLike,
 } from "./types.ts";
@@ -68,6 +70,7 @@ class CallSession implements Session {
   heard: HeardText[] = [];
   ended = false;
   private endSent = false;
+  readonly says = new Says();
 
   readonly id: string;
   readonly agentId: string;
@@ -120,6 +123,16 @@ class CallSession implements Session {
       throw new Error("session.transfer: target must be a tel: or sip: URI or an E.164 number");
     }
     this.send("transfer", { target: target.trim() });
+  }
+
+  say(text: string): Promise<SayOutcome> {
+    if (typeof text !== "string" || text.trim() === "") {
+      throw new Error("session.say: text must be a non-empty string");
+    }
+    const { sayId, outcome } = this.says.open();
+    if (this.ended) this.says.end([]);
+    else this.send("say", { say_id: sayId, text });
+    return outcome;
   }
 }
 
@@ -238,6 +251,7 @@ export class BrainConnection {
       case "heard": {
         const heard = heardOf(body);
         session.heard.push(heard);
+        session.says.heard(heard);
         this.call("onHeard", () => this.handlers.onHeard?.(heard, session));
         return;
       }
@@ -259,6 +273,32 @@ export class BrainConnection {
       case "transfer_failed": {
         const failure = { target: String(body.target ?? ""), detail: String(body.detail ?? "") };
         this.call("onTransferFailed", () => this.handlers.onTransferFailed?.(failure, session));
+        return;
+      }
+      case "say_started":
+        session.says.started(String(body.say_id ?? ""), String(body.turn_id ?? ""));
+        return;
+      case "say_refused":
+        session.says.refused(String(body.say_id ?? ""), String(body.detail ?? ""));
+        return;
+      case "user_speech": {
+        const speech = { speaking: body.speaking === true, overBot: body.over_bot === true };
+        this.call("onUserSpeech", () => this.handlers.onUserSpeech?.(speech, session));
+        return;
+      }
+      case "interim_text": {
+        const interim = { text: String(body.text ?? "") };
+        this.call("onInterimText", () => this.handlers.onInterimText?.(interim, session));
+        return;
+      }
+      case "turn_metrics": {
+        const metrics = {
+          turnId: String(body.turn_id ?? ""),
+          trigger: String(body.trigger ?? ""),
+          latencyMs: { ...(body.latency_ms as Record<string, number> ?? {}) },
+          interrupted: body.interrupted === true,
+        };
+        this.call("onTurnMetrics", () => this.handlers.onTurnMetrics?.(metrics, session));
         return;
       }
       case "finalize": {
@@ -368,6 +408,7 @@ export class BrainConnection {
     if (session) {
       session.ended = true;
       const heard = this.finalHeard ?? session.heard;
+      session.says.end(heard);
       try {
         await this.handlers.onSessionEnd?.(session, { reason, heard });
       } catch (err) {

@@ -47,6 +47,55 @@ export interface Session {
    * @throws Error for an empty target; nothing is sent.
    */
   transfer(target: string): void;
+  /**
+   * Speaks `text` outside a turn: on a key press, a page message, a timer or an outside event. The
+   * service gives it a turn of its own and speaks it as one unit under the rules of any reply
+   * (barge-in cuts it, `onHeard` reports it), but only when the floor is free: while the caller
+   * speaks, a reply is awaited or playing, or the call is ending, it is refused, never queued.
+   * Resolves once it is spoken or cut off (with what the caller heard) or refused (with why);
+   * it never rejects, so it may be called without awaiting.
+   * @throws Error for text that is not a non-empty string; nothing is sent.
+   */
+  say(text: string): Promise<SayOutcome>;
+}
+
+/** How a `session.say(...)` went. */
+export interface SayOutcome {
+  /** The turn the service gave the speech; `""` when it was refused. */
+  readonly turnId: string;
+  /** What the caller heard of it (all of it, or up to where they cut in). */
+  readonly heard: string;
+  /** True when the caller cut it off (barge-in) or the call ended while it played. */
+  readonly cutOff: boolean;
+  /** Why the service refused it ("the caller holds the floor", ...); absent when it was spoken. */
+  readonly refused?: string;
+}
+
+/** The caller started or stopped speaking (only with `config.events.speech`). */
+export interface UserSpeech {
+  /** True when the caller started, false when their utterance ended. */
+  readonly speaking: boolean;
+  /** The bot was speaking when the caller started: a barge-in (a Cancel) may follow. */
+  readonly overBot: boolean;
+}
+
+/** The recogniser's interim text while the caller speaks (only with `config.events.interim_text`). */
+export interface InterimText {
+  readonly text: string;
+}
+
+/** One turn's latency steps, once it is over (only with `config.events.turn_metrics`). */
+export interface TurnMetrics {
+  readonly turnId: string;
+  /** `"greeting"`, `"speech"`, `"typed"`, `"idle"` or `"say"`. */
+  readonly trigger: string;
+  /**
+   * Milliseconds per step, as the session record has them: `end_of_turn`, `to_brain`, `brain`,
+   * `synthesis`, `end_to_first_audio`, `recognition`; a step not measured on the turn is absent.
+   */
+  readonly latencyMs: Readonly<Record<string, number>>;
+  /** The caller cut the reply off. */
+  readonly interrupted: boolean;
 }
 
 /** A phone call's caller, dialled number and carrier (SessionStart's `phone`). */
@@ -157,16 +206,25 @@ export interface BrainHandlers {
   /** The caller heard (part of) a speech unit. */
   onHeard?(heard: HeardText, session: Session): void | Promise<void>;
   /**
-   * The page sent a message (RTVI JSON, verbatim). Cannot speak: the return value is ignored.
-   * May dispatch, configure or end.
+   * The page sent a message (RTVI JSON, verbatim). The return value is ignored; to answer aloud
+   * call `session.say(...)`. May dispatch, configure or end.
    */
   onRtvi?(message: RtviMessage, session: Session): unknown;
-  /** The caller pressed a key on a phone call (DTMF). Cannot speak; may dispatch, configure, end or transfer. */
+  /**
+   * The caller pressed a key on a phone call (DTMF). The return value is ignored; may say,
+   * dispatch, configure, end or transfer.
+   */
   onDtmf?(dtmf: Dtmf, session: Session): unknown;
   /** A `session.transfer(...)` did not happen; the call goes on. */
   onTransferFailed?(failure: TransferFailure, session: Session): unknown;
   /** Silence for the configured idle timeout. Replies like `onTurn`; none lets the floor pass. */
   onUserIdle?(idle: IdleTurn, session: Session): Reply;
+  /** The caller started or stopped speaking; needs `configure({ events: { speech: true } })`. */
+  onUserSpeech?(speech: UserSpeech, session: Session): unknown;
+  /** Interim recognition while the caller speaks; needs `events.interim_text`. */
+  onInterimText?(interim: InterimText, session: Session): unknown;
+  /** A turn's latency steps once it is over; needs `events.turn_metrics`. */
+  onTurnMetrics?(metrics: TurnMetrics, session: Session): unknown;
   /** The call is over (End, or the socket closed). Runs exactly once per started session. */
   onSessionEnd?(session: Session, end: SessionEndInfo): void | Promise<void>;
 }

@@ -40,9 +40,10 @@ class GeneratedProtoTest(unittest.TestCase):
         brain = [f.name for f in brain_pb2.BrainFrame.DESCRIPTOR.oneofs_by_name["frame"].fields]
         self.assertEqual(service, ["session_start", "user_turn", "client_message", "heard",
                                    "user_idle", "finalize", "end", "cancel", "dtmf",
-                                   "transfer_failed"])
+                                   "transfer_failed", "say_started", "say_refused",
+                                   "user_speech", "interim_text", "turn_metrics"])
         self.assertEqual(brain, ["greeting", "speech_unit", "action", "config", "end_session",
-                                 "transfer"])
+                                 "transfer", "say"])
         self.assertEqual(config_pb2.Voice.Name(2), "VOICE_ARJUN")
 
 

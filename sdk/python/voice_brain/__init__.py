@@ -22,6 +22,7 @@ Example::
 
 from .brain import Brain, ServedBrain
 from .config import ConfigDict, ConfigError
+from .events import InterimText, SayOutcome, TurnMetrics, UserSpeech
 from .session import (
     Dtmf,
     HeardText,
@@ -44,14 +45,18 @@ __all__ = [
     "Dtmf",
     "HeardText",
     "IdleTurn",
+    "InterimText",
     "PhoneCall",
     "Replay",
     "Reply",
+    "SayOutcome",
     "Session",
     "SessionEnd",
     "TransferFailure",
     "Turn",
+    "TurnMetrics",
     "UnitSplitter",
+    "UserSpeech",
     "speech_units",
 ]
 __version__ = "0.1.0"

@@ -18,6 +18,9 @@ HANDLER_NAMES = (
     "on_user_idle",
     "on_dtmf",
     "on_transfer_failed",
+    "on_user_speech",
+    "on_interim_text",
+    "on_turn_metrics",
     "on_session_end",
 )
 
@@ -135,6 +138,21 @@ class Brain:
     def on_transfer_failed(self, fn: Callable) -> Callable:
         """Registers the callback told when a ``session.transfer(...)`` did not happen."""
         return self._register("on_transfer_failed", fn)
+
+    def on_user_speech(self, fn: Callable) -> Callable:
+        """Registers the callback told when the caller starts or stops speaking (a ``UserSpeech``);
+        needs ``session.configure({"events": {"speech": True}})``."""
+        return self._register("on_user_speech", fn)
+
+    def on_interim_text(self, fn: Callable) -> Callable:
+        """Registers the callback told the interim recognition (an ``InterimText``) while the
+        caller speaks; needs ``events.interim_text``."""
+        return self._register("on_interim_text", fn)
+
+    def on_turn_metrics(self, fn: Callable) -> Callable:
+        """Registers the callback told each turn's latency steps (a ``TurnMetrics``) once the turn
+        is over; needs ``events.turn_metrics``."""
+        return self._register("on_turn_metrics", fn)
 
     def on_session_end(self, fn: Callable) -> Callable:
         """Registers the session-end callback."""

@@ -66,7 +66,7 @@ def config_dict(message: config_pb2.Config) -> ConfigDict:
 
 def apply_config(base: ConfigDict, patch: ConfigDict) -> ConfigDict:
     """``base`` with ``patch`` applied as the worker applies it: zero or absent enums keep what is
-    in effect, a present idle section sets the timeout. Neither argument is changed."""
+    in effect, a present idle or events section sets its fields. Neither argument is changed."""
     out = copy.deepcopy(base)
 
     def given(v: Any) -> bool:
@@ -78,4 +78,9 @@ def apply_config(base: ConfigDict, patch: ConfigDict) -> ConfigDict:
             out.setdefault(section, {})[key] = value
     if "idle" in patch:
         out["idle"] = {"timeout_ms": (patch.get("idle") or {}).get("timeout_ms", 0)}
+    if "events" in patch:
+        # Like idle: a present section sets every flag (proto3 cannot tell false from absent).
+        events = patch.get("events") or {}
+        out["events"] = {k: bool(events.get(k, False))
+                         for k in ("speech", "interim_text", "turn_metrics")}
     return out

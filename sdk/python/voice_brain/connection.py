@@ -15,7 +15,9 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from google.protobuf.message import DecodeError, Message
 
 from .config import config_dict
+from .events import InterimText, TurnMetrics, UserSpeech
 from .proto import brain_pb2
+from .says import Says
 from .session import (
     Dtmf,
     HeardText,
@@ -68,6 +70,7 @@ class Connection:
         self._final_heard: Optional[List[HeardText]] = None
         self._finished = False
         self._outbox: "asyncio.Queue[Any]" = asyncio.Queue()
+        self._says = Says()
 
     # -- the socket ---------------------------------------------------------------------------
 
@@ -159,6 +162,7 @@ class Connection:
         elif kind == "heard":
             heard = _heard(body)
             session.heard.append(heard)
+            self._says.heard(heard)
             self._call_soon("on_heard", heard, session)
         elif kind == "client_message":
             try:
@@ -171,6 +175,18 @@ class Connection:
         elif kind == "transfer_failed":
             failure = TransferFailure(body.target, body.detail)
             self._call_soon("on_transfer_failed", failure, session)
+        elif kind == "say_started":
+            self._says.started(body.say_id, body.turn_id)
+        elif kind == "say_refused":
+            self._says.refused(body.say_id, body.detail)
+        elif kind == "user_speech":
+            self._call_soon("on_user_speech", UserSpeech(body.speaking, body.over_bot), session)
+        elif kind == "interim_text":
+            self._call_soon("on_interim_text", InterimText(body.text), session)
+        elif kind == "turn_metrics":
+            metrics = TurnMetrics(body.turn_id, body.trigger, dict(body.latency_ms),
+                                  body.interrupted)
+            self._call_soon("on_turn_metrics", metrics, session)
         elif kind == "finalize":
             self._final_heard = [_heard(h) for h in body.heard]
             session.heard = list(self._final_heard)
@@ -195,7 +211,8 @@ class Connection:
         replay = None
         if body.HasField("replay"):
             replay = Replay(body.replay.original_session_id)
-        session = Session(body.session_id, body.agent_id, init, config, self._send, phone, replay)
+        session = Session(body.session_id, body.agent_id, init, config, self._send, phone,
+                          replay, self._say)
         self._session = session
         self._ready = asyncio.ensure_future(self._greet(session))
 
@@ -211,6 +228,14 @@ class Connection:
             greeting = ""
         # Queued after every Config that on_session_start caused: voice and language apply to it.
         self._send("greeting", {"text": greeting})
+
+    def _say(self, text: str) -> "asyncio.Future[Any]":
+        say_id, outcome = self._says.open()
+        if self._finished:
+            self._says.end([])
+        else:
+            self._send("say", {"say_id": say_id, "text": text})
+        return outcome
 
     # -- turns --------------------------------------------------------------------------------
 
@@ -304,6 +329,7 @@ class Connection:
         if session is not None:
             session.ended = True
             heard = self._final_heard if self._final_heard is not None else session.heard
+            self._says.end(list(heard))
             on_end = self._handlers.get("on_session_end")
             if on_end:
                 try:

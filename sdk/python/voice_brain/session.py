@@ -165,6 +165,7 @@ class Session:
         send: Callable[[str, Any], None],
         phone: Optional[PhoneCall] = None,
         replay: Optional[Replay] = None,
+        say: Optional[Callable[[str], "asyncio.Future[Any]"]] = None,
     ) -> None:
         self.id = session_id
         self.phone = phone
@@ -175,6 +176,7 @@ class Session:
         self.heard: List[HeardText] = []
         self.ended = False
         self._send = send
+        self._say = say
         self._end_sent = False
 
     def __repr__(self) -> str:
@@ -232,3 +234,22 @@ class Session:
             raise ValueError(
                 "session.transfer: target must be a tel: or sip: URI or an E.164 number")
         self._send("transfer", {"target": target.strip()})
+
+    def say(self, text: str) -> "asyncio.Future[Any]":
+        """Speaks ``text`` outside a turn: on a key press, a page message, a timer or an outside
+        event. The service gives it a turn of its own and speaks it as one unit under the rules of
+        any reply (barge-in cuts it, ``on_heard`` reports it), but only when the floor is free:
+        while the caller speaks, a reply is awaited or playing, or the call is ending, it is
+        refused, never queued.
+
+        Returns a future of a ``SayOutcome``: what the caller heard of it once it is spoken or cut
+        off, or ``refused`` with why. It never raises, so it may be left unawaited.
+
+        Raises:
+            ValueError: for text that is not a non-empty string; nothing is sent.
+        """
+        if not isinstance(text, str) or text.strip() == "":
+            raise ValueError("session.say: text must be a non-empty string")
+        if self._say is None:
+            raise RuntimeError("session.say: this session is not connected to a worker")
+        return self._say(text)

@@ -1,0 +1,110 @@
+// session.say and the opt-in caller events are one protocol in both SDKs: a Python brain (its own
+// process, sdk/python/tests/brains/say_and_events_brain.py) and the same brain in TypeScript get
+// the same ServiceFrames from the same fake worker and send the same BrainFrames back.
+import { assertEquals } from "../../tests/helpers/assert.ts";
+import { startPythonBrain } from "../../tests/helpers/python_brain.ts";
+import { type BrainFrame, TestWorker } from "../brain/test_worker.ts";
+import { createBrain } from "../brain/mod.ts";
+
+const PYTHON_BRAIN = new URL("./tests/brains/say_and_events_brain.py", import.meta.url).pathname;
+
+function typescriptBrain() {
+  return createBrain({
+    onSessionStart: (session) => {
+      session.configure({ events: { speech: true, interim_text: true, turn_metrics: true } });
+      return "Hi.";
+    },
+    onTurn: () => {},
+    onDtmf: async (dtmf, session) => {
+      const outcome = await session.say(`You pressed ${dtmf.digit}.`);
+      session.dispatch("said", {
+        turn_id: outcome.turnId,
+        heard: outcome.heard,
+        cut_off: outcome.cutOff,
+        refused: outcome.refused ?? "",
+      });
+    },
+    onUserSpeech: (e, session) =>
+      session.dispatch("speech", { speaking: e.speaking, over_bot: e.overBot }),
+    onInterimText: (e, session) => session.dispatch("interim", { text: e.text }),
+    onTurnMetrics: (m, session) =>
+      session.dispatch("metrics", {
+        turn_id: m.turnId,
+        trigger: m.trigger,
+        latency_ms: m.latencyMs,
+        interrupted: m.interrupted,
+      }),
+  });
+}
+
+/** One scripted call; the frames the brain sent, actions' JSON parsed (Python writes 310.0). */
+async function script(url: string): Promise<unknown[]> {
+  const worker = await TestWorker.dial(url, "ses_same");
+  const frames: BrainFrame[] = [];
+  worker.start("ses_same");
+  frames.push(...await worker.take(2)); // config, greeting
+  worker.send("dtmf", { digit: "1", duration_ms: 100 });
+  frames.push(await worker.next()); // say
+  worker.send("say_started", { say_id: "say.1", turn_id: "t1" });
+  worker.send("heard", { unit_id: "say.1", turn_id: "t1", text: "You pressed", cut_off: true });
+  frames.push(await worker.next()); // said
+  worker.send("dtmf", { digit: "2", duration_ms: 100 });
+  frames.push(await worker.next()); // say
+  worker.send("say_refused", { say_id: "say.2", detail: "the caller holds the floor" });
+  frames.push(await worker.next()); // said (refused)
+  worker.send("user_speech", { speaking: true, over_bot: true });
+  frames.push(await worker.next());
+  worker.send("interim_text", { text: "what ti" });
+  frames.push(await worker.next());
+  worker.send("user_speech", { speaking: false });
+  frames.push(await worker.next());
+  worker.send("turn_metrics", {
+    turn_id: "t2",
+    trigger: "speech",
+    latency_ms: { end_of_turn: 310, to_brain: 0.4, brain: 120.5 },
+    interrupted: true,
+  });
+  frames.push(await worker.next());
+  worker.send("end", { reason: "hangup" });
+  await worker.closed;
+  return frames.map(({ timestamp_ms: _, ...f }) => {
+    const action = f.action as { type: string; json: string } | undefined;
+    return action ? { ...f, action: { type: action.type, data: JSON.parse(action.json) } } : f;
+  });
+}
+
+Deno.test("the Python and TypeScript SDKs say and report caller events alike", async () => {
+  const python = await startPythonBrain(PYTHON_BRAIN);
+  const typescript = typescriptBrain().serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
+  try {
+    const fromTypescript = await script(typescript.url);
+    const fromPython = await script(python.url);
+    assertEquals(fromPython, fromTypescript);
+    const kinds = fromPython.map((f) => {
+      const frame = f as { frame: string; action?: { type: string } };
+      return frame.action?.type ?? frame.frame;
+    });
+    assertEquals(kinds, [
+      "config",
+      "greeting",
+      "say",
+      "said",
+      "say",
+      "said",
+      "speech",
+      "interim",
+      "speech",
+      "metrics",
+    ]);
+    const said = fromPython[3] as { action: { data: unknown } };
+    assertEquals(said.action.data, {
+      turn_id: "t1",
+      heard: "You pressed",
+      cut_off: true,
+      refused: "",
+    });
+  } finally {
+    await typescript.shutdown();
+    await python.stop();
+  }
+});

@@ -1,0 +1,48 @@
+"""A brain that says things on key presses and reports the caller events it asked for, as
+actions: the Python half of sdk/python/python_and_typescript_sdks_say_and_report_events_alike
+.test.ts (the TypeScript half is in that test)."""
+
+import os
+
+from voice_brain import Brain
+
+brain = Brain()
+
+
+@brain.on_session_start
+def start(session):
+    session.configure({"events": {"speech": True, "interim_text": True, "turn_metrics": True}})
+    return "Hi."
+
+
+@brain.on_turn
+def answer(turn, session):
+    return None
+
+
+@brain.on_dtmf
+async def key(dtmf, session):
+    outcome = await session.say(f"You pressed {dtmf.digit}.")
+    session.dispatch("said", {"turn_id": outcome.turn_id, "heard": outcome.heard,
+                              "cut_off": outcome.cut_off, "refused": outcome.refused or ""})
+
+
+@brain.on_user_speech
+def speech(event, session):
+    session.dispatch("speech", {"speaking": event.speaking, "over_bot": event.over_bot})
+
+
+@brain.on_interim_text
+def interim(event, session):
+    session.dispatch("interim", {"text": event.text})
+
+
+@brain.on_turn_metrics
+def metrics(m, session):
+    session.dispatch("metrics", {"turn_id": m.turn_id, "trigger": m.trigger,
+                                 "latency_ms": m.latency_ms, "interrupted": m.interrupted})
+
+
+if __name__ == "__main__":
+    brain.run(host=os.environ.get("HOST", "127.0.0.1"),
+              port=int(os.environ.get("BRAIN_PORT", "8790")), path="/brain")
