@@ -2,17 +2,21 @@
 // process with the local engines, the example brain over its WebSocket, a werift caller
 // speaking festival audio): what the service adds between the caller's end of turn and
 // UserTurn, recognition time, what it adds between the brain's first unit and the first audio
-// packet, synthesis alone, and how fast barge-in stops the bot. Baseline, in this process: a
-// bare protobuf frame round trip over the brain WebSocket, the floor any brain hop costs.
+// packet, synthesis alone, and how fast barge-in stops the bot, on a quiet host and with two busy
+// loops loading it (issue 31: the stop, and frames of the bot heard again after it). Baseline, in
+// this process: a bare protobuf frame round trip over the brain WebSocket, the floor any brain hop
+// costs; the loaded barge-ins are compared with the quiet ones of the same run.
 //   deno run -A bench/media/call_turns.ts [turns=6]
 import {
   askForTheStory,
   botSilentAt,
+  eventually,
   speech,
   speechOnsetMs,
   startCallService,
-  waitForLog,
 } from "../../tests/helpers/call_harness.ts";
+import { busyLoops } from "../../tests/helpers/busy_host.ts";
+import { concat, pinkNoise } from "../../tests/helpers/test_signals.ts";
 import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import { decodeBrainFrame, encodeServiceFrame } from "../../proto/frames.ts";
@@ -90,6 +94,12 @@ const synthFirst = await synthesisFirstChunk();
 const service = await startCallService(createExampleBrain());
 const toBrain: number[] = [], recognition: number[] = [], toAudio: number[] = [];
 const endToAudio: number[] = [], bargeStop: number[] = [];
+/** Barge-ins under load: the stop, and loud bot frames heard after it while the caller spoke. */
+const loadedStop: number[] = [], backQuiet: number[] = [], backLoaded: number[] = [];
+
+/** 16 kHz → 48 kHz by repeating samples (enough for a noise burst). */
+const up3 = (pcm: Int16Array) =>
+  Int16Array.from({ length: pcm.length * 3 }, (_, i) => pcm[Math.floor(i / 3)]);
 try {
   const { caller, sessionId } = await service.call();
   await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 20_000);
@@ -104,16 +114,34 @@ try {
     );
     await new Promise((r) => setTimeout(r, 700));
   }
-  // Barge-in, three times: a long story, interrupted after 1.5 s of it.
-  for (let i = 0; i < 3; i++) {
+  // Barge-in, three times quiet and three times with two busy loops on the host: a long story,
+  // interrupted 1.5 s into it by a noise and then words (issue 31's call).
+  const words = concat(
+    new Int16Array(48 * 200),
+    up3(pinkNoise(200, -20)),
+    await speech("stop please, thank you"),
+  );
+  const onsetMs = speechOnsetMs(words);
+  for (const loaded of [false, false, false, true, true, true]) {
     await askForTheStory(caller);
     await new Promise((r) => setTimeout(r, 1500));
-    const words = await speech("stop please");
-    const { startedAt } = await caller.say(words);
-    const onsetAt = startedAt + speechOnsetMs(words);
-    const stop = botSilentAt(caller, onsetAt);
-    if (stop !== undefined) bargeStop.push(stop - onsetAt);
-    await waitForLog(service, sessionId, (e) => e.kind === "barge_in" && true);
+    const load = loaded ? busyLoops(2) : undefined;
+    try {
+      const bargeIns = async () =>
+        (await service.log(sessionId)).filter((e) => e.kind === "barge_in").length;
+      const before = await bargeIns();
+      const { startedAt, endedAt } = await caller.say(words);
+      const onsetAt = startedAt + onsetMs;
+      await eventually(async () => await bargeIns() > before, "a barge-in", 30_000);
+      await new Promise((r) => setTimeout(r, 1000));
+      const stop = botSilentAt(caller, onsetAt);
+      if (stop === undefined) continue;
+      (loaded ? loadedStop : bargeStop).push(stop - onsetAt);
+      const back = caller.heardFrames.filter((f) => f.at > stop && f.at < endedAt && f.rms > 300);
+      (loaded ? backLoaded : backQuiet).push(back.length);
+    } finally {
+      await load?.stop();
+    }
     await new Promise((r) => setTimeout(r, 2500));
   }
   await caller.hangUp();
@@ -139,9 +167,16 @@ console.log(`  first unit → first audio packet (service):     ${fmt(toAudio)}`
 console.log(`    of which synthesis, first chunk (alone):    ${fmt(synthFirst)}`);
 console.log(`  end of turn → first audio (caller's wait):     ${fmt(endToAudio)}`);
 console.log(`  barge-in: true speech onset → bot silent:      ${fmt(bargeStop)}`);
+console.log(`    same, two busy loops on the host:           ${fmt(loadedStop)}`);
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+console.log(
+  `    bot frames heard again after the stop: quiet ${sum(backQuiet)} in ${backQuiet.length}, ` +
+    `loaded ${sum(backLoaded)} in ${backLoaded.length}`,
+);
 console.log(`  baseline: bare brain frame round trip:         ${fmt(baseline)}`);
 const p50 = (xs: number[]) => (xs.length ? pct(xs, 50) : NaN);
 console.log(
   `  ratios to baseline (p50): to-brain ${(p50(toBrain) / p50(baseline)).toFixed(0)}×, ` +
-    `to-audio ${(p50(toAudio) / p50(baseline)).toFixed(1)}×`,
+    `to-audio ${(p50(toAudio) / p50(baseline)).toFixed(1)}×; ` +
+    `barge-in stop loaded / quiet ${(p50(loadedStop) / p50(bargeStop)).toFixed(2)}×`,
 );

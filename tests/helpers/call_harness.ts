@@ -123,7 +123,7 @@ export async function speech(text: string): Promise<Int16Array> {
 
 /** Polls the session log until an entry matches; returns it. */
 export async function waitForLog(
-  service: CallService,
+  service: Pick<CallService, "log">,
   sessionId: string,
   match: (e: LogEntry) => boolean,
   ms = 15_000,
