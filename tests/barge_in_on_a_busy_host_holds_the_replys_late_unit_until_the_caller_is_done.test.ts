@@ -8,29 +8,20 @@
 // Before the fix the pause found nothing queued and held nothing (bot_paused was logged, no
 // bot_resumed), and the late unit played over the caller until the Cancel.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { speech, startInProcessCallService, waitForLog } from "./helpers/call_harness.ts";
+import {
+  NOISE_AT_MS,
+  noiseThenWords,
+  speech,
+  speechEndMs,
+  startInProcessCallService,
+  waitForLog,
+} from "./helpers/call_harness.ts";
 import { busyLoops } from "./helpers/busy_host.ts";
-import { concat, pinkNoise } from "./helpers/test_signals.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 import type { Call } from "../media/call/call.ts";
 
 const FIRST = "Once upon a time, a small robot lived in a lighthouse.";
 const LATE = "Every night it counted the ships that passed and wished one of them would stop.";
-
-/** 16 kHz → 48 kHz by repeating samples (enough for a noise burst). */
-function to48k(pcm: Int16Array): Int16Array {
-  return Int16Array.from({ length: pcm.length * 3 }, (_, i) => pcm[Math.floor(i / 3)]);
-}
-
-/** The end of the last 10 ms of 48 kHz `pcm` louder than `level`, in ms. */
-function speechEndMs(pcm: Int16Array, level = 300): number {
-  for (let ms = Math.floor(pcm.length / 480) * 10; ms > 0; ms -= 10) {
-    const frame = pcm.subarray((ms - 10) * 48, ms * 48);
-    const rms = Math.sqrt(frame.reduce((s, v) => s + v * v, 0) / Math.max(1, frame.length));
-    if (rms > level) return ms;
-  }
-  return 0;
-}
 
 Deno.test("on a busy host a reply's unit that comes while the caller speaks over the bot is held until the cut", async () => {
   let firstPlayed!: () => void;
@@ -66,12 +57,7 @@ Deno.test("on a busy host a reply's unit that comes while the caller speaks over
     await firstDone;
 
     load = busyLoops(2);
-    const noiseAtMs = 200;
-    const audio = concat(
-      new Int16Array(48 * noiseAtMs),
-      to48k(pinkNoise(200, -20)),
-      await speech("stop please, thank you"),
-    );
+    const audio = await noiseThenWords("stop please, thank you");
     const { startedAt } = await caller.say(audio);
     const bargeIn = await waitForLog(service, sessionId, (e) => e.kind === "barge_in", 30_000);
     assertEquals(bargeIn.data.turn_id, "t1");
@@ -88,7 +74,7 @@ Deno.test("on a busy host a reply's unit that comes while the caller speaks over
       "the late unit never reached the worker during the overlap",
     );
     // From the caller's onset until a second after their words: not one loud frame of the bot.
-    const onsetAt = startedAt + noiseAtMs;
+    const onsetAt = startedAt + NOISE_AT_MS;
     const back = caller.heardFrames.filter((f) =>
       f.at >= onsetAt && f.at <= endOfWords + 1000 && f.rms > 300
     );

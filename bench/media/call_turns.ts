@@ -11,12 +11,12 @@ import {
   askForTheStory,
   botSilentAt,
   eventually,
+  noiseThenWords,
   speech,
   speechOnsetMs,
   startCallService,
 } from "../../tests/helpers/call_harness.ts";
 import { busyLoops } from "../../tests/helpers/busy_host.ts";
-import { concat, pinkNoise } from "../../tests/helpers/test_signals.ts";
 import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import { decodeBrainFrame, encodeServiceFrame } from "../../proto/frames.ts";
@@ -97,9 +97,6 @@ const endToAudio: number[] = [], bargeStop: number[] = [];
 /** Barge-ins under load: the stop, and loud bot frames heard after it while the caller spoke. */
 const loadedStop: number[] = [], backQuiet: number[] = [], backLoaded: number[] = [];
 
-/** 16 kHz → 48 kHz by repeating samples (enough for a noise burst). */
-const up3 = (pcm: Int16Array) =>
-  Int16Array.from({ length: pcm.length * 3 }, (_, i) => pcm[Math.floor(i / 3)]);
 try {
   const { caller, sessionId } = await service.call();
   await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 20_000);
@@ -116,11 +113,7 @@ try {
   }
   // Barge-in, three times quiet and three times with two busy loops on the host: a long story,
   // interrupted 1.5 s into it by a noise and then words (issue 31's call).
-  const words = concat(
-    new Int16Array(48 * 200),
-    up3(pinkNoise(200, -20)),
-    await speech("stop please, thank you"),
-  );
+  const words = await noiseThenWords("stop please, thank you");
   const onsetMs = speechOnsetMs(words);
   for (const loaded of [false, false, false, true, true, true]) {
     await askForTheStory(caller);
