@@ -162,7 +162,7 @@ try {
 }
 
 console.log(
-  `whole calls, ${TURNS} turns + 3 barge-ins (2 cores shared by API, worker, brain, caller)`,
+  `whole calls, ${TURNS} turns + 6 barge-ins, 3 loaded (2 cores: API, worker, brain, caller)`,
 );
 console.log(`  end of turn → UserTurn sent (service-added):   ${fmt(toBrain)}`);
 console.log(`    of which recognition (final text):          ${fmt(recognition)}`);
