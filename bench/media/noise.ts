@@ -130,6 +130,7 @@ async function turn(
     interruptBot: noop,
     cancelTurn: noop,
     onRecognitionFailed: () => done = true,
+    onVadFailed: () => done = true,
   };
   // Recognition runs on its own threads while the audio here goes faster than real time: each
   // push waits for a final text asked for, as if recognition kept pace with the caller (in a

@@ -102,9 +102,12 @@ export class BotVoice {
     this.opts.log.add("worker", "unit_dropped", { turn_id: turnId, unit_id: unitId, reason });
   }
 
-  /** Speech over the bot: its audio is held where it is, at the frame. */
+  /**
+   * Speech over the bot: its audio is held where it is, at the frame, and so are the turn's units
+   * still to come (the speaker may have played out all it had: the pause must not wait for one).
+   */
   pause(turnId: string, windowMs: number): void {
-    this.speaker.pause();
+    this.speaker.pause(performance.now(), turnId);
     this.opts.log.add("worker", "bot_paused", { turn_id: turnId, window_ms: windowMs });
   }
 

@@ -57,6 +57,8 @@ export class Conversation {
     (kind, body) => this.brain?.send(kind, body),
     () => this.config.events,
   );
+  /** Bounds the wait for the bot to fall quiet before a transfer (cleared at the start or end). */
+  private transferTimer?: ReturnType<typeof setTimeout>;
 
   constructor(private opts: ConversationOptions) {
     this.config = opts.config;
@@ -227,6 +229,11 @@ export class Conversation {
         log.error("recognition failed", { session_id: o.sessionId, cause: err.message });
         this.fail("recognition_failed", err.message);
       },
+      onVadFailed: (err) => {
+        // Without the VAD no turn starts or ends, and barge-in is gone: the call cannot go on.
+        log.error("vad failed", { session_id: o.sessionId, cause: err.message });
+        this.fail("vad_failed", err.message);
+      },
     };
   }
 
@@ -342,13 +349,17 @@ export class Conversation {
     const pending = this.transferring = { target, underWay: false };
     if (!this.voice.busy) return void this.transferNow();
     // The bot's onIdle starts it when it falls quiet; this bounds the wait.
-    setTimeout(() => this.transferring === pending && void this.transferNow(), PLAY_OUT_MS);
+    this.transferTimer = setTimeout(
+      () => this.transferring === pending && void this.transferNow(),
+      PLAY_OUT_MS,
+    );
   }
 
   private async transferNow(): Promise<void> {
     const t = this.transferring;
     if (!t || t.underWay || this.finished || this.ending) return;
     t.underWay = true;
+    clearTimeout(this.transferTimer);
     const result = await this.opts.transfer!(t.target).catch((err) => ({
       ok: false,
       detail: (err as Error).message,
@@ -392,6 +403,7 @@ export class Conversation {
       this.usageAtEnd = this.usage.record();
       this.idle.stop();
       clearTimeout(this.endTimer);
+      clearTimeout(this.transferTimer);
       this.replyTimer.stop();
       this.caller?.close();
       this.voice.stop();

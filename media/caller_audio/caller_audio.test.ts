@@ -10,6 +10,7 @@ import { RecognitionRouter } from "../engines/routing.ts";
 import { PocketsphinxEngine } from "../stt/pocketsphinx.ts";
 import type { RecognitionEngine, RecognitionStream } from "../stt/engine.ts";
 import { VoiceActivity } from "../vad/voice_activity.ts";
+import { type SileroModel, sileroModel } from "../vad/silero.ts";
 import { TurnLog } from "../call/turn_record.ts";
 import {
   BARGE_IN_START_MS,
@@ -40,6 +41,7 @@ class Heard implements CallerHooks {
     typed ? this.#add("typed_cut", turnId) : this.#add("interrupt", turnId, windowMs);
   cancelTurn = (turnId: string) => this.#add("cancel", turnId);
   onRecognitionFailed = (err: Error) => this.#add("recognition_failed", err.message);
+  onVadFailed = (err: Error) => this.#add("vad_failed", err.message);
   named(prefix: string) {
     return this.calls.filter((c) => c.startsWith(prefix));
   }
@@ -80,9 +82,10 @@ async function setup(
   recognition: RecognitionRouter,
   mode?: "adaptive" | "fixed",
   noiseSuppression?: NoiseSuppression,
+  vadModel?: SileroModel,
 ): Promise<Setup> {
   const heard = new Heard();
-  const vad = await VoiceActivity.create();
+  const vad = vadModel ? new VoiceActivity(vadModel) : await VoiceActivity.create();
   const record = new TurnLog();
   const log: { kind: string; data: unknown }[] = [];
   const caller = new CallerAudio({
@@ -279,3 +282,43 @@ for (const suppression of ["rnnoise", "off", undefined] as const) {
     }
   });
 }
+
+/** The real Silero model, whose streams fail every frame after the first `good` (an ONNX fault). */
+async function failingAfter(good: number): Promise<SileroModel> {
+  const model = await sileroModel();
+  return {
+    path: model.path,
+    stream() {
+      const real = model.stream();
+      let frames = 0;
+      return {
+        probability: (frame) =>
+          ++frames > good
+            ? Promise.reject(new Error("onnxruntime: Non-zero status code returned"))
+            : real.probability(frame),
+        reset: () => real.reset(),
+      };
+    },
+  };
+}
+
+Deno.test("a VAD that fails on the caller's audio is told to the call once, and nothing after close is", async () => {
+  const { caller, heard } = await setup(
+    new RecognitionRouter([new Recorder("recorder", [EN])], {}),
+    undefined,
+    undefined,
+    await failingAfter(10),
+  );
+  try {
+    // Loud enough that no frame is gated below the VAD's floor: every frame runs the model.
+    await speak(caller, whiteNoise(1000, -20));
+    assertEquals(heard.named("vad_failed"), [
+      "vad_failed onnxruntime: Non-zero status code returned",
+    ]);
+  } finally {
+    caller.close();
+  }
+  // Frames pushed after close are refused by the VAD: not a failure of the call's.
+  await speak(caller, whiteNoise(100, -20));
+  assertEquals(heard.named("vad_failed").length, 1);
+});

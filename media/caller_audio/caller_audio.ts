@@ -72,6 +72,8 @@ export interface CallerHooks {
   cancelTurn(turnId: string): void;
   /** Every engine of the route failed: the call cannot hear. */
   onRecognitionFailed(err: Error): void;
+  /** The VAD failed on the caller's audio (told once): the call cannot tell who speaks. */
+  onVadFailed(err: Error): void;
 }
 
 /** The marks of the caller's utterance in progress (media/call/turn_record.ts's TurnLog). */
@@ -140,6 +142,7 @@ export class CallerAudio {
   readonly #denoiser?: NoiseSuppressor;
   #recognising = false;
   #closed = false;
+  #vadFailed = false;
 
   constructor(private opts: CallerAudioOptions) {
     this.#turns = new TurnTaking({ mode: opts.mode ?? "adaptive", language: opts.language });
@@ -181,7 +184,17 @@ export class CallerAudio {
       if (!this.#closed && this.#turns.needsClock) {
         this.#step({ type: "audio_time", atMs: vad.processedMs });
       }
-    }, () => {});
+    }, (err) => this.#onVadFailure(err));
+  }
+
+  /**
+   * A push the VAD could not decide: its frames are lost to turn-taking, so the machine's view of
+   * the floor is wrong from here on. The call is told once; pushes after close are not failures.
+   */
+  #onVadFailure(err: unknown): void {
+    if (this.#closed || this.#vadFailed) return;
+    this.#vadFailed = true;
+    this.#hooks.onVadFailed(err instanceof Error ? err : new Error(String(err)));
   }
 
   /** Something on the call's side of the floor happened (greeting, reply, idle, the brain's Say). */

@@ -160,10 +160,14 @@ export class Speaker implements FrameSource {
    * in a gap where synthesis has not caught up, before the unit's next frame). Synthesis of the
    * queued units goes on within the usual bounds; no unit or turn finishes while paused. Returns
    * true when this call paused the speaker: false when it was already paused (the first pause's
-   * start is kept) or had nothing to play (a pause holds queued speech, so idle stays unpaused).
+   * start is kept) or had nothing to play and no `turnId` was given (idle stays unpaused).
+   *
+   * `turnId`: the reply the caller speaks over. The pause then holds even with nothing queued:
+   * a brain's next unit that comes after the last one played out (a streamed reply running
+   * behind, a busy host) waits for resume() instead of playing over the caller.
    */
-  pause(now: number = performance.now()): boolean {
-    if (this.paused || this.queue.length === 0) return false;
+  pause(now: number = performance.now(), turnId?: string): boolean {
+    if (this.paused || (this.queue.length === 0 && turnId === undefined)) return false;
     this.pausedAt = now;
     return true;
   }

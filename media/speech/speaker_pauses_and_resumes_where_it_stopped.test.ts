@@ -190,3 +190,27 @@ Deno.test("while paused, synthesis goes on within the usual bounds", async () =>
   }
   assertEquals(started.length, 4);
 });
+
+Deno.test("a pause over a reply that has played all it had holds the reply's next unit", async () => {
+  const reference = await unpaused();
+  const { speaker, log } = recorder();
+  // The reply's first unit plays out; its next one has not come (a streamed reply running late).
+  speaker.enqueue({ turnId: "t1", unitId: "t1.0", text: "hello." }, false);
+  await settle();
+  while (speaker.next()) { /* played out */ }
+  assertEquals(speaker.busy, false);
+  assertEquals(speaker.pause(0, "t1"), true, "the caller speaks over the reply: it is held");
+  speaker.enqueue({ ...unit, unitId: "t1.1" }, true);
+  await settle();
+  for (let i = 0; i < 20; i++) assertEquals(speaker.next(), undefined, `frame ${i} while paused`);
+  assertEquals(log.includes("start t1.1"), false);
+  assertEquals(speaker.resume(), true);
+  assertEquals(speaker.next(), reference[0], "the held unit starts at its first sample");
+});
+
+Deno.test("a pause over a reply cut with nothing queued ends with the cut", () => {
+  const { speaker } = recorder();
+  speaker.pause(0, "t1");
+  speaker.cutOff("t1");
+  assertEquals(speaker.paused, false, "nothing left to hold");
+});

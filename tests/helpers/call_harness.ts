@@ -9,6 +9,7 @@ import { startWorkerProcess, type WorkerProcess } from "./process.ts";
 import { type CallerOptions, TestCaller } from "../../caller/caller.ts";
 import { readWav, rms, to48k } from "../../caller/wav.ts";
 import { callerSpeechWav } from "./audio.ts";
+import { concat, pinkNoise } from "./test_signals.ts";
 import { assert } from "./assert.ts";
 import { TokenVerifier } from "../../common/token.ts";
 import { signingJwk } from "../../db/signing_key.ts";
@@ -201,6 +202,31 @@ export function speechOnsetMs(pcm: Int16Array, level = 300): number {
   let ms = 0;
   while (ms * 48 < pcm.length && rms(pcm, ms * 48, (ms + 10) * 48) < level) ms += 10;
   return ms;
+}
+
+/** Where speech ends in 48 kHz `pcm`: the end of its last 10 ms louder than `level`, in ms. */
+export function speechEndMs(pcm: Int16Array, level = 300): number {
+  for (let ms = Math.floor(pcm.length / 480) * 10; ms > 0; ms -= 10) {
+    if (rms(pcm, (ms - 10) * 48, ms * 48) > level) return ms;
+  }
+  return 0;
+}
+
+/** Where the noise begins in `noiseThenWords`' audio, in ms. */
+export const NOISE_AT_MS = 200;
+
+/**
+ * A caller's noise then words over the bot: NOISE_AT_MS of silence, a 200 ms pink noise burst (a
+ * knock, a cough; 16 kHz samples repeated to 48 kHz), then `text` spoken by festival, at 48 kHz.
+ * Festival leads the words with ~300 ms of silence, shorter than the window an empty pause needs.
+ */
+export async function noiseThenWords(text: string): Promise<Int16Array> {
+  const noise = pinkNoise(200, -20);
+  const noise48k = Int16Array.from(
+    { length: noise.length * 3 },
+    (_, i) => noise[Math.floor(i / 3)],
+  );
+  return concat(new Int16Array(48 * NOISE_AT_MS), noise48k, await speech(text));
 }
 
 /** When the caller's received audio went quiet (5 frames in a row under `level`) after `since`. */
