@@ -5,21 +5,15 @@
 // it), a body cut short is a 400 and one not whole within 10 s a 408, as on the JSON routes.
 import { assertEquals } from "./helpers/assert.ts";
 import { makeTenant, rowCounts, startTestApi, type TestApi } from "./helpers/api_server.ts";
-import { loadTelephonySettings } from "../common/telephony_settings.ts";
+import { fakeCarrierAccounts, TWILIO_ACCOUNT } from "./fakes/carrier_accounts.ts";
 import { postTwilioVoiceWebhook, twilioCall } from "./fakes/twilio_media_stream.ts";
 import { plivoCall, postPlivoAnswer } from "./fakes/plivo_audio_stream.ts";
 import { exotelCall, getExotelStreamUrl } from "./fakes/exotel_voicebot_stream.ts";
 import { rawRequest } from "../bench/fuzz/raw_http.ts";
 import { createApp } from "../api/app.ts";
 
-const ACCOUNT = "AC0123456789abcdef0123456789abcdef";
-const telephony = loadTelephonySettings({
-  TWILIO_ACCOUNT_SID: ACCOUNT,
-  TWILIO_AUTH_TOKEN: "twilio-auth-token",
-  PLIVO_AUTH_ID: "MAXXXXXXXXXXXXXXXXXX",
-  PLIVO_AUTH_TOKEN: "plivo-auth-token",
-  EXOTEL_WEBHOOK_SECRET: "exotel-secret",
-});
+const ACCOUNT = TWILIO_ACCOUNT;
+const telephony = fakeCarrierAccounts();
 
 async function withApi(fn: (api: TestApi, agentId: string) => Promise<void>) {
   const api = await startTestApi({}, { telephony });

@@ -12,6 +12,7 @@
 // any of them; the key is kept a day, past any carrier's retry window.
 import type { Context } from "hono";
 import { ApiError } from "../../common/http/errors.ts";
+import { peerOf } from "../../common/http/peer.ts";
 import { readBodyText } from "../../common/http/json_body.ts";
 import { logger } from "../../common/log.ts";
 import { RefusalLog } from "../../common/refusal_log.ts";
@@ -47,15 +48,6 @@ export const replayed = (carrier: string) =>
   );
 
 const refusals = new RefusalLog(logger("telephony"));
-
-/** The TCP peer of a request served by Deno.serve (Hono's `c.env` is its info). */
-function peerOf(c: Context): { address: string; port?: number } {
-  const addr = (c.env as { remoteAddr?: Deno.Addr } | undefined)?.remoteAddr;
-  if (addr && (addr.transport === "tcp" || addr.transport === "udp")) {
-    return { address: addr.hostname, port: addr.port };
-  }
-  return { address: "unknown" };
-}
 
 /**
  * The webhook handler with each refusal logged (source, port, carrier, code; rate-limited, never
