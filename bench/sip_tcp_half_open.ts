@@ -1,17 +1,18 @@
 // SIP over TCP under half-open connections (issue 32): what 500 connections, each holding a
 // partial SIP head, cost the process that listens (the transport the redirect server and the
 // worker share, media/sip/tcp.ts), and how long they are held; and whether a slow-loris (a byte
-// a second) is dropped. Each run starts a listener in a child process twice, with the default
-// bounds and with the bounds off (the baseline, measured in the same run: what the old transport
-// did with time and counts), and reports its RSS growth per connection and the connections still
-// held 12 s later.
+// a second) is dropped. Each run starts a listener in a child process three times: as the
+// transport read before issue 32 (its readable stream, no bounds: the baseline, measured in the
+// same run), as it is now with its bounds off, and with the default bounds; and reports its RSS
+// growth per connection and the connections still held 12 s later.
 //
-//   deno run -A bench/sip_tcp_half_open.ts            (about 40 s)
+//   deno run -A bench/sip_tcp_half_open.ts            (about 60 s)
 //
 // Connections come from 20 loopback addresses (127.0.3.1-20, 25 each), under the per-source cap
 // of 32, so the total is what is measured. Knob: BENCH_SIP_TCP_CONNECTIONS (500).
 import net from "node:net";
 import { DEFAULT_STREAM_BOUNDS, listenTcp, type StreamBounds } from "../media/sip/tcp.ts";
+import { SipStreamFramer } from "../media/sip/stream.ts";
 
 const COUNT = Number(Deno.env.get("BENCH_SIP_TCP_CONNECTIONS") ?? 500);
 const OFF: StreamBounds = {
@@ -21,9 +22,31 @@ const OFF: StreamBounds = {
   total: 1_000_000,
 };
 
-/** The child: a listener with the bounds named in argv, reporting RSS and connections. */
+/**
+ * The transport as it was before issue 32, for the baseline: each connection read through its
+ * readable stream (Deno's own 64 KiB chunks) into the framer, with no deadline and no cap.
+ */
+function listenAsBefore(): { port: number; connections: number } {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const state = { port: (listener.addr as Deno.NetAddr).port, connections: 0 };
+  (async () => {
+    for await (const conn of listener) {
+      state.connections++;
+      (async () => {
+        const framer = new SipStreamFramer();
+        try {
+          for await (const chunk of conn.readable) framer.push(chunk);
+        } catch { /* reset */ }
+        state.connections--;
+      })();
+    }
+  })();
+  return state;
+}
+
+/** The child: a listener as argv names it, reporting RSS and connections. */
 function child(mode: string) {
-  const listener = listenTcp(
+  const listener = mode === "before" ? listenAsBefore() : listenTcp(
     "127.0.0.1",
     0,
     { message: () => {}, broken: () => {} },
@@ -40,7 +63,7 @@ interface Sample {
   open: number;
 }
 
-async function run(mode: "bounded" | "off") {
+async function run(mode: "before" | "bounded" | "off") {
   const proc = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", import.meta.filename!, "child", mode],
     stdout: "piped",
@@ -116,9 +139,10 @@ async function run(mode: "bounded" | "off") {
 
 if (Deno.args[0] === "child") child(Deno.args[1]);
 else {
+  const before = await run("before");
   const off = await run("off");
   const bounded = await run("bounded");
-  console.table([off, bounded]);
+  console.table([before, off, bounded]);
   console.log(
     `held after 14 s: ${bounded.held_at_14s} of ${COUNT} bounded, ${off.held_at_14s} unbounded`,
   );
