@@ -4,7 +4,7 @@
 import { loadTelephonySettings, type TelephonySettings } from "../common/telephony_settings.ts";
 import type { Database } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
-import { expireUnused, releaseLapsedHolds } from "../db/sessions.ts";
+import { expireUnused, forgetExpiredAdmissionKeys, releaseLapsedHolds } from "../db/sessions.ts";
 import { failLostSessions } from "../db/nodes.ts";
 import type { Settings } from "../common/settings.ts";
 import { TokenSigner } from "../common/token.ts";
@@ -66,6 +66,7 @@ export async function startApiService(
       if (n) log.info("expired unused sessions", { count: n });
       const lapsed = await releaseLapsedHolds(db.sql);
       if (lapsed) log.info("released the slots of sessions with no offer yet", { count: lapsed });
+      await forgetExpiredAdmissionKeys(db.sql);
       for (const id of await failLostSessions(db.sql, settings.nodeStaleSeconds)) {
         log.warn("session failed: its worker was lost", { session_id: id });
       }

@@ -78,7 +78,11 @@ const brain = createBrain({
   },
 });
 const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
-const api = await startTestApi({}, { node: false });
+// Calls at every level start from one SIPp source: the caps on calls not yet started are off.
+const api = await startTestApi(
+  { PENDING_SESSIONS_PER_TRUNK: "0", PENDING_SESSIONS_PER_SOURCE: "0" },
+  { node: false },
+);
 const tenant = await makeTenant(api, "bench", { brain_url: served.url });
 const sipPort = await freeUdpPort();
 const worker = await startWorkerProcess(api.db.url, undefined, {

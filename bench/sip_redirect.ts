@@ -141,7 +141,12 @@ export function summary(label: string, t: Timed): string {
 if (import.meta.main) {
   setQuiet(true);
   const db = await freshDatabase();
-  const settings = loadSettings({ ADMIN_TOKEN: "adm_bench_0123456789" });
+  // The 302s are never followed, by design: the caps on calls not yet started are off.
+  const settings = loadSettings({
+    ADMIN_TOKEN: "adm_bench_0123456789",
+    PENDING_SESSIONS_PER_TRUNK: "0",
+    PENDING_SESSIONS_PER_SOURCE: "0",
+  });
   const api = await startApiService(db, settings);
   const agent = await createAgent(db.sql, { tenant: "bench", name: "Phone", brain_url: "echo:" });
   const byAddress = await createTrunk(db.sql, {
@@ -180,7 +185,11 @@ if (import.meta.main) {
   );
   const plain = await sipp(sip.port, "+15550100", ALLOWLISTED, 302);
   console.log(summary("INVITE → 302, trunk allowlisted by source", plain));
-  const digest = await sipp(sip.port, "+15550101", DIGEST, 302, ["-au", "bench", "-ap", PASSWORD]);
+  // SIPp signs `sip:host:port` unless told the Request-URI, which the redirect server checks.
+  const digest = await sipp(sip.port, "+15550101", DIGEST, 302, [
+    ...["-au", "bench", "-ap", PASSWORD],
+    ...["-auth_uri", `+15550101@127.0.0.1:${sip.port}`],
+  ]);
   console.log(summary("first INVITE → 302, digest trunk (401, ACK, INVITE again)", digest));
   const [row] = await db.sql`select count(*)::int as n from sessions`;
   console.log(`  sessions written: ${row.n} (one per 302)`);

@@ -39,6 +39,13 @@ export interface Settings {
   preOfferHoldSeconds: number;
   /** Sessions one key may have holding a slot while waiting for their offer (default 20; 0 = off). */
   pendingSessionsPerKey: number;
+  /**
+   * Phone sessions of one SIP trunk (PENDING_SESSIONS_PER_TRUNK) and of one source address
+   * (PENDING_SESSIONS_PER_SOURCE) that may hold a slot before their call starts (default 20 each;
+   * 0 = off): one trunk's INVITEs that are never followed cannot take the fleet.
+   */
+  pendingSessionsPerTrunk: number;
+  pendingSessionsPerSource: number;
   /** A node whose heartbeat is older than this is never chosen. */
   nodeStaleSeconds: number;
   /**
@@ -187,6 +194,8 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     trustedProxies: list(env.TRUSTED_PROXIES),
     preOfferHoldSeconds: int(env, "PRE_OFFER_HOLD_SECONDS", 15),
     pendingSessionsPerKey: int(env, "PENDING_SESSIONS_PER_KEY", 20),
+    pendingSessionsPerTrunk: int(env, "PENDING_SESSIONS_PER_TRUNK", 20),
+    pendingSessionsPerSource: int(env, "PENDING_SESSIONS_PER_SOURCE", 20),
     nodeStaleSeconds: int(env, "NODE_STALE_SECONDS", 10),
     workerCapacity: int(env, "WORKER_CAPACITY", 50),
     workerCapacitySet: Boolean(env.WORKER_CAPACITY),

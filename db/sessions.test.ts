@@ -8,6 +8,7 @@ import { registerNode } from "./nodes.ts";
 import {
   expireUnused,
   finishSession,
+  forgetExpiredAdmissionKeys,
   markActive,
   markConnecting,
   type NewSession,
@@ -77,8 +78,9 @@ testOnEveryDatabase("capacity is enforced and unused tokens expire", async (db) 
   assertEquals((await openSession(db.sql, a, 10))?.node_id, "n1");
   assertEquals((await openSession(db.sql, b, 10))?.node_id, "n1");
   assertEquals(await openSession(db.sql, c, 10), undefined, "node full");
-  const failed = (await getSession(db.sql, c.session_id))!;
-  assertEquals([failed.status, failed.end_reason, failed.node_id], ["failed", "no_worker", null]);
+  // A full fleet is a passing condition (503 workers_full): nothing is written for it.
+  assertEquals((await reserveSession(db.sql, c, 10)).kind, "full");
+  assertEquals(await getSession(db.sql, c.session_id), undefined);
   const usage = await db.sql`select session_id from usage order by session_id`;
   assertEquals(usage.map((u) => u.session_id).sort(), [a.session_id, b.session_id].sort());
   assertEquals(await expireUnused(db.sql), 1);
@@ -242,7 +244,7 @@ testOnEveryDatabase(
   async (db) => {
     const { session } = await seed(db);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 2; i++) { // n1's 2 slots
       const s = session();
       await openSession(db.sql, s, 10);
       ids.push(s.session_id);
@@ -261,5 +263,50 @@ testOnEveryDatabase(
       cursor = { created_at: rows[0].timings.created_at as Date, session_id: rows[0].session_id };
     }
     assertEquals(seen.sort(), ids.sort());
+  },
+);
+
+testOnEveryDatabase(
+  "an admission key is used once, even by two reservations racing for it",
+  async (db) => {
+    const { session, load } = await seed(db);
+    const once = { keys: ["twilio-call:CA1"], seconds: 60 };
+    const [a, b] = [session(), session()];
+    const results = await Promise.all(
+      [a, b].map((s) => reserveSession(db.sql, s, 10, undefined, { phone: true, once })),
+    );
+    assertEquals(results.map((r) => r.kind).sort(), ["replayed", "reserved"]);
+    assertEquals(await load(), 1, "the replay reserved no slot");
+    const [{ n }] = await db.sql`select count(*)::int as n from sessions`;
+    assertEquals(n, 1, "the replay wrote no session");
+    const again = await reserveSession(db.sql, session(), 10, undefined, { phone: true, once });
+    assertEquals(again.kind, "replayed");
+    assertEquals(await forgetExpiredAdmissionKeys(db.sql), 0, "not expired yet");
+  },
+);
+
+testOnEveryDatabase(
+  "a trunk's and a source's sessions not yet started are capped, and a refusal writes nothing",
+  async (db) => {
+    const { session, load } = await seed(db);
+    const trunk = { id: "trk_1", pending: 1 };
+    const first = await reserveSession(db.sql, session(), 10, undefined, { phone: true, trunk });
+    assertEquals(first.kind, "reserved");
+    const second = await reserveSession(db.sql, session(), 10, undefined, { phone: true, trunk });
+    assert(second.kind === "pending_limit" && second.limit === "trunk", JSON.stringify(second));
+    assert(second.retryAfterSeconds >= 1);
+    const source = { key: "sip:192.0.2.1", pending: 1 };
+    const other = { id: "trk_2", pending: 1 };
+    const s3 = await reserveSession(db.sql, session(), 10, undefined, {
+      phone: true,
+      trunk: other,
+      source,
+    });
+    assertEquals(s3.kind, "reserved");
+    const s4 = await reserveSession(db.sql, session(), 10, undefined, { phone: true, source });
+    assert(s4.kind === "pending_limit" && s4.limit === "source", JSON.stringify(s4));
+    assertEquals(await load(), 2);
+    const [{ n }] = await db.sql`select count(*)::int as n from sessions`;
+    assertEquals(n, 2);
   },
 );

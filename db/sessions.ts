@@ -47,17 +47,42 @@ export interface Admission {
   phone?: boolean;
   /** Only a node that registered a SIP address and port may take it (a call arriving over SIP). */
   sip?: boolean;
+  /**
+   * Keys this admission uses once (a digest nonce, a carrier's call id, a signature nonce), kept
+   * `seconds`: one already used refuses the session and nothing is written.
+   */
+  once?: { keys: string[]; seconds: number };
+  /** A phone call's trunk and its cap of sessions holding a slot before their call starts. */
+  trunk?: { id: string; pending: number };
+  /** A phone call's source address and its cap of sessions holding a slot before they start. */
+  source?: { key: string; pending: number };
 }
 
 export type Reservation =
   | { kind: "reserved"; node: ChosenNode }
   /**
-   * No live node could take it; the session was written `failed`/`no_worker` (nothing at all for
-   * a phone call).
+   * No live node serves the call; the session was written `failed`/`no_worker` (nothing at all
+   * for a phone call).
    */
   | { kind: "no_node" }
-  /** The key has `pendingPerKey` sessions waiting for their offer; nothing was written. */
-  | { kind: "pending_limit"; retryAfterSeconds: number };
+  /**
+   * The key (or the trunk, or the source address) has its limit of sessions waiting for their
+   * offer; nothing was written.
+   */
+  | { kind: "pending_limit"; retryAfterSeconds: number; limit: "key" | "trunk" | "source" }
+  /** Live nodes serve the call but none has room now (nothing written for a phone call). */
+  | { kind: "full" }
+  /** One of the `once` keys was used before; nothing was written. */
+  | { kind: "replayed" };
+
+/** Sessions holding a slot before they start, where `column` is `value` (none when undefined). */
+function waiting(sql: Sql, column: string, value: string | undefined) {
+  return value === undefined
+    ? sql`select 0 as n, null::timestamptz as first_ends`
+    : sql`select count(*)::int as n, min(hold_until) as first_ends from sessions
+        where ${sql(column)} = ${value} and status = 'created' and holds_slot
+          and hold_until > now()`;
+}
 
 /**
  * Reserves a slot on the least loaded live node that serves the call's speech and writes the
@@ -74,48 +99,78 @@ export async function reserveSession(
   admission: Admission = {},
 ): Promise<Reservation> {
   const limit = admission.pendingPerKey ?? 0;
-  const pending = limit > 0 && s.key_id !== null
-    ? sql`select count(*)::int as n, min(hold_until) as first_ends from sessions
-        where key_id = ${s.key_id} and status = 'created' and holds_slot and hold_until > now()`
-    : sql`select 0 as n, null::timestamptz as first_ends`;
+  const pending = waiting(sql, "key_id", limit > 0 && s.key_id !== null ? s.key_id : undefined);
+  const trunkLimit = admission.trunk?.pending ?? 0;
+  const trunkPending = waiting(
+    sql,
+    "phone_trunk_id",
+    trunkLimit > 0 ? admission.trunk?.id : undefined,
+  );
+  const sourceLimit = admission.source?.pending ?? 0;
+  const sourcePending = waiting(
+    sql,
+    "phone_source",
+    sourceLimit > 0 ? admission.source?.key : undefined,
+  );
+  const onceKeys = admission.once?.keys ?? [];
   const phone = admission.phone === true;
   const sipOnly = admission.sip === true;
   const holdUntil = admission.holdSeconds === undefined
     ? sql`${s.token_expires_at}::timestamptz`
     : sql`least(now() + make_interval(secs => ${admission.holdSeconds}),
         ${s.token_expires_at}::timestamptz)`;
-  const rows = await sql<
-    {
-      admitted: boolean;
-      retry_after: number | null;
-      node_id: string | null;
-      offer_base_url: string | null;
-      sip_address: string | null;
-      sip_port: number | null;
-    }[]
-  >`
-    with pending as (${pending}), admitted as (
-      select ${limit} = 0 or n < ${limit} as ok from pending
+  let rows;
+  try {
+    rows = await sql<
+      {
+        admitted: boolean;
+        replayed: boolean;
+        over: "key" | "trunk" | "source" | null;
+        retry_after: number | null;
+        serving: number;
+        node_id: string | null;
+        offer_base_url: string | null;
+        sip_address: string | null;
+        sip_port: number | null;
+      }[]
+    >`
+    with pending as (${pending}), trunk_pending as (${trunkPending}),
+    source_pending as (${sourcePending}), replayed as (
+      select exists (select 1 from admission_keys where key = any(${onceKeys}::text[])
+        and expires_at > now()) as yes
+    ), over as (
+      select case
+        when ${limit} > 0 and (select n from pending) >= ${limit} then 'key'
+        when ${trunkLimit} > 0 and (select n from trunk_pending) >= ${trunkLimit} then 'trunk'
+        when ${sourceLimit} > 0 and (select n from source_pending) >= ${sourceLimit} then 'source'
+      end as which
+    ), admitted as (
+      select (select which from over) is null and not (select yes from replayed) as ok
+    ), serving as (
+      select id, active_calls < capacity as room, active_calls::float8 / greatest(capacity, 1)
+        as load
+      from worker_nodes
+      where not draining
+        and (not ${sipOnly}::boolean or sip_port is not null)
+        and heartbeat_at > now() - make_interval(secs => ${staleSeconds})
+        and jsonb_array_length(coalesce(serves -> ${speech.sttLanguage}::text -> 'stt',
+          '[]'::jsonb)) > 0
+        and jsonb_array_length(coalesce(serves -> ${speech.ttsLanguage}::text -> 'tts'
+          -> ${speech.voice}::text, '[]'::jsonb)) > 0
     ), node as (
       update worker_nodes set active_calls = active_calls + 1
       where (select ok from admitted) and id = (
-        select id from worker_nodes
-        where not draining and active_calls < capacity
-          and (not ${sipOnly}::boolean or sip_port is not null)
-          and heartbeat_at > now() - make_interval(secs => ${staleSeconds})
-          and jsonb_array_length(coalesce(serves -> ${speech.sttLanguage}::text -> 'stt',
-            '[]'::jsonb)) > 0
-          and jsonb_array_length(coalesce(serves -> ${speech.ttsLanguage}::text -> 'tts'
-            -> ${speech.voice}::text, '[]'::jsonb)) > 0
-        order by active_calls::float8 / greatest(capacity, 1), random()
+        select w.id from worker_nodes w join serving on serving.id = w.id
+        where serving.room
+        order by serving.load, random()
         limit 1
-        for update
+        for update of w
       ) and active_calls < capacity
       returning id, offer_base_url, sip_address, sip_port
     ), session as (
       insert into sessions (id, agent_id, workspace_id, key_id, status, end_reason, node_id,
         token_id, token_expires_at, agent_input, display_name, metadata, record_requested,
-        record_effective, ended_at, holds_slot, hold_until)
+        record_effective, ended_at, holds_slot, hold_until, phone_trunk_id, phone_source)
       select ${s.session_id}, ${s.agent_id}, ${s.workspace_id}, ${s.key_id},
         case when node.id is null then 'failed' else 'created' end,
         case when node.id is null then 'no_worker' end,
@@ -123,24 +178,48 @@ export async function reserveSession(
         ${s.display_name}, ${sql.json(s.metadata)}, ${s.record_requested}, ${s.record_effective},
         case when node.id is null then now() end,
         node.id is not null,
-        case when node.id is not null then ${holdUntil} end
+        case when node.id is not null then ${holdUntil} end,
+        ${admission.trunk?.id ?? null}, ${admission.source?.key ?? null}
       from (select 1) as one left join node on true
-      where (select ok from admitted) and (not ${phone}::boolean or node.id is not null)
+      where (select ok from admitted) and (node.id is not null
+        or (not ${phone}::boolean and not exists (select 1 from serving)))
       returning node_id
     ), billed as (
       insert into usage (session_id, workspace_id, agent_id)
       select ${s.session_id}, ${s.workspace_id}, ${s.agent_id} from node
+    ), used as (
+      insert into admission_keys (key, session_id, expires_at)
+      select k, ${s.session_id}, now() + make_interval(secs => ${admission.once?.seconds ?? 0})
+      from node, unnest(${onceKeys}::text[]) as k
     )
-    select (select ok from admitted) as admitted,
-      (select greatest(1, ceil(extract(epoch from first_ends - now())))::int from pending)
+    select (select ok from admitted) as admitted, (select yes from replayed) as replayed,
+      (select which from over) as over,
+      (select greatest(1, ceil(extract(epoch from least(
+        (select first_ends from pending where ${limit} > 0),
+        (select first_ends from trunk_pending where ${trunkLimit} > 0),
+        (select first_ends from source_pending where ${sourceLimit} > 0)) - now())))::int)
         as retry_after,
+      (select count(*) from serving)::int as serving,
       node.id as node_id, node.offer_base_url, node.sip_address, node.sip_port
     from (select 1) as one left join node on true`;
-  const row = rows[0];
-  if (!row.admitted) {
-    return { kind: "pending_limit", retryAfterSeconds: row.retry_after ?? 1 };
+  } catch (err) {
+    // Another process used one of the `once` keys in the same instant: the primary key refused
+    // it and the whole statement was undone.
+    if ((err as { code?: string }).code === "23505" && onceKeys.length > 0) {
+      return { kind: "replayed" };
+    }
+    throw err;
   }
-  if (row.node_id === null) return { kind: "no_node" };
+  const row = rows[0];
+  if (row.replayed) return { kind: "replayed" };
+  if (!row.admitted) {
+    return {
+      kind: "pending_limit",
+      retryAfterSeconds: row.retry_after ?? 1,
+      limit: row.over ?? "key",
+    };
+  }
+  if (row.node_id === null) return row.serving > 0 ? { kind: "full" } : { kind: "no_node" };
   return {
     kind: "reserved",
     node: {
@@ -150,6 +229,12 @@ export async function reserveSession(
       sip_port: row.sip_port,
     },
   };
+}
+
+/** Forgets the `once` keys whose time is over (the sweeper's). */
+export async function forgetExpiredAdmissionKeys(sql: Sql): Promise<number> {
+  const rows = await sql`delete from admission_keys where expires_at <= now() returning key`;
+  return rows.length;
 }
 
 /**

@@ -306,13 +306,17 @@ Deno.test("500 missing_connect_params keeps a failed no_worker row and mints not
     await noWorker();
   });
 
-  await t.step("only a full node", async () => {
+  await t.step("only a full node: 503 workers_full with Retry-After, nothing written", async () => {
     await registerNode(api.db.sql, {
       node_id: "n-full",
       offer_base_url: "http://127.0.0.1:3",
       capacity: 0,
     });
-    await noWorker();
+    const before = await rowCounts(api.db);
+    const r = await api.post(CONNECT, ok, acme.sk);
+    assertEnvelope(r, 503, "workers_full");
+    assertEquals(r.headers.get("retry-after"), "2");
+    assertEquals(await rowCounts(api.db), before);
   });
 
   await api.close();

@@ -1,9 +1,9 @@
 // The control plane's SIP redirect server against a real SIP peer, SIPp 3.6, over the real API
 // and database: an INVITE for a number gets 302 to the chosen worker with a session token that
-// verifies for that worker, or a refusal (404 unknown/disabled, 401 then 403/302 for digest
-// trunks, 403 for a source not allowed, 503 with Retry-After when no worker can take it) that
+// verifies for that worker, or a refusal (401 alike for unknown/disabled numbers, a source not
+// allowed and digest trunks, then 403/302 for digest credentials, 503 with Retry-After when no worker can take it) that
 // leaves sessions, usage and reservations exactly as they were.
-import { assert, assertEquals } from "./helpers/assert.ts";
+import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { assertSippPassed, runSipp, type SippRun } from "./helpers/sipp.ts";
 import {
   ackOfRefusal,
@@ -94,6 +94,12 @@ const sipNode = (f: Fixture, capacity = 10, id = "worker-sip") =>
     sip_port: 5099,
   });
 
+/**
+ * SIPp's [authentication] signs `sip:host:port` unless told the URI; a trunk signs the
+ * Request-URI (RFC 7616 section 3.4.6), which the redirect server checks.
+ */
+const authUri = (number: string, port: number) => ["-auth_uri", `${number}@127.0.0.1:${port}`];
+
 /** The trunk's INVITE: PCMU only; `extra` header lines (e.g. [authentication]). */
 const invite = (cseq: number, extra = "") => request("INVITE", cseq, { extra }) + sdpOffer([0]);
 
@@ -160,16 +166,23 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
       );
     });
 
-    await t.step("an unknown number and a disabled one get 404 and write nothing", async () => {
+    // Answered alike (docs/security.md "Phone calls"): a challenge in the default realm, as a
+    // digest trunk's number gets, so an INVITE without the password learns nothing.
+    const challengedInDefaultRealm = async (number: string) => {
+      const run = await runSipp(oneInvite(401), port, number);
+      assertSippPassed(run);
+      assertMatch(run.messages, /WWW-Authenticate: Digest realm="voice", nonce=/);
+    };
+    await t.step("an unknown number and a disabled one get 401 and write nothing", async () => {
       const before = await rowCounts(f.api.db);
-      assertSippPassed(await runSipp(oneInvite(404), port, "+15559999"));
-      assertSippPassed(await runSipp(oneInvite(404), port, f.disabled));
+      await challengedInDefaultRealm("+15559999");
+      await challengedInDefaultRealm(f.disabled);
       assertEquals(await rowCounts(f.api.db), before);
     });
 
-    await t.step("a source outside the trunk's allowlist gets 403 and writes nothing", async () => {
+    await t.step("a source outside the trunk's allowlist gets 401 and writes nothing", async () => {
       const before = await rowCounts(f.api.db);
-      assertSippPassed(await runSipp(oneInvite(403), port, f.elsewhere));
+      await challengedInDefaultRealm(f.elsewhere);
       assertEquals(await rowCounts(f.api.db), before);
     });
 
@@ -196,7 +209,7 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
           port,
           f.digest,
           "udp",
-          ["-au", "acme-trunk", "-ap", "wrong password here"],
+          ["-au", "acme-trunk", "-ap", "wrong password here", ...authUri(f.digest, port)],
         );
         assertSippPassed(run);
         assertEquals(await rowCounts(f.api.db), before);
@@ -220,7 +233,7 @@ Deno.test("redirect server: refusals write nothing; a number reached gets 302 to
         port,
         f.digest,
         "udp",
-        ["-au", "acme-trunk", "-ap", PASSWORD],
+        ["-au", "acme-trunk", "-ap", PASSWORD, ...authUri(f.digest, port)],
       );
       assertSippPassed(run);
       await verifiedToken(f, contactOf(run), f.digest);

@@ -93,6 +93,22 @@ async function withRig(fn: (rig: Rig) => Promise<void>) {
 
 const sessionOf = (url: string) => new URL(url).pathname.split("/").pop()!;
 
+/** A WebSocket upgrade request to a ws:// URL, answered with an HTTP error or not. */
+async function upgrade(wsUrl: string): Promise<{ status: number; code?: string }> {
+  const url = new URL(wsUrl);
+  url.protocol = "http:";
+  const r = await fetch(url, {
+    headers: {
+      Upgrade: "websocket",
+      Connection: "Upgrade",
+      "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+      "Sec-WebSocket-Version": "13",
+    },
+  });
+  const text = await r.text();
+  return { status: r.status, code: text ? JSON.parse(text).error?.code : undefined };
+}
+
 Deno.test("a Twilio stream whose start carries a forged or foreign token is closed 1008 and nothing is written", async () => {
   await withRig(async (rig) => {
     const { url, params } = await rig.twilio();
@@ -142,10 +158,9 @@ Deno.test("a token starts one stream: the second stream with it is refused token
     assertEquals(rig.admitted[0].line.from, call.from);
     assertEquals(await rig.status(sessionOf(url)), "connecting");
     const before = await rowCounts(rig.api.db);
-    const again = await FakeProviderStream.open(url, twilioWire(call, params));
-    const closed = await again.closed;
-    assertEquals(closed.code, 1008);
-    assert(closed.reason.startsWith("token_used"), closed.reason);
+    // Its session no longer waits: refused before the upgrade, as the offer route would.
+    const again = await upgrade(url);
+    assertEquals([again.status, again.code], [401, "token_used"]);
     assertEquals(await rowCounts(rig.api.db), before);
     assertEquals(rig.admitted.length, 1);
     first.socket.close();
@@ -157,17 +172,7 @@ Deno.test("a Plivo stream URL with a bad token is refused before the upgrade, wi
     const url = new URL(await rig.plivo());
     const before = await rowCounts(rig.api.db);
     url.searchParams.set("session_token", "not.a.token");
-    url.protocol = "http:";
-    const r = await fetch(url, {
-      headers: {
-        Upgrade: "websocket",
-        Connection: "Upgrade",
-        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
-        "Sec-WebSocket-Version": "13",
-      },
-    });
-    assertEquals(r.status, 401);
-    assertEquals((await r.json()).error.code, "invalid_token");
+    assertEquals(await upgrade(url.href), { status: 401, code: "invalid_token" });
     assertEquals(await rowCounts(rig.api.db), before);
     assertEquals(await rig.status(sessionOf(url.href)), "created");
   });
@@ -195,6 +200,50 @@ Deno.test("a stream whose start names audio the line cannot read is refused unsu
     assertEquals(closed.code, 1008);
     assert(closed.reason.startsWith("unsupported_media_format"), closed.reason);
     assertEquals(await rowCounts(rig.api.db), before);
+    assertEquals(await rig.status(sessionOf(url)), "created");
+  });
+});
+
+Deno.test("a Plivo or Exotel stream URL without a token is refused before the upgrade", async () => {
+  await withRig(async (rig) => {
+    const plivo = new URL(await rig.plivo());
+    plivo.searchParams.delete("session_token");
+    const exotel = new URL(plivo.href.replace("/telephony/plivo/", "/telephony/exotel/"));
+    const before = await rowCounts(rig.api.db);
+    for (const url of [plivo, exotel]) {
+      assertEquals(await upgrade(url.href), { status: 401, code: "unauthorized" });
+    }
+    assertEquals(await rowCounts(rig.api.db), before);
+    assertEquals(await rig.status(sessionOf(plivo.href)), "created");
+  });
+});
+
+Deno.test("a Twilio stream naming no session waiting on this node is refused before the upgrade", async () => {
+  await withRig(async (rig) => {
+    const { url } = await rig.twilio();
+    const unknown = url.replace(/ses_\w+$/, "ses_0000000000000000000000");
+    assertEquals(await upgrade(unknown), { status: 404, code: "session_not_found" });
+    // One stream per waiting session: a second upgrade while the first waits for its start.
+    const first = new WebSocket(url);
+    await new Promise((ok) => first.addEventListener("open", ok, { once: true }));
+    assertEquals(await upgrade(url), { status: 409, code: "stream_pending" });
+    first.close();
+  });
+});
+
+Deno.test("a stream message over 64 KiB closes the stream 1009 before the line reads it", async () => {
+  await withRig(async (rig) => {
+    const { url } = await rig.twilio();
+    const before = await rowCounts(rig.api.db);
+    const socket = new WebSocket(url);
+    await new Promise((ok) => socket.addEventListener("open", ok, { once: true }));
+    const closed = new Promise<CloseEvent>((ok) =>
+      socket.addEventListener("close", ok, { once: true })
+    );
+    socket.send("x".repeat(65 * 1024));
+    assertEquals((await closed).code, 1009);
+    assertEquals(await rowCounts(rig.api.db), before);
+    assertEquals(rig.admitted.length, 0);
     assertEquals(await rig.status(sessionOf(url)), "created");
   });
 });

@@ -5,6 +5,7 @@
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { makeTenant, rowCounts, startTestApi, type TestApi } from "./helpers/api_server.ts";
 import { loadTelephonySettings } from "../common/telephony_settings.ts";
+import { fakeCarrierAccounts, TWILIO_ACCOUNT } from "./fakes/carrier_accounts.ts";
 import {
   postTwilioVoiceWebhook,
   readTwimlStream,
@@ -15,14 +16,8 @@ import { exotelCall, getExotelStreamUrl } from "./fakes/exotel_voicebot_stream.t
 import { TokenVerifier } from "../common/token.ts";
 import { signingJwk } from "../db/signing_key.ts";
 
-const ACCOUNT = "AC0123456789abcdef0123456789abcdef";
-const telephony = loadTelephonySettings({
-  TWILIO_ACCOUNT_SID: ACCOUNT,
-  TWILIO_AUTH_TOKEN: "twilio-auth-token",
-  PLIVO_AUTH_ID: "MAXXXXXXXXXXXXXXXXXX",
-  PLIVO_AUTH_TOKEN: "plivo-auth-token",
-  EXOTEL_WEBHOOK_SECRET: "exotel-secret",
-});
+const ACCOUNT = TWILIO_ACCOUNT;
+const telephony = fakeCarrierAccounts();
 
 /** The voice webhook at `path`, signed with the configured Twilio auth token. */
 const signedByTwilio = (api: TestApi, path: string, call = twilioCall(ACCOUNT)) =>

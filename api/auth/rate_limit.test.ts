@@ -33,3 +33,13 @@ Deno.test("however many keys come by, at most maxBuckets are kept", () => {
   for (let i = 0; i < 5; i++) l.take("k9999", 0);
   assert(l.take("k9999", 0) > 0);
 });
+
+Deno.test("waiting reports what take would answer without taking a token", () => {
+  const l = new RateLimiter(1, 2);
+  assertEquals(l.waiting("a", 0), 0, "an unseen key has its whole burst");
+  assertEquals([l.take("a", 0), l.take("a", 0)], [0, 0]);
+  assertEquals(l.waiting("a", 0), 1);
+  assertEquals(l.waiting("a", 0), 1, "waiting took nothing");
+  assertEquals(l.waiting("a", 1000), 0);
+  assertEquals(l.take("a", 1000), 0);
+});

@@ -41,6 +41,18 @@ export class RateLimiter {
     return Math.max(1, Math.ceil((1 - b.tokens) / this.perSecond));
   }
 
+  /**
+   * What `take` would answer, without taking: 0 when a token is there; otherwise the whole
+   * seconds until one is (a lockout that is checked before any work and charged only on failure).
+   */
+  waiting(key: string, now = performance.now()): number {
+    if (this.perSecond <= 0) return 0;
+    const b = this.buckets.get(key);
+    if (!b) return 0;
+    const tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.perSecond);
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil((1 - tokens) / this.perSecond));
+  }
+
   /** Buckets held (for tests). */
   get size(): number {
     return this.buckets.size;

@@ -124,6 +124,9 @@ function newSession(a: Admitted, deps: ApiDeps, now = Date.now()): NewSession {
   };
 }
 
+/** How long a client is told to wait when every worker is full (about a pre-offer hold's turn). */
+const WORKERS_FULL_RETRY_AFTER_SECONDS = 2;
+
 export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
   const grant = await apiKey(c, deps);
   const admitted = await admitKey(c, deps, grant);
@@ -145,6 +148,19 @@ export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
       "pending_sessions",
     );
   }
+  if (reservation.kind === "full") {
+    // Every live node that serves the call is full (other keys', trunks' or webhooks' calls took
+    // the slots): a passing condition, so a 503 the client retries, and nothing was written.
+    log.warn("every worker node is full", { agent_id: session.agent_id });
+    throw new ApiError(
+      503,
+      "workers_full",
+      "Every worker node that serves this agent is full; try again shortly.",
+      { retry_after_seconds: WORKERS_FULL_RETRY_AFTER_SECONDS },
+      { "Retry-After": String(WORKERS_FULL_RETRY_AFTER_SECONDS) },
+    );
+  }
+  if (reservation.kind === "replayed") throw new Error("a connect uses no admission keys");
   if (reservation.kind === "no_node") {
     log.warn("no worker node for session", {
       session_id: session.session_id,

@@ -61,6 +61,14 @@ Deno.test("a nonce is fresh until it expires, then stale; a forged or foreign on
   assertEquals(nonces.check("not a nonce"), "invalid");
 });
 
+Deno.test("a nonce issued to one address is invalid from another", () => {
+  const nonces = new DigestNonces("secret-a", 300);
+  const nonce = nonces.issue("192.0.2.10");
+  assertEquals(nonces.check(nonce, "192.0.2.10"), "fresh");
+  assertEquals(nonces.check(nonce, "192.0.2.11"), "invalid");
+  assertEquals(nonces.check(nonce), "invalid");
+});
+
 Deno.test("challenges name the realm and nonce, MD5 first, stale=true when asked", () => {
   const [md5, sha] = challenges("voice", "n1", true);
   assert(md5.startsWith('Digest realm="voice", nonce="n1", algorithm=MD5, qop="auth"'));

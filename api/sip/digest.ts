@@ -3,10 +3,13 @@
 // packages found are client-side (they answer challenges) or tie the nonce to server state; this
 // needs the server half, with a stateless nonce, in ~150 lines over node:crypto.
 //
-// The nonce carries its own expiry and an HMAC over it, so any API process sharing the secret can
-// verify it and none keeps nonce state. The price: a captured Authorization can be replayed for
-// the same request until its nonce expires (nonce-count needs per-nonce state to check); a replay
-// only repeats that INVITE (another session for the same number), and the lifetime is short.
+// The nonce carries its own expiry and an HMAC over it and over the address it was issued to, so
+// any API process sharing the secret can verify it without nonce state, and a nonce is good only
+// from the address that was challenged (Kamailio's auth_checks source-IP check): a nonce fetched
+// from one address cannot be spent, or make refusals counted, from another. A nonce is spent
+// once: the redirect writes it with the session it admits (db admission_keys, phone_calls.ts), so
+// a captured Authorization, copied into another INVITE, opens nothing (RFC 7616 section 5.7's
+// one-time nonces).
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { splitList } from "../../media/sip/headers.ts";
 
@@ -43,26 +46,31 @@ export type NonceState = "fresh" | "stale" | "invalid";
 export class DigestNonces {
   constructor(
     private readonly secret: string,
-    private readonly lifetimeSeconds = 300,
+    readonly lifetimeSeconds = 300,
     private readonly now: () => number = Date.now,
   ) {}
 
-  private mac(body: string): string {
-    return b64url(createHmac("sha256", this.secret).update(`sip-nonce|${body}`).digest())
-      .slice(0, 27);
+  private mac(body: string, address: string): string {
+    return b64url(
+      createHmac("sha256", this.secret).update(`sip-nonce|${body}|${address}`).digest(),
+    ).slice(0, 27);
   }
 
-  issue(): string {
+  /** A nonce for a challenge sent to `address` (the source address, without its port). */
+  issue(address = ""): string {
     const expires = Math.floor(this.now() / 1000) + this.lifetimeSeconds;
     const body = `${expires.toString(36)}.${b64url(crypto.getRandomValues(new Uint8Array(9)))}`;
-    return `${body}.${this.mac(body)}`;
+    return `${body}.${this.mac(body, address)}`;
   }
 
-  /** `stale`: ours, but expired (the client retries with a new nonce, RFC 7616 section 3.3). */
-  check(nonce: string): NonceState {
+  /**
+   * `stale`: ours, but expired (the client retries with a new nonce, RFC 7616 section 3.3);
+   * `invalid`: not ours, or issued to another address.
+   */
+  check(nonce: string, address = ""): NonceState {
     const m = /^([0-9a-z]{1,12})\.([A-Za-z0-9_-]{12})\.([A-Za-z0-9_-]{27})$/.exec(nonce);
     if (!m) return "invalid";
-    const expected = new TextEncoder().encode(this.mac(`${m[1]}.${m[2]}`));
+    const expected = new TextEncoder().encode(this.mac(`${m[1]}.${m[2]}`, address));
     const given = new TextEncoder().encode(m[3]);
     if (!timingSafeEqual(expected, given)) return "invalid";
     return parseInt(m[1], 36) * 1000 > this.now() ? "fresh" : "stale";

@@ -1,19 +1,25 @@
-// What the SIP redirect server answers an INVITE: the dialled number → its agent (404 when
-// unknown or disabled), the number's trunk → the source address or digest credentials (401/403),
-// then the session as sessions.connect makes it (phone_session.ts) and a 302 to that worker's SIP
-// address with the token in the Request-URI. Every refusal comes before the one statement that
-// writes, and that statement writes nothing when no node can take the call (503).
-import { addressKey, inCidr, parseCidr, parseIp } from "../../common/ipaddr.ts";
+// What the SIP redirect server answers an INVITE: the dialled number → its agent, the number's
+// trunk → the source address or digest credentials (trunk_check.ts: 401/403, and an unknown
+// number answered as a trunk whose password nobody has), then the session as sessions.connect
+// makes it (phone_session.ts) and a 302 to that worker's SIP address with the token in the
+// Request-URI. Every refusal comes before the one statement that writes, and that statement
+// writes nothing when no node can take the call (503), when the trunk or the source has its
+// limit of calls not yet started (503), or when the digest nonce was spent before (401 stale).
+// Refusals are logged with source, port and reason, rate-limited (common/refusal_log.ts).
+import { addressKey, parseIp } from "../../common/ipaddr.ts";
 import { logger } from "../../common/log.ts";
+import { RefusalLog } from "../../common/refusal_log.ts";
 import { type PhoneNumberRoute, phoneRoute } from "../../db/phone_numbers.ts";
 import type { TrunkCheck } from "../../db/trunks.ts";
 import { dialledUser, parseNameAddr } from "../../media/sip/headers.ts";
 import { header, type SipRequest } from "../../media/sip/message.ts";
 import type { ApiDeps } from "../context.ts";
 import { RateLimiter } from "../auth/rate_limit.ts";
-import { challenges, DigestNonces, parseAuthorization, responseMatches } from "./digest.ts";
+import { DEFAULT_REALM } from "../admin/phone_input.ts";
+import type { DigestNonces } from "./digest.ts";
 import type { InviteAnswer, InviteDecision, InviteSource } from "./redirect.ts";
 import { createPhoneSession } from "./phone_session.ts";
+import { challenge, checkTrunk } from "./trunk_check.ts";
 
 const log = logger("sip-redirect");
 
@@ -48,51 +54,15 @@ export function workerContact(
   return `<sip:${number}@${uriHost(node.sip_address)}:${node.sip_port};session=${token}${tcp}>`;
 }
 
-function sourceAllowed(source: InviteSource, cidrs: string[]): boolean {
-  const ip = parseIp(source.address);
-  if (!ip) return false;
-  return cidrs.some((c) => {
-    const cidr = parseCidr(c);
-    return cidr !== undefined && inCidr(ip, cidr);
-  });
-}
-
 /**
- * The trunk's check: undefined when the INVITE may go on, else the refusal (401 with fresh
- * challenges, stale=true on an expired nonce; 403 for wrong credentials or a source not allowed).
+ * Refused INVITEs whose credentials failed (wrong password, a digest for another URI, a number
+ * no trunk admits), per source address: 10 at once, then one every 6 s. An address past that is
+ * answered 503 with Retry-After before anything is looked up, right password or not (Kamailio's
+ * pike and htable lock-out, in one process's memory like the API's other rate limits: with N API
+ * processes an address gets N times the guesses, still about 10 a minute each).
  */
-function checkTrunk(
-  request: SipRequest,
-  source: InviteSource,
-  trunk: TrunkCheck,
-  nonces: DigestNonces,
-): InviteAnswer | undefined {
-  if (sourceAllowed(source, trunk.allowed_sources)) return undefined;
-  const auth = trunk.auth;
-  if (!auth) return { status: 403, reason: "Forbidden (source address not allowed)" };
-  const challenge = (stale: boolean): InviteAnswer => ({
-    status: 401,
-    reason: "Unauthorized",
-    headers: challenges(auth.realm, nonces.issue(), stale).map((value) => ({
-      name: "WWW-Authenticate",
-      value,
-    })),
-  });
-  // Credentials for our realm (a UAC may carry others' for proxies on the way).
-  const offered = request.headers.filter((h) => h.name === "Authorization")
-    .map((h) => parseAuthorization(h.value))
-    .find((d) => d?.realm === auth.realm);
-  if (!offered) return challenge(false);
-  const nonce = nonces.check(offered.nonce);
-  if (nonce === "invalid") return challenge(false);
-  if (!responseMatches(offered, request.method, auth)) {
-    return { status: 403, reason: "Forbidden (credentials refused)" };
-  }
-  // Right credentials on an expired nonce: asked again with stale=true (RFC 7616 section 3.3),
-  // so the client answers the new nonce without asking its user.
-  if (nonce === "stale") return challenge(true);
-  return undefined;
-}
+export const DIGEST_FAILURES_BURST = 10;
+export const DIGEST_FAILURES_PER_SECOND = 1 / 6;
 
 /**
  * The decision for every INVITE the redirect server takes (see the file's head). A number with no
@@ -105,30 +75,61 @@ export function phoneCallDecision(deps: ApiDeps, nonces: DigestNonces): InviteDe
     deps.settings.rateLimitPerAddressPerSecond,
     deps.settings.rateLimitPerAddressBurst,
   );
+  const failures = new RateLimiter(DIGEST_FAILURES_PER_SECOND, DIGEST_FAILURES_BURST);
+  const refusals = new RefusalLog(log);
   return async (request, source) => {
+    const ip = parseIp(source.address);
+    const address = ip ? addressKey(ip) : source.address;
+    const refuse = (answer: InviteAnswer, reason: string, username?: string) => {
+      refusals.refused("INVITE refused", source.address, reason, {
+        port: source.port,
+        transport: source.transport,
+        status: answer.status,
+        number: dialledNumber(request),
+        username,
+      });
+      return answer;
+    };
+    const locked = failures.waiting(address);
+    if (locked > 0) {
+      return refuse({
+        status: 503,
+        reason: "Service Unavailable (too many refused requests from this address)",
+        headers: [{ name: "Retry-After", value: String(locked) }],
+      }, "locked out after refused credentials");
+    }
     const number = dialledNumber(request);
-    if (!number) return { status: 404, reason: "Not Found (no phone number in the Request-URI)" };
+    if (!number) {
+      failures.take(address);
+      return refuse(
+        { status: 404, reason: "Not Found (no phone number in the Request-URI)" },
+        "no phone number",
+      );
+    }
     const found = await phoneRoute(deps.sql, number);
-    if (!found) return { status: 404, reason: "Not Found (no agent for this number)" };
-    if (found.trunk) {
-      const refused = checkTrunk(request, source, found.trunk, nonces);
-      if (refused) {
-        log.info("INVITE refused", { number, status: refused.status, source: source.address });
-        return refused;
+    let once: string | undefined;
+    if (!found || found.trunk) {
+      const verdict = checkTrunk(request, source, found?.trunk ?? null, nonces);
+      if (!verdict.ok) {
+        if (verdict.failed) failures.take(address);
+        return refuse(verdict.answer, verdict.reason, verdict.username);
       }
+      once = verdict.nonce;
     } else {
-      const ip = parseIp(source.address);
-      const wait = perAddress.take(ip ? addressKey(ip) : source.address);
+      const wait = perAddress.take(address);
       if (wait > 0) {
-        log.warn("INVITE rate limited", { number, source: source.address });
-        return {
+        return refuse({
           status: 503,
           reason: "Service Unavailable (too many calls from this address)",
           headers: [{ name: "Retry-After", value: String(wait) }],
-        };
+        }, "rate limited");
       }
     }
-    return await redirect(deps, request, source, found.route);
+    const answer = await redirect(deps, nonces, request, source, found!, address, once);
+    if (answer.status !== 302) {
+      refuse(answer, answer.reason ?? "refused");
+    }
+    return answer;
   };
 }
 
@@ -141,12 +142,37 @@ const unavailable = (reason: string): InviteAnswer => ({
 /** The session as connect makes it (phone_session.ts), then the 302 to the node that took it. */
 async function redirect(
   deps: ApiDeps,
+  nonces: DigestNonces,
   request: SipRequest,
   source: InviteSource,
-  route: PhoneNumberRoute,
+  found: { route: PhoneNumberRoute; trunk: TrunkCheck | null },
+  address: string,
+  nonce: string | undefined,
 ): Promise<InviteAnswer> {
+  const route = found.route;
   const caller = dialledUser(parseNameAddr(header(request, "From") ?? "")?.uri ?? "");
-  const made = await createPhoneSession(deps, route, { caller, sip: true });
+  const made = await createPhoneSession(deps, route, {
+    caller,
+    sip: true,
+    // The nonce is spent with the session: a copy of this Authorization opens nothing more.
+    once: nonce ? { keys: [`sip-nonce:${nonce}`], seconds: nonces.lifetimeSeconds } : undefined,
+    trunk: found.trunk
+      ? { id: found.trunk.trunk_id, pending: deps.settings.pendingSessionsPerTrunk }
+      : undefined,
+    source: { key: `sip:${address}`, pending: deps.settings.pendingSessionsPerSource },
+  });
+  if (made.kind === "replayed") {
+    // A nonce already spent: asked again with a new one (stale=true), as for an expired one, so a
+    // client that reuses a nonce (nc=2) retries at once; a copied header gets no further.
+    return challenge(found.trunk?.auth?.realm ?? DEFAULT_REALM, nonces, source, true);
+  }
+  if (made.kind === "pending_limit") {
+    return {
+      status: 503,
+      reason: `Service Unavailable (too many calls not yet started from this ${made.limit})`,
+      headers: [{ name: "Retry-After", value: String(made.retryAfterSeconds) }],
+    };
+  }
   if (made.kind === "unavailable") {
     log.warn("no worker for a phone call", { number: route.number, agent_id: route.agent_id });
     return unavailable(made.reason);

@@ -14,7 +14,11 @@ import type { ApiDeps } from "../context.ts";
 export type PhoneSession =
   | { kind: "reserved"; session_id: string; agent_id: string; node: ChosenNode; token: string }
   /** No live node serves the agent's language, or none has room: nothing was written. */
-  | { kind: "unavailable"; reason: string };
+  | { kind: "unavailable"; reason: string }
+  /** The trunk or the source address has its limit of sessions not yet started: nothing written. */
+  | { kind: "pending_limit"; limit: "trunk" | "source" | "key"; retryAfterSeconds: number }
+  /** The admission was used before (a nonce, the carrier's call id): nothing was written. */
+  | { kind: "replayed" };
 
 export interface PhoneCallInfo {
   /** The caller's number as the carrier gave it (kept only when it is digits, with a `+`). */
@@ -24,6 +28,11 @@ export interface PhoneCallInfo {
   /** The provider carrying a WebSocket-streamed call, and its id of the call (its metadata). */
   carrier?: string;
   callId?: string;
+  /** Keys the admission may use once (db/sessions.ts Admission.once). */
+  once?: { keys: string[]; seconds: number };
+  /** Caps on sessions not yet started, per trunk and per source (Admission.trunk/source). */
+  trunk?: { id: string; pending: number };
+  source?: { key: string; pending: number };
 }
 
 /**
@@ -77,8 +86,23 @@ export async function createPhoneSession(
     session,
     deps.settings.nodeStaleSeconds,
     callSpeech(input.config),
-    { holdSeconds: deps.settings.preOfferHoldSeconds, phone: true, sip: call.sip },
+    {
+      holdSeconds: deps.settings.preOfferHoldSeconds,
+      phone: true,
+      sip: call.sip,
+      once: call.once,
+      trunk: call.trunk,
+      source: call.source,
+    },
   );
+  if (reservation.kind === "replayed") return reservation;
+  if (reservation.kind === "pending_limit") {
+    return {
+      kind: "pending_limit",
+      limit: reservation.limit,
+      retryAfterSeconds: reservation.retryAfterSeconds,
+    };
+  }
   if (reservation.kind !== "reserved") {
     return { kind: "unavailable", reason: "no worker can take the call" };
   }

@@ -20,7 +20,7 @@ import {
 } from "../../media/sip/transaction.ts";
 import { stampVia, transactionKey } from "../../media/sip/keys.ts";
 import type { DatagramSocket, Peer } from "../../media/sip/udp.ts";
-import type { StreamListener, StreamSource } from "../../media/sip/tcp.ts";
+import type { StreamBounds, StreamListener, StreamSource } from "../../media/sip/tcp.ts";
 import { listenUdpAndTcp, responsePeer } from "../../media/sip/listen.ts";
 
 /** Where an INVITE came from: the transport's peer, what a trunk's allowlist is checked against. */
@@ -44,6 +44,8 @@ export interface RedirectOptions {
   decide: InviteDecision;
   clock?: SipClock;
   timers?: SipTimers;
+  /** Time and connection bounds on SIP over TCP (media/sip/tcp.ts's defaults). */
+  tcpBounds?: StreamBounds;
 }
 
 const log = logger("sip-redirect");
@@ -109,6 +111,7 @@ export class SipRedirectServer {
           );
         },
       },
+      this.opts.tcpBounds,
     );
     [this.socket, this.tcp] = [udp, tcp];
     return udp.port;

@@ -13,6 +13,7 @@ import { logger } from "../../common/log.ts";
 import type { ApiDeps } from "../context.ts";
 import type { PhoneNumberRoute } from "../../db/phone_numbers.ts";
 import { createPhoneSession } from "../sip/phone_session.ts";
+import { formParams, onceKeys, replayed } from "./webhook_guard.ts";
 
 const log = logger("telephony");
 
@@ -27,6 +28,8 @@ export interface PhoneCallIn {
   to: string;
   /** The provider's id of the call. */
   callId: string;
+  /** Plivo's signature nonce, spent with the session as the call id is. */
+  nonce?: string;
 }
 
 export interface OpenedPhoneSession {
@@ -82,13 +85,16 @@ export async function openPhoneSession(
   deps: ApiDeps,
   call: PhoneCallIn,
 ): Promise<OpenedPhoneSession | undefined> {
+  const once = onceKeys(call.carrier, call.callId, call.nonce);
   const route = await routeOf(deps, call);
   const opened = await createPhoneSession(deps, route, {
     caller: call.from,
     sip: false,
     carrier: call.carrier,
     callId: call.callId,
+    once,
   });
+  if (opened.kind === "replayed") throw replayed(call.carrier);
   if (opened.kind !== "reserved") {
     log.warn("no worker for a phone call", { agent_id: route.agent_id, carrier: call.carrier });
     return undefined;
@@ -128,7 +134,7 @@ export async function signedForm(
   c: Context,
   deps: ApiDeps,
 ): Promise<{ params: [string, string][]; url: string }> {
-  const params = await formParams(c.req.raw);
+  const params = await formParams(c);
   return { params, url: signedUrl(c.req.url, deps.telephony?.publicApiUrl) };
 }
 
@@ -153,18 +159,6 @@ export function xmlAnswer(c: Context, verbs: string): Response {
   return c.body(`<?xml version="1.0" encoding="UTF-8"?><Response>${verbs}</Response>`, 200, {
     "Content-Type": "text/xml; charset=utf-8",
   });
-}
-
-/** A voice webhook's form is a few hundred bytes; far more is not the provider. */
-const FORM_BYTES = 64 * 1024;
-
-/** The webhook's form parameters, in order, repeated names kept. */
-export async function formParams(req: Request): Promise<[string, string][]> {
-  const tooLarge = () => new ApiError(413, "body_too_large", "The body is too large.");
-  if (Number(req.headers.get("content-length") ?? 0) > FORM_BYTES) throw tooLarge();
-  const text = await req.text();
-  if (text.length > FORM_BYTES) throw tooLarge();
-  return [...new URLSearchParams(text).entries()];
 }
 
 export const notConfigured = (carrier: string, variable: string) =>

@@ -11,6 +11,7 @@ import { ApiError } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 import { notConfigured, openPhoneSession } from "./admit.ts";
 import { sameSecret } from "./signatures.ts";
+import { loggedRefusals } from "./webhook_guard.ts";
 
 function presentedSecret(c: Context): string {
   const auth = c.req.header("authorization") ?? "";
@@ -25,7 +26,7 @@ function presentedSecret(c: Context): string {
   return c.req.query("secret") ?? "";
 }
 
-export async function exotelStreamUrl(c: Context, deps: ApiDeps): Promise<Response> {
+export const exotelStreamUrl = loggedRefusals("exotel", async (c: Context, deps: ApiDeps) => {
   const secret = deps.telephony?.exotel.webhookSecret;
   if (!secret) throw notConfigured("Exotel", "EXOTEL_WEBHOOK_SECRET");
   if (!sameSecret(presentedSecret(c), secret)) {
@@ -48,4 +49,4 @@ export async function exotelStreamUrl(c: Context, deps: ApiDeps): Promise<Respon
   return c.json({
     url: `${opened.streamUrl}?session_token=${encodeURIComponent(opened.token)}`,
   });
-}
+});

@@ -17,6 +17,7 @@ import {
   xmlEscape,
 } from "./admit.ts";
 import { plivoSignatureV3, sameSecret } from "./signatures.ts";
+import { loggedRefusals } from "./webhook_guard.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import { PLIVO_CONTENT_TYPES, type PlivoContentType } from "../../common/telephony_settings.ts";
 
@@ -38,7 +39,7 @@ function contentTypeOf(c: Context, fallback: PlivoContentType): PlivoContentType
   return known;
 }
 
-export async function plivoAnswer(c: Context, deps: ApiDeps): Promise<Response> {
+export const plivoAnswer = loggedRefusals("plivo", async (c: Context, deps: ApiDeps) => {
   const plivo = deps.telephony?.plivo;
   if (!plivo?.authToken) throw notConfigured("Plivo", "PLIVO_AUTH_TOKEN");
   const { params, url } = await signedForm(c, deps);
@@ -47,10 +48,10 @@ export async function plivoAnswer(c: Context, deps: ApiDeps): Promise<Response> 
   const sent = (c.req.header("x-plivo-signature-v3") ?? "").split(",").map((s) => s.trim());
   if (!nonce || !sent.some((s) => sameSecret(s, expected))) throw badSignature("Plivo");
   const contentType = contentTypeOf(c, plivo.streamContentType);
-  const opened = await openPhoneSession(
-    deps,
-    callOfForm(c, "plivo", Object.fromEntries(params), "CallUUID"),
-  );
+  const opened = await openPhoneSession(deps, {
+    ...callOfForm(c, "plivo", Object.fromEntries(params), "CallUUID"),
+    nonce,
+  });
   // No worker can take it (nothing was written): the caller hears busy, not an error.
   if (!opened) return xmlAnswer(c, `<Hangup reason="busy"/>`);
   const ws = `${opened.streamUrl}?session_token=${encodeURIComponent(opened.token)}`;
@@ -59,4 +60,4 @@ export async function plivoAnswer(c: Context, deps: ApiDeps): Promise<Response> 
     `<Stream bidirectional="true" keepCallAlive="true" audioTrack="inbound" ` +
       `contentType="${contentType}">${xmlEscape(ws)}</Stream>`,
   );
-}
+});

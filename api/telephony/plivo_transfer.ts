@@ -15,12 +15,13 @@ import { logger } from "../../common/log.ts";
 import type { ApiDeps } from "../context.ts";
 import { badSignature, notConfigured, signedForm, xmlAnswer, xmlEscape } from "./admit.ts";
 import { plivoSignatureV3, sameSecret } from "./signatures.ts";
+import { loggedRefusals } from "./webhook_guard.ts";
 
 const log = logger("telephony");
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 
-export async function plivoTransferXml(c: Context, deps: ApiDeps): Promise<Response> {
+export const plivoTransferXml = loggedRefusals("plivo", async (c: Context, deps: ApiDeps) => {
   const plivo = deps.telephony?.plivo;
   if (!plivo?.authToken) throw notConfigured("Plivo", "PLIVO_AUTH_TOKEN");
   const { params, url } = await signedForm(c, deps);
@@ -57,4 +58,4 @@ export async function plivoTransferXml(c: Context, deps: ApiDeps): Promise<Respo
   if (!noun) throw new ApiError(400, "invalid_target", "The target is not a number or SIP URI.");
   log.info("plivo transfer xml served", { session_id: sessionId });
   return xmlAnswer(c, `<Dial>${noun}</Dial>`);
-}
+});

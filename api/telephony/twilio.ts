@@ -16,8 +16,9 @@ import {
   xmlEscape,
 } from "./admit.ts";
 import { sameSecret, twilioSignature } from "./signatures.ts";
+import { loggedRefusals } from "./webhook_guard.ts";
 
-export async function twilioVoice(c: Context, deps: ApiDeps): Promise<Response> {
+export const twilioVoice = loggedRefusals("twilio", async (c: Context, deps: ApiDeps) => {
   const twilio = deps.telephony?.twilio;
   if (!twilio?.authToken) throw notConfigured("Twilio", "TWILIO_AUTH_TOKEN");
   const { params, url } = await signedForm(c, deps);
@@ -39,4 +40,4 @@ export async function twilioVoice(c: Context, deps: ApiDeps): Promise<Response> 
       param("session_token", opened.token) + param("from", form.From ?? "") +
       param("to", form.To ?? "") + `</Stream></Connect>`,
   );
-}
+});

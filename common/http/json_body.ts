@@ -86,27 +86,36 @@ async function readCapped(
   return all;
 }
 
+/**
+ * The body as UTF-8 text, under the same bounds as a JSON body (size, time, cut short): for the
+ * bodies that are not JSON, such as a telephony provider's form.
+ */
+export async function readBodyText(
+  c: Context,
+  limits: BodyLimits = { timeoutMs: BODY_READ_TIMEOUT_MS },
+): Promise<string> {
+  // A declared length over the limit is refused before a byte of the body is read. (Deno's
+  // server has already refused a Content-Length that is not a number, or two that differ.)
+  const declared = Number(c.req.header("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const body = c.req.raw.body;
+  if (!body) return "";
+  // Read at most the limit even when no Content-Length was sent (chunked bodies).
+  const bytes = await readCapped(body, limits);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidRequest("", "The request body is not valid UTF-8.");
+  }
+}
+
 /** The body parsed as JSON; an empty body reads as `{}` only when `emptyAsObject`. */
 export async function readJson(
   c: Context,
   emptyAsObject = false,
   limits: BodyLimits = { timeoutMs: BODY_READ_TIMEOUT_MS },
 ): Promise<unknown> {
-  // A declared length over the limit is refused before a byte of the body is read. (Deno's
-  // server has already refused a Content-Length that is not a number, or two that differ.)
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const body = c.req.raw.body;
-  let text = "";
-  if (body) {
-    // Read at most the limit even when no Content-Length was sent (chunked bodies).
-    const bytes = await readCapped(body, limits);
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      throw invalidRequest("", "The request body is not valid UTF-8.");
-    }
-  }
+  const text = await readBodyText(c, limits);
   if (text.trim() === "") {
     if (emptyAsObject) return {};
     throw invalidRequest("", "The request body must be a JSON object.");

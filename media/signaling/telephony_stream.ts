@@ -6,6 +6,14 @@
 // token is checked exactly as an offer's is and spent once (offer.ts spendSessionToken); a
 // refusal is an HTTP error before the upgrade, or a close (1008, the reason) after it, and writes
 // nothing. A good one hands the phone line to the node's phone calls.
+//
+// Nothing is upgraded unchecked (stream_guard.ts): Plivo and Exotel must carry the token in the
+// URL, checked before the upgrade; a Twilio stream, whose token only comes in its start message,
+// must name a session waiting on this node, and only one stream per session may wait for its
+// start. Deno reads a whole WebSocket message before handing it over (Deno.upgradeWebSocket has
+// no size option), so the bound on what an unauthenticated peer can make the worker read is that
+// it cannot open the socket at all; a message over MAX_STREAM_MESSAGE_BYTES closes the stream
+// (stream_line.ts).
 import type { Context } from "hono";
 import { ApiError } from "../../common/http/errors.ts";
 import type { SessionClaims } from "../../common/token.ts";
@@ -19,6 +27,7 @@ import { plivoDialect } from "../phone/providers/plivo/dialect.ts";
 import { exotelDialect } from "../phone/providers/exotel/dialect.ts";
 import { TwilioCallControl } from "../phone/providers/twilio/rest.ts";
 import { PlivoCallControl } from "../phone/providers/plivo/rest.ts";
+import { guardUpgrade } from "./stream_guard.ts";
 
 const log = logger("telephony-stream");
 
@@ -104,12 +113,20 @@ export async function telephonyStream(c: Context, w: TelephonyNode): Promise<Res
   // A token in the URL is checked before the upgrade, so a refusal is a plain HTTP answer; it is
   // spent once the provider's start message has come (a stream that never starts spends nothing).
   const queryToken = c.req.query(SESSION_TOKEN_PARAM);
-  if (queryToken) await checkSessionToken(w, sessionId, queryToken, sameCarrier(carrier));
+  const release = await guardUpgrade(
+    c,
+    w,
+    carrier,
+    sessionId,
+    queryToken,
+    () => checkSessionToken(w, sessionId, queryToken!, sameCarrier(carrier)),
+  );
 
   const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
   const line = new StreamPhoneLine(socket, dialect, {
     control: controlFor(carrier, w.telephony, sessionId),
   });
+  void line.started.then(release, release);
   void admit(line, sessionId, carrier, w, queryToken).then((claims) => {
     if (!claims) return;
     const phone = phoneOf(claims);

@@ -3,7 +3,13 @@
 // redirect server both listen this way.
 import { parseVia } from "./headers.ts";
 import { headerList, type SipRequest } from "./message.ts";
-import { listenTcp, type StreamHandlers, type StreamListener } from "./tcp.ts";
+import {
+  DEFAULT_STREAM_BOUNDS,
+  listenTcp,
+  type StreamBounds,
+  type StreamHandlers,
+  type StreamListener,
+} from "./tcp.ts";
 import { bindUdp, type DatagramSocket, type Peer } from "./udp.ts";
 
 /** Binds UDP and TCP on one port number (any free one when `port` is 0). */
@@ -12,11 +18,12 @@ export async function listenUdpAndTcp(
   port: number,
   receive: (bytes: Uint8Array, from: Peer) => void,
   stream: StreamHandlers,
+  bounds: StreamBounds = DEFAULT_STREAM_BOUNDS,
 ): Promise<{ udp: DatagramSocket; tcp: StreamListener }> {
   for (let attempt = 0;; attempt++) {
     const udp = await bindUdp(host, port, receive);
     try {
-      return { udp, tcp: listenTcp(host, udp.port, stream) };
+      return { udp, tcp: listenTcp(host, udp.port, stream, bounds) };
     } catch (err) {
       await udp.close();
       // An ephemeral UDP port whose TCP twin is taken: try another.

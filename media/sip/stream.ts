@@ -32,6 +32,11 @@ export class SipStreamFramer {
   private buffer = new Uint8Array(0);
   private broken = false;
 
+  /** Bytes held of a message not yet complete (0 between messages). */
+  get buffered(): number {
+    return this.buffer.length;
+  }
+
   /** Adds `chunk` and returns every message now complete, in order. */
   push(chunk: Uint8Array): Framed[] {
     if (this.broken) return [];

@@ -49,7 +49,8 @@ export async function postPlivoAnswer(
   url: string,
   authToken: string,
   call: PlivoCall,
-  options: { signature?: string } = {},
+  /** `nonce`: the V3 nonce to sign with (a fresh random one by default, as Plivo sends). */
+  options: { signature?: string; nonce?: string } = {},
 ): Promise<{ status: number; body: string }> {
   const params = {
     CallUUID: call.callUuid,
@@ -59,7 +60,7 @@ export async function postPlivoAnswer(
     Direction: "inbound",
     Event: "StartApp",
   };
-  const nonce = String(Math.floor(Math.random() * 1e15));
+  const nonce = options.nonce ?? String(Math.floor(Math.random() * 1e15));
   const r = await fetch(url, {
     method: "POST",
     headers: {

@@ -41,6 +41,22 @@ export interface StreamLineOptions {
 /** Close codes the line uses (RFC 6455 §7.4.1; 4000-4999 are the application's own). */
 export const CLOSE_NORMAL = 1000;
 export const CLOSE_POLICY = 1008;
+export const CLOSE_TOO_BIG = 1009;
+
+/**
+ * The largest message a stream may send: a provider's media message is a few hundred bytes of
+ * JSON (Twilio's 20 ms of μ-law, base64: ~250 B; Plivo's and Exotel's chunks: a few KB), its
+ * start message under 2 KB. 64 KiB leaves room for any of them (issue 32: 16 MiB were taken).
+ */
+export const MAX_STREAM_MESSAGE_BYTES = 64 * 1024;
+
+/** A message's size: UTF-16 units of a text message (at most its UTF-8 bytes), bytes of binary. */
+function messageSize(data: unknown): number {
+  if (typeof data === "string") return data.length;
+  if (data instanceof ArrayBuffer) return data.byteLength;
+  if (data instanceof Blob) return data.size;
+  return 0;
+}
 
 const DTMF_DIGIT = /^[0-9*#A-D]$/;
 /** How long a transferred call's stream is left for the provider to end before it is closed. */
@@ -107,6 +123,17 @@ export class StreamPhoneLine implements PhoneLine {
     }, options.startTimeoutMs ?? 10_000);
     socket.addEventListener("message", (e) => {
       if (this.#ended) return;
+      if (messageSize(e.data) > MAX_STREAM_MESSAGE_BYTES) {
+        // Deno has read it whole already (no size option); it is not parsed, and the stream ends.
+        log.warn("stream message too large", {
+          carrier: this.carrier,
+          bytes: messageSize(e.data),
+        });
+        this.#ended = true;
+        this.#stop();
+        this.#close(CLOSE_TOO_BIG, "message too large");
+        return;
+      }
       this.#lastMessageAt = performance.now();
       this.#counts.messages_in++;
       let event: StreamEvent;
