@@ -7,7 +7,7 @@
 // token each time it was posted. Following Twilio's and Plivo's guidance (Plivo's V3 nonce is
 // "unique per request"; a CallSid / CallUUID names one call), a carrier's id of the call and a
 // Plivo nonce are admitted once: written with the session, in the reservation's own statement,
-// under a primary key (db/migrations/0008_phone_admission_guards.sql). The database, not process
+// under a primary key (db/migrations/0006_phone_admission_guards.sql). The database, not process
 // memory, because a fleet runs many API processes behind one load balancer and a replay may reach
 // any of them; the key is kept a day, past any carrier's retry window.
 import type { Context } from "hono";
