@@ -32,7 +32,7 @@ export function firstNetworkAddress(): string | undefined {
  */
 export function runAddress(
   host: string | undefined,
-  network: string | undefined = firstNetworkAddress(),
+  network: string | null = firstNetworkAddress() ?? null,
 ): RunAddress {
   if (!host) return { listen: "127.0.0.1", announce: "127.0.0.1" };
   if (host === "0.0.0.0") return { listen: host, announce: network ?? "127.0.0.1" };
