@@ -60,12 +60,22 @@ async function waitHealthy(url: string): Promise<void> {
   log.warn("the worker did not become healthy in 60 s", { url });
 }
 
+/** BRAIN_PORT: the example brain's port (not a Settings field: only a laptop run has it). */
+function brainPortSetting(raw = Deno.env.get("BRAIN_PORT")): number {
+  if (!raw) return 8790;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new Error(`BRAIN_PORT must be a port number, not "${raw}"`);
+  }
+  return port;
+}
+
 async function start(settings: Settings, address: RunAddress): Promise<void> {
   const host = address.listen;
   // Before anything is read or written: a second run on this folder would share its database
   // and replace its demo key.
   await lockDataDir(settings.dataDir);
-  const brainPort = { variable: "BRAIN_PORT", port: Number(Deno.env.get("BRAIN_PORT") ?? 8790) };
+  const brainPort = { variable: "BRAIN_PORT", port: brainPortSetting() };
   const apiPort = { variable: "API_PORT", port: settings.apiPort };
   const workerPort = { variable: "WORKER_PORT", port: settings.workerPort };
   await checkPortsFree(host, [apiPort, workerPort]);
@@ -216,6 +226,7 @@ if (import.meta.main) {
     }
     settings = loadSettings();
     address = runAddress(Deno.env.get("HOST"));
+    brainPortSetting(); // a bad value is refused here, before anything starts
   } catch (err) {
     refuse(err);
   }

@@ -40,7 +40,7 @@ export function runAddress(
     return { listen: host, announce: host };
   }
   throw new Error(
-    `HOST must be an IPv4 address for deno task run (127.0.0.1, the default; 0.0.0.0 for every ` +
-      `interface; or one of this machine's addresses), not "${host}"`,
+    `HOST must be an IPv4 address (127.0.0.1, the default; 0.0.0.0 for every interface; or one ` +
+      `of this machine's addresses), not "${host}"`,
   );
 }
