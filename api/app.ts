@@ -6,6 +6,7 @@ import { ApiError, handleErrors } from "../common/http/errors.ts";
 import { correlation } from "../common/http/correlation.ts";
 import type { ApiDeps } from "./context.ts";
 import * as connectRoutes from "./connect/route.ts";
+import { logRefusedConnects } from "./connect/refusal_log.ts";
 import * as agents from "./admin/agents.ts";
 import * as keys from "./admin/keys.ts";
 import * as sessions from "./admin/sessions.ts";
@@ -50,6 +51,11 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   );
   // The capabilities are public (no credential): a customer's page builds its pickers from them.
   app.use("/api/v1/capabilities", cors({ origin: "*", allowMethods: ["GET"], maxAge: 600 }));
+
+  // Refused connects (401/403) show in the service's log, a few a minute at most.
+  const refusals = logRefusedConnects(deps.addressLimit.trusted);
+  app.use("/api/v1/sessions.connect", refusals);
+  app.use("/api/v1/sessions.create", refusals);
 
   const route = (h: Handler) => (c: Context) => h(c, deps);
   app.post("/api/v1/sessions.connect", route(connectRoutes.connect));

@@ -49,6 +49,27 @@ Deno.test("turns keep command-line order: script lines in place, --say and --wav
   }
 });
 
+Deno.test("the API is --api-url or API_URL as in admin and replay; --api and VOICE_API_URL still work", async () => {
+  const api = async (args: string[], env: Record<string, string>) => {
+    const parsed = await parseCallArgs([...ID, ...args], env);
+    assert.equal(parsed.kind, "run");
+    return parsed.kind === "run" ? parsed.command.options.api : undefined;
+  };
+  assert.equal(await api(["--api-url", "http://a.test"], {}), "http://a.test");
+  assert.equal(await api([], { API_URL: "http://b.test" }), "http://b.test");
+  assert.equal(await api(["--api", "http://c.test"], {}), "http://c.test");
+  assert.equal(await api([], { VOICE_API_URL: "http://d.test" }), "http://d.test");
+  // The flag over the environment, the current name over the older one.
+  assert.equal(
+    await api(["--api-url", "http://a.test"], { API_URL: "http://b.test" }),
+    "http://a.test",
+  );
+  assert.equal(
+    await api([], { API_URL: "http://b.test", VOICE_API_URL: "http://d.test" }),
+    "http://b.test",
+  );
+});
+
 Deno.test("flags fall back to VOICE_API_URL, VOICE_KEY and VOICE_AGENT, with the defaults", async () => {
   const env = {
     VOICE_API_URL: "http://10.0.0.1:9000",
@@ -125,7 +146,7 @@ Deno.test("usage mistakes exit 2 with the reason and the usage text", async () =
     [[...ID, "--timeout", "0"], /--timeout must be a positive/],
     [[...ID, "--config", "{nope"], /--config is not JSON/],
     [[...ID, "--init", "[1]"], /--init must be a JSON object/],
-    [[...ID, "--api", "ftp://x"], /--api must be an http/],
+    [[...ID, "--api", "ftp://x"], /--api-url must be an http/],
     [[...ID, "--bogus"], /Unknown option '--bogus'/],
     [[...ID, "/nonexistent/script.txt"], /cannot read script/],
     [[...ID, "--say", "  "], /--say needs some text/],

@@ -44,7 +44,8 @@ Scenario (instead of turns):
   --junit FILE         also write the scenario's result as JUnit XML, one testcase per step
 
 Connection:
-  --api URL            API base URL (env VOICE_API_URL; default ${DEFAULT_API_URL})
+  --api-url URL        API base URL (env API_URL; default ${DEFAULT_API_URL}), as admin and
+                       replay take it; --api and VOICE_API_URL are older spellings, still read
   --key KEY            sk_ or pk_ key (env VOICE_KEY)
   --agent ID           agent id (env VOICE_AGENT)
   --origin ORIGIN      Origin header, for a pk_ key (must be on its allowlist)
@@ -133,7 +134,8 @@ export async function parseCallArgs(
         say: { type: "string", multiple: true },
         wav: { type: "string", multiple: true },
         type: { type: "string", multiple: true },
-        api: { type: "string" },
+        "api-url": { type: "string" },
+        api: { type: "string" }, // the older spelling of --api-url, kept working
         key: { type: "string" },
         agent: { type: "string" },
         origin: { type: "string" },
@@ -166,12 +168,13 @@ export async function parseCallArgs(
   const agent = v.agent ?? env.VOICE_AGENT;
   if (!key) return { kind: "error", message: "no key: give --key or set VOICE_KEY" };
   if (!agent) return { kind: "error", message: "no agent: give --agent or set VOICE_AGENT" };
-  const api = v.api ?? env.VOICE_API_URL ?? DEFAULT_API_URL;
+  // One spelling with admin and replay (--api-url, API_URL); the older ones still work.
+  const api = v["api-url"] ?? v.api ?? (env.API_URL || env.VOICE_API_URL || DEFAULT_API_URL);
   try {
     const u = new URL(api);
     if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
   } catch {
-    return { kind: "error", message: `--api must be an http(s) URL, not "${api}"` };
+    return { kind: "error", message: `--api-url must be an http(s) URL, not "${api}"` };
   }
   let timeoutMs = 20_000;
   if (v.timeout !== undefined) {

@@ -58,7 +58,7 @@ Console:    ${apiUrl}/console   (sign in with the deployment's ADMIN_TOKEN)
 API:        ${apiUrl}/api/v1/
 Brain:      ${brainUrl}   (demo agent ${demo.agentId})
 Caller simulator:
-  ${thisDenoCommand()} task call --api ${apiUrl} --key ${demo.publishableKey} --origin ${pageOrigin} --agent ${demo.agentId} --say "hello there"
+  ${thisDenoCommand()} task call --api-url ${apiUrl} --key ${demo.publishableKey} --origin ${pageOrigin} --agent ${demo.agentId} --say "hello there"
 `;
   const app = new Hono();
   app.get("/demo-config.js", (c) => c.body(config, 200, { "content-type": "text/javascript" }));

@@ -122,6 +122,22 @@ export interface Settings {
   rtpSymmetric: boolean;
   /** RTP_TIMEOUT_SECONDS: a phone call with no RTP this long ends `media_timeout` (default 30). */
   rtpTimeoutSeconds: number;
+  /**
+   * RTC_PORTS: the range ("50000-50199") a worker's WebRTC media takes its ports from, UDP and the
+   * ICE-TCP listeners alike (one of each per call), so a firewall can open just these; unset, any
+   * port the system gives.
+   */
+  rtcPorts?: PortRange;
+}
+
+/** RTC_PORTS: a range of at least two ports (werift refuses a range whose ends are equal). */
+function rtcPorts(raw: string | undefined): PortRange | undefined {
+  if (!raw) return undefined;
+  const range = parsePortRange(raw, "RTC_PORTS");
+  if (range.first === range.last) {
+    throw new Error(`RTC_PORTS must span at least two ports, not "${raw}"`);
+  }
+  return range;
 }
 
 function endOfTurn(raw: string | undefined): "adaptive" | "fixed" {
@@ -215,6 +231,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     rtpPorts: env.RTP_PORTS ? parsePortRange(env.RTP_PORTS) : undefined,
     rtpSymmetric: onOff(env, "RTP_SYMMETRIC", false),
     rtpTimeoutSeconds: positive(env, "RTP_TIMEOUT_SECONDS", 30),
+    rtcPorts: rtcPorts(env.RTC_PORTS),
   };
   // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
   TrustedProxies.parse(settings.trustedProxies);

@@ -29,6 +29,8 @@ export interface WorkerContext {
   iceAddresses: string[];
   /** Passive TCP candidates in answers (ICE_TCP, default on). */
   iceTcp?: boolean;
+  /** RTC_PORTS: the [first, last] ports calls' ICE sockets bind (unset: any). */
+  icePortRange?: [number, number];
   /** Calls on this node by session id: web calls and phone calls (media/sip/phone_service.ts). */
   calls: Map<string, Call | PhoneCall>;
   /** The speech engines calls use; absent, only the echo diagnostic can be served. */

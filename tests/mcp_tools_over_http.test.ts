@@ -38,17 +38,23 @@ Deno.test("MCP over HTTP: tools create an agent whose key starts a call, and rea
     const { tools } = await client.listTools();
     assertEquals(tools.map((t: Tool) => t.name).sort(), [
       "create_agent",
+      "create_key",
       "create_phone_number",
       "create_trunk",
+      "delete_agent",
       "delete_phone_number",
       "delete_trunk",
+      "get_agent",
       "get_phone_number",
       "get_session",
       "get_trunk",
       "list_agents",
+      "list_keys",
       "list_phone_numbers",
       "list_sessions",
       "list_trunks",
+      "revoke_key",
+      "update_agent",
       "update_phone_number",
       "update_trunk",
     ]);
@@ -92,6 +98,80 @@ Deno.test("MCP over HTTP: tools create an agent whose key starts a call, and rea
     );
     assertEquals(sessions.sessions.map((s: { session_id: string }) => s.session_id), [sessionId]);
     assertEquals(sessions.next_cursor, null);
+  } finally {
+    await client.close();
+    await api.close();
+  }
+});
+
+Deno.test("MCP over HTTP: agents read, changed and deleted and keys made, listed and revoked, refused as the admin API refuses", async () => {
+  const api = await startTestApi();
+  const client = await connectClient(api);
+  const origin = "https://shop.example.test";
+  const connect = (agentId: string, key: string) =>
+    fetch(`${api.url}/api/v1/sessions.connect`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, origin, "content-type": "application/json" },
+      body: JSON.stringify({ agent_id: agentId }),
+    }).then(async (r) => (await r.body?.cancel(), r.status));
+  try {
+    const made = payload(
+      await callTool(client, "create_agent", {
+        tenant: "acme",
+        name: "Support",
+        brain_url: "wss://brain.example.test/voice",
+      }),
+    );
+    const agentId = made.agent.agent_id;
+    assertEquals(
+      payload(await callTool(client, "get_agent", { agent_id: agentId })).agent.name,
+      "Support",
+    );
+
+    const renamed = payload(
+      await callTool(client, "update_agent", { agent_id: agentId, name: "Front desk" }),
+    );
+    assertEquals(renamed.agent.name, "Front desk");
+    // The admin route's own refusal, and nothing changed.
+    const bad = await callTool(client, "update_agent", {
+      agent_id: agentId,
+      brain_url: "http://x",
+    });
+    const viaAdmin = await api.admin("/api/v1/agents.update", {
+      agent_id: agentId,
+      brain_url: "http://x",
+    });
+    assertEquals(bad.isError, true);
+    assertEquals(
+      JSON.parse((bad.content[1] as { text: string }).text).error.code,
+      viaAdmin.body.error.code,
+    );
+    const after = payload(await callTool(client, "get_agent", { agent_id: agentId })).agent;
+    assertEquals([after.name, after.brain_url], ["Front desk", "wss://brain.example.test/voice"]);
+
+    const pk = payload(
+      await callTool(client, "create_key", {
+        agent_id: agentId,
+        kind: "publishable",
+        allowed_origins: [origin],
+      }),
+    );
+    assertMatch(pk.session_key, /^pk_/);
+    assertEquals(await connect(agentId, pk.session_key), 200, "the key made over MCP works");
+    const badKind = await callTool(client, "create_key", { agent_id: agentId, kind: "root" });
+    assertMatch((badKind.content[0] as { text: string }).text, /^invalid_request: /);
+    const listed = payload(await callTool(client, "list_keys", { agent_id: agentId })).keys;
+    assertEquals(listed.length, 2, "the agent's first secret key and the publishable one");
+    assert(!JSON.stringify(listed).includes(pk.session_key), "a listed key never shows itself");
+
+    const revoked = payload(await callTool(client, "revoke_key", { key_id: pk.key.key_id }));
+    assert(revoked.key.revoked_at);
+    assertEquals(await connect(agentId, pk.session_key), 401, "revoked over MCP: refused");
+
+    payload(await callTool(client, "delete_agent", { agent_id: agentId }));
+    assertEquals(await connect(agentId, made.session_key), 401, "a deleted agent's key is refused");
+    const gone = await callTool(client, "get_agent", { agent_id: agentId });
+    assertMatch((gone.content[0] as { text: string }).text, /^agent_not_found: /);
   } finally {
     await client.close();
     await api.close();

@@ -47,17 +47,23 @@ Deno.test("MCP over stdio: create_agent and list_agents against the API", async 
     const { tools } = await client.listTools();
     assertEquals(tools.map((t: Tool) => t.name).sort(), [
       "create_agent",
+      "create_key",
       "create_phone_number",
       "create_trunk",
+      "delete_agent",
       "delete_phone_number",
       "delete_trunk",
+      "get_agent",
       "get_phone_number",
       "get_session",
       "get_trunk",
       "list_agents",
+      "list_keys",
       "list_phone_numbers",
       "list_sessions",
       "list_trunks",
+      "revoke_key",
+      "update_agent",
       "update_phone_number",
       "update_trunk",
     ]);

@@ -5,6 +5,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { PHONE_TOOL_NAMES, registerPhoneTools } from "./phone_tools.ts";
+import { AGENT_KEY_TOOL_NAMES, registerAgentKeyTools } from "./agent_key_tools.ts";
 
 /** A reply from an admin route: the HTTP status and the parsed JSON body (or raw text). */
 export interface AdminReply {
@@ -23,6 +24,7 @@ export type AdminCall = (path: string, body: unknown) => Promise<AdminReply>;
 export const TOOL_NAMES = [
   "create_agent",
   "list_agents",
+  ...AGENT_KEY_TOOL_NAMES,
   "get_session",
   "list_sessions",
   ...PHONE_TOOL_NAMES,
@@ -112,6 +114,7 @@ export function createMcpServer(call: AdminCall): McpServer {
     annotations: { readOnlyHint: true },
   }, forward("/api/v1/sessions.list"));
 
+  registerAgentKeyTools(server, forward);
   registerPhoneTools(server, forward);
   return server;
 }

@@ -64,6 +64,11 @@ export async function runWorker(
   if (settings.memoryReleaseSeconds > 0) {
     releaseFreedMemoryEvery(settings.memoryReleaseSeconds * 1000);
   }
+  // Each call holds one UDP (and, with ICE_TCP, one TCP) port of RTC_PORTS for its whole length.
+  const rtcSpan = settings.rtcPorts && settings.rtcPorts.last - settings.rtcPorts.first + 1;
+  if (rtcSpan !== undefined && rtcSpan < capacity) {
+    log.warn("RTC_PORTS holds fewer ports than calls", { ports: rtcSpan, capacity });
+  }
   const metrics = new WorkerMetrics();
   const context: WorkerContext = {
     metrics,
@@ -74,6 +79,7 @@ export async function runWorker(
     verifier: await TokenVerifier.fromJwk(await signingJwk(db, settings)),
     iceAddresses: settings.iceAddresses,
     iceTcp: settings.iceTcp,
+    icePortRange: settings.rtcPorts && [settings.rtcPorts.first, settings.rtcPorts.last],
     calls: new Map(),
     engines,
     recordingsDir: settings.recordingsDir,

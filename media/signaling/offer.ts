@@ -32,6 +32,8 @@ export interface OfferNode
   iceAddresses: string[];
   /** Passive TCP candidates in answers (ICE_TCP, default on). */
   iceTcp?: boolean;
+  /** RTC_PORTS: the [first, last] ports calls' ICE sockets bind (unset: any). */
+  icePortRange?: [number, number];
   /** Calls on this node by session id: a new call is added, an ended one removes itself. */
   calls: Map<string, Call | PhoneCall>;
 }
@@ -182,7 +184,7 @@ function refuseBadOffer(err: unknown): never {
 }
 
 function answerOffer(w: OfferNode, offer: OfferBody) {
-  const ice = { iceAddresses: w.iceAddresses, iceTcp: w.iceTcp };
+  const ice = { iceAddresses: w.iceAddresses, iceTcp: w.iceTcp, icePortRange: w.icePortRange };
   return WorkerPeer.answer({ type: "offer", sdp: offer.sdp }, ice).catch(refuseBadOffer);
 }
 

@@ -1,0 +1,79 @@
+// The MCP tools that complete the agent and key management the admin CLI has: one agent read,
+// changed or deleted, and an agent's keys made, listed and revoked. Shims over the agents.* and
+// keys.* admin routes, which check the admin token and validate, refuse and shape every reply
+// (tools.ts says why), so MCP refuses exactly what the admin API refuses.
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+
+export const AGENT_KEY_TOOL_NAMES = [
+  "get_agent",
+  "update_agent",
+  "delete_agent",
+  "create_key",
+  "list_keys",
+  "revoke_key",
+] as const;
+
+type Forward = (path: string) => (args: Record<string, unknown>) => Promise<CallToolResult>;
+
+const agentId = z.string().min(1).describe("The agent id (ag_...).");
+
+export function registerAgentKeyTools(server: McpServer, forward: Forward): void {
+  server.registerTool("get_agent", {
+    title: "Get agent",
+    description: "One agent: its workspace, name, brain URL and recording default.",
+    inputSchema: { agent_id: agentId },
+    annotations: { readOnlyHint: true },
+  }, forward("/api/v1/agents.get"));
+
+  server.registerTool("update_agent", {
+    title: "Update agent",
+    description: "Change an agent's name, brain URL or recording default; fields left out stay.",
+    inputSchema: {
+      agent_id: agentId,
+      name: z.string().min(1).optional().describe("New human-readable name."),
+      brain_url: z.string().min(1).optional().describe("New brain WebSocket URL (ws://, wss://)."),
+      record_by_default: z.boolean().optional().describe("Record calls unless told otherwise."),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+  }, forward("/api/v1/agents.update"));
+
+  server.registerTool("delete_agent", {
+    title: "Delete agent",
+    description: "Delete an agent and revoke all its keys at once; its past sessions stay " +
+      "readable.",
+    inputSchema: { agent_id: agentId },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  }, forward("/api/v1/agents.delete"));
+
+  server.registerTool("create_key", {
+    title: "Create key",
+    description: "A new key for an agent, returned once as session_key (only its hash is " +
+      "kept). secret (sk_) is for the customer's server; publishable (pk_) is for web pages " +
+      "and works only from its allowed origins.",
+    inputSchema: {
+      agent_id: agentId,
+      // Checked by the route, so a wrong kind is refused as the admin API refuses it.
+      kind: z.string().min(1).describe("secret or publishable."),
+      allowed_origins: z.array(z.string().min(1)).optional().describe(
+        "Publishable keys only: origins (scheme://host[:port]) whose pages may use it.",
+      ),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  }, forward("/api/v1/keys.create"));
+
+  server.registerTool("list_keys", {
+    title: "List keys",
+    description: "An agent's keys: ids, kinds, origins, when made and revoked (never the key).",
+    inputSchema: { agent_id: agentId },
+    annotations: { readOnlyHint: true },
+  }, forward("/api/v1/keys.list"));
+
+  server.registerTool("revoke_key", {
+    title: "Revoke key",
+    description: "Revoke a key at once on every API process; calls it started go on.",
+    inputSchema: { key_id: z.string().min(1).describe("The key id (key_...), from list_keys.") },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  }, forward("/api/v1/keys.revoke"));
+}

@@ -1,0 +1,48 @@
+// RTC_PORTS confines a worker's WebRTC media to the ports a firewall opens: every ICE candidate
+// of a real call's answer (UDP and passive TCP) is in the range, and the call runs over them
+// (its data channel, which needs ICE and DTLS on those ports, says the bot is ready).
+import { assert, assertEquals } from "./helpers/assert.ts";
+import { makeTenant, startTestApi } from "./helpers/api_server.ts";
+import { startWorkerProcess } from "./helpers/process.ts";
+import { TestCaller } from "../caller/caller.ts";
+
+/**
+ * (protocol, port) of each candidate an SDP asks the other end to send to. An active TCP
+ * candidate listens nowhere: it carries the discard port 9 (RFC 6544 §4.5), so it is left out.
+ */
+function candidates(sdp: string): { protocol: string; port: number }[] {
+  return [...sdp.matchAll(/^a=candidate:\S+ \d+ (\w+) \d+ \S+ (\d+) typ.*$/gm)]
+    .filter((m) => !/ tcptype active\b/.test(m[0]))
+    .map((m) => ({ protocol: m[1].toLowerCase(), port: Number(m[2]) }));
+}
+
+Deno.test("a call's ICE candidates, UDP and TCP, fall in RTC_PORTS and the call connects over them", async () => {
+  // Below the ephemeral range (32768 and up), so other programs' sockets rarely sit in it.
+  const first = 20000 + 2 * Math.floor(Math.random() * 4000);
+  const last = first + 40;
+  const api = await startTestApi({}, { node: false });
+  const worker = await startWorkerProcess(api.db.url, undefined, {
+    RTC_PORTS: `${first}-${last}`,
+    ICE_TCP: "on",
+  });
+  let caller: TestCaller | undefined;
+  try {
+    const acme = await makeTenant(api, "acme", { brain_url: "echo:" });
+    const r = await api.post("/api/v1/sessions.connect", { agent_id: acme.agent_id }, acme.sk);
+    assertEquals(r.status, 200);
+    const params = r.body.webrtc_request_params;
+    caller = await TestCaller.connect({ offerUrl: params.endpoint, headers: params.headers });
+    await caller.ready();
+    const answer = caller.pc.remoteDescription?.sdp ?? "";
+    const found = candidates(answer);
+    assert(found.some((c) => c.protocol === "udp"), `no UDP candidate:\n${answer}`);
+    assert(found.some((c) => c.protocol === "tcp"), `no TCP candidate:\n${answer}`);
+    for (const c of found) {
+      assert(c.port >= first && c.port <= last, `${c.protocol} ${c.port} not in ${first}-${last}`);
+    }
+  } finally {
+    await caller?.hangUp().catch(() => {});
+    await worker.stop();
+    await api.close();
+  }
+});
