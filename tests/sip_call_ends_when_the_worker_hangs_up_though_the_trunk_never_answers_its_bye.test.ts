@@ -7,7 +7,7 @@
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { type LogEntry, startCallService, waitForLog } from "./helpers/call_harness.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
-import { request, sdpOffer, XML_HEAD } from "./helpers/sipp_scenario.ts";
+import { answerWorker, request, sdpOffer, XML_HEAD } from "./helpers/sipp_scenario.ts";
 import { PhoneCaller } from "./helpers/phone_caller.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 
@@ -32,22 +32,9 @@ const answered = (token: string, rtpPort: number) => `
       Content-Length: 0
 ]]></send>`;
 
-/** SIPp's answer to a request of the worker's. */
-const reply = (status: string) => `
-  <send><![CDATA[
-      SIP/2.0 ${status}
-      [last_Via:]
-      [last_From:]
-      [last_To:]
-      [last_Call-ID:]
-      [last_CSeq:]
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Content-Length: 0
-]]></send>`;
-
 /** The trunk takes the REFER (202), reports the transfer done (NOTIFY 200). */
 const transferTaken = `
-  <recv request="REFER" timeout="60000"/>${reply("202 Accepted")}
+  <recv request="REFER" timeout="60000"/>${answerWorker("202 Accepted")}
   <send retrans="500"><![CDATA[${
   request("NOTIFY", 2, {
     uri: AT,

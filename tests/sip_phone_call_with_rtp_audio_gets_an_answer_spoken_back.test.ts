@@ -7,6 +7,7 @@ import { startCallService, waitForLog } from "./helpers/call_harness.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
 import {
   ackOfRefusal,
+  answerWorker,
   NO_BODY,
   request,
   sdp,
@@ -51,18 +52,7 @@ const ack = (cseq: number) => `
 const offerSdp = (rtpPort: number, direction = "sendrecv") =>
   sdp([0, 101], { port: rtpPort, address: "127.0.0.1", fmtp: true, direction });
 
-/** SIPp's side of a request the worker sent: 200 (or `status`) with its dialog headers. */
-const answer = (status = "200 OK") => `
-  <send><![CDATA[
-      SIP/2.0 ${status}
-      [last_Via:]
-      [last_From:]
-      [last_To:]
-      [last_Call-ID:]
-      [last_CSeq:]
-      Contact: <sip:sipp@[local_ip]:[local_port]>
-      Content-Length: 0
-]]></send>`;
+const answer = answerWorker; // SIPp answers a request the worker sent
 
 const inDialog = (method: string, cseq: number, extra = "", body = "") => `
   <send retrans="500"><![CDATA[${

@@ -167,3 +167,21 @@ export function followRedirect(
   <nop><action><setdest host="[$whost]" port="[$wport]" protocol="udp"/></action></nop>
   ${invite("[$ruri]", 2)}`;
 }
+
+/**
+ * SIPp's answer to a request the worker sent in the dialog (a BYE, REFER, NOTIFY...): `status`
+ * with the request's own dialog headers, no body; a whole `<send>` element.
+ */
+export function answerWorker(status = "200 OK"): string {
+  return `
+  <send><![CDATA[
+      SIP/2.0 ${status}
+      [last_Via:]
+      [last_From:]
+      [last_To:]
+      [last_Call-ID:]
+      [last_CSeq:]
+      Contact: <sip:sipp@[local_ip]:[local_port]>
+      Content-Length: 0
+]]></send>`;
+}

@@ -1,0 +1,74 @@
+// A worker's SIP service (startSipPhones, the real UAS and admission) on a test API's database,
+// with no engines, and a raw UDP trunk that sends one INVITE by hand and collects the answers:
+// for tests of what the worker does with a request SIPp cannot be made to send as it is.
+import dgram from "node:dgram";
+import type { TestApi } from "./api_server.ts";
+import { TokenVerifier } from "../../common/token.ts";
+import { signingJwk } from "../../db/signing_key.ts";
+import { startSipPhones } from "../../media/sip/phone_service.ts";
+import { parseMessage, type SipResponse } from "../../media/sip/message.ts";
+
+const OFFER =
+  "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n";
+
+export interface RawTrunk {
+  /** The worker node's calls (empty while none is admitted). */
+  calls: Map<string, unknown>;
+  /** Every response the worker sent the trunk, in order. */
+  answers: SipResponse[];
+  /** Sends an INVITE for +15550100 with `token` in its Request-URI, a PCMU offer, `callId`. */
+  invite(token: string, callId: string): void;
+  /** The first final (2xx-6xx) answer, waiting up to 3 s. */
+  final(): Promise<SipResponse | undefined>;
+}
+
+/** Runs `fn` with a worker's SIP service and a raw trunk on `api`'s database; closes both. */
+export async function withRawTrunk(api: TestApi, fn: (trunk: RawTrunk) => Promise<void>) {
+  const node = {
+    sql: api.db.sql,
+    nodeId: "node-test-1",
+    verifier: await TokenVerifier.fromJwk(await signingJwk(api.db, api.settings)),
+    calls: new Map(),
+  };
+  const uas = await startSipPhones(node, { host: "127.0.0.1", port: 0 });
+  const socket = dgram.createSocket("udp4");
+  const answers: SipResponse[] = [];
+  socket.on("message", (m) => {
+    const p = parseMessage(new Uint8Array(m));
+    if (p.ok && p.message.kind === "response") answers.push(p.message);
+  });
+  try {
+    await new Promise<void>((ok) => socket.bind(0, "127.0.0.1", ok));
+    const local = socket.address().port;
+    await fn({
+      calls: node.calls,
+      answers,
+      invite(token, callId) {
+        const invite = [
+          `INVITE sip:+15550100@127.0.0.1:${uas.port};session=${token} SIP/2.0`,
+          `Via: SIP/2.0/UDP 127.0.0.1:${local};branch=z9hG4bK-${crypto.randomUUID()}`,
+          "From: <sip:+15550111@127.0.0.1>;tag=caller",
+          "To: <sip:+15550100@127.0.0.1>",
+          `Call-ID: ${callId}`,
+          "CSeq: 1 INVITE",
+          "Max-Forwards: 70",
+          `Contact: <sip:caller@127.0.0.1:${local}>`,
+          "Content-Type: application/sdp",
+          `Content-Length: ${OFFER.length}`,
+          "",
+          OFFER,
+        ].join("\r\n");
+        socket.send(new TextEncoder().encode(invite), uas.port, "127.0.0.1");
+      },
+      async final() {
+        for (let i = 0; i < 300 && !answers.some((a) => a.status >= 200); i++) {
+          await new Promise((r) => setTimeout(r, 10));
+        }
+        return answers.find((a) => a.status >= 200);
+      },
+    });
+  } finally {
+    await new Promise<void>((ok) => socket.close(() => ok()));
+    await uas.close();
+  }
+}
