@@ -22,6 +22,7 @@ import { stampVia, transactionKey } from "../../media/sip/keys.ts";
 import type { DatagramSocket, Peer } from "../../media/sip/udp.ts";
 import type { StreamBounds, StreamListener, StreamSource } from "../../media/sip/tcp.ts";
 import { listenUdpAndTcp, responsePeer } from "../../media/sip/listen.ts";
+import { refusalStatus } from "../../media/sip/stream.ts";
 
 /** Where an INVITE came from: the transport's peer, what a trunk's allowlist is checked against. */
 export interface InviteSource extends Peer {
@@ -105,8 +106,11 @@ export class SipRedirectServer {
         message: (bytes, s) => this.handle(parseMessage(bytes, true), this.stream(s)),
         broken: (reason, bytes, s) => {
           const parsed = parseMessage(bytes, true);
+          // Too large (413, 513): the head is all there is to answer, as at the worker's UAS.
+          const status = refusalStatus(reason);
+          const partial = parsed.ok ? parsed.message : parsed.partial;
           this.handle(
-            parsed.ok ? { ok: false, reason, partial: parsed.message } : parsed,
+            parsed.ok || status ? { ok: false, reason, partial, status } : parsed,
             this.stream(s),
           );
         },
@@ -149,8 +153,8 @@ export class SipRedirectServer {
       const p = parsed.partial;
       if (p?.kind !== "request" || p.method === "ACK" || !header(p, "Via")) return;
       stampVia(p, channel.source);
-      const bad = responseTo(p, 400, {
-        reason: `Bad Request (${parsed.reason})`,
+      const bad = responseTo(p, parsed.status ?? 400, {
+        reason: parsed.status ? undefined : `Bad Request (${parsed.reason})`,
         toTag: randomToken(),
       });
       channel.send(serialize(bad), p);
