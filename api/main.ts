@@ -7,12 +7,20 @@ import { createApp } from "./app.ts";
 import { startApiService } from "./service.ts";
 import { countInFlight } from "../common/http/in_flight.ts";
 import { startSipRedirect } from "./sip/start.ts";
+import { exitIfPortsTaken } from "../common/port_taken.ts";
 
 const log = logger("api");
 
 if (import.meta.main) {
   const settings = loadSettings();
   setLogFormat(settings.logFormat);
+  // A taken port is named with its variable before the database opens or anything starts.
+  await exitIfPortsTaken(settings.host, [
+    { variable: "API_PORT", port: settings.apiPort },
+    ...(settings.metricsPort === undefined
+      ? []
+      : [{ variable: "METRICS_PORT", port: settings.metricsPort }]),
+  ], "api");
   const db = await openDatabase({
     url: settings.databaseUrl,
     dataDir: `${settings.dataDir}/pglite`,

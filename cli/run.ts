@@ -22,7 +22,7 @@ import { serveFolder } from "./static_files.ts";
 import { startSipRedirect } from "../api/sip/start.ts";
 import { bindUdp } from "../media/sip/udp.ts";
 import { DataDirInUse, lockDataDir } from "./data_dir_lock.ts";
-import { bindNamed, checkPortsFree, PortTaken } from "./run_ports.ts";
+import { bindNamed, checkPortsFree, PortTaken } from "../common/port_taken.ts";
 import { type RunAddress, runAddress } from "./run_address.ts";
 import { RUN_HELP, runCommand } from "./run_help.ts";
 

@@ -1,7 +1,7 @@
 // `deno task run` with one of its ports already taken (by a real listener, as another run would
 // hold it) stops before starting anything, with one line naming the port, the variable that sets
 // it and the likely cause, instead of an uncaught AddrInUse stack trace. `--help` prints the
-// variables and starts nothing.
+// variables and starts nothing. `deno task api` and `worker` name a taken port the same way.
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
 import { freePort, spawnDenoWith } from "./helpers/process.ts";
 
@@ -65,3 +65,30 @@ Deno.test("deno task run --help prints its variables and starts nothing", async 
   assertEquals(await Deno.stat(dataDir).then(() => true, () => false), false);
   await Deno.remove(parent, { recursive: true });
 });
+
+// `deno task api` and `deno task worker` name a taken port the same way, before they open the
+// database or register anything (DATABASE_URL points nowhere: reaching it would fail otherwise).
+for (const [task, variable] of [["api", "API_PORT"], ["worker", "WORKER_PORT"]]) {
+  Deno.test(`deno task ${task} with ${variable} taken names the port and ${variable}`, async () => {
+    const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (taken.addr as Deno.NetAddr).port;
+    try {
+      const child = spawnDenoWith(["task", "-q", task], {
+        HOST: "127.0.0.1",
+        [variable]: String(port),
+        DATABASE_URL: `postgres://nobody@127.0.0.1:${freePort()}/none`,
+      }, ROOT);
+      const timer = setTimeout(() => child.process.kill("SIGTERM"), 120_000);
+      const status = await child.process.status;
+      clearTimeout(timer);
+      await child.stop();
+      const output = child.output();
+      assertEquals(status.code, 1, output);
+      assertMatch(output, new RegExp(`Port ${port} \\(${variable}, TCP on 127\\.0\\.0\\.1\\)`));
+      assertMatch(output, new RegExp(`deno task ${task}\\.`));
+      assert(!/^\s+at /m.test(output), `a stack trace was printed:\n${output}`);
+    } finally {
+      taken.close();
+    }
+  });
+}

@@ -19,6 +19,7 @@ import { countInFlight } from "../../common/http/in_flight.ts";
 import { recognitionThreads, runnerCapacities, supervisorGone } from "./runners.ts";
 import { brainLimits } from "../brain/limits.ts";
 import { releaseFreedMemoryEvery } from "../../common/freed_memory.ts";
+import { exitIfPortsTaken } from "../../common/port_taken.ts";
 import { sipAnnouncedAddress, startSipPhones } from "../sip/phone_service.ts";
 
 const log = logger("worker");
@@ -30,9 +31,16 @@ export async function runWorker(
   runners: number,
   cores: number,
 ): Promise<void> {
+  const port = settings.workerPort;
+  // A taken port is named with its variable before anything registers or starts.
+  await exitIfPortsTaken(settings.host, [
+    { variable: "WORKER_PORT", port },
+    ...(settings.metricsPort === undefined
+      ? []
+      : [{ variable: "METRICS_PORT", port: settings.metricsPort }]),
+  ], "worker");
   const db = await openDatabase({ url: settings.databaseUrl, max: 4 });
   brainLimits.unresponsiveMs = settings.brainUnresponsiveSeconds * 1000;
-  const port = settings.workerPort;
   const nodeId = settings.nodeId ?? `node-${Deno.hostname()}-${port}`;
   // The engines load before the node registers, so no call is routed here before it can speak.
   const env = (name: string) => Deno.env.get(name);
