@@ -24,10 +24,10 @@ Deno.test("a refusal repeated within a second is counted into the next line, not
   assertEquals(lines.length, 3);
 });
 
-Deno.test("many sources at once write at most perSecond lines a second", () => {
+Deno.test("many sources at once write at most perWindow lines a window", () => {
   const { log, lines } = capture();
   let now = 0;
-  const refusals = new RefusalLog(log, { perSecond: 5, maxKeys: 100, now: () => now });
+  const refusals = new RefusalLog(log, { perWindow: 5, maxKeys: 100, now: () => now });
   for (let i = 0; i < 1000; i++) refusals.refused("refused", `198.51.100.${i % 250}`, "x");
   assertEquals(lines.length, 5);
   now = 1000;

@@ -92,11 +92,10 @@ export function phoneCallDecision(deps: ApiDeps, nonces: DigestNonces): InviteDe
     };
     const locked = failures.waiting(address);
     if (locked > 0) {
-      return refuse({
-        status: 503,
-        reason: "Service Unavailable (too many refused requests from this address)",
-        headers: [{ name: "Retry-After", value: String(locked) }],
-      }, "locked out after refused credentials");
+      return refuse(
+        unavailable("too many refused requests from this address", locked),
+        "locked out after refused credentials",
+      );
     }
     const number = dialledNumber(request);
     if (!number) {
@@ -118,11 +117,7 @@ export function phoneCallDecision(deps: ApiDeps, nonces: DigestNonces): InviteDe
     } else {
       const wait = perAddress.take(address);
       if (wait > 0) {
-        return refuse({
-          status: 503,
-          reason: "Service Unavailable (too many calls from this address)",
-          headers: [{ name: "Retry-After", value: String(wait) }],
-        }, "rate limited");
+        return refuse(unavailable("too many calls from this address", wait), "rate limited");
       }
     }
     const answer = await redirect(deps, nonces, request, source, found!, address, once);
@@ -133,10 +128,14 @@ export function phoneCallDecision(deps: ApiDeps, nonces: DigestNonces): InviteDe
   };
 }
 
-const unavailable = (reason: string): InviteAnswer => ({
+/** 503 naming why, with when to try again (by default, when a full fleet may have room). */
+const unavailable = (
+  reason: string,
+  retryAfterSeconds = FULL_FLEET_RETRY_AFTER_SECONDS,
+): InviteAnswer => ({
   status: 503,
   reason: `Service Unavailable (${reason})`,
-  headers: [{ name: "Retry-After", value: String(FULL_FLEET_RETRY_AFTER_SECONDS) }],
+  headers: [{ name: "Retry-After", value: String(retryAfterSeconds) }],
 });
 
 /** The session as connect makes it (phone_session.ts), then the 302 to the node that took it. */
@@ -167,11 +166,10 @@ async function redirect(
     return challenge(found.trunk?.auth?.realm ?? DEFAULT_REALM, nonces, source, true);
   }
   if (made.kind === "pending_limit") {
-    return {
-      status: 503,
-      reason: `Service Unavailable (too many calls not yet started from this ${made.limit})`,
-      headers: [{ name: "Retry-After", value: String(made.retryAfterSeconds) }],
-    };
+    return unavailable(
+      `too many calls not yet started from this ${made.limit}`,
+      made.retryAfterSeconds,
+    );
   }
   if (made.kind === "unavailable") {
     log.warn("no worker for a phone call", { number: route.number, agent_id: route.agent_id });
