@@ -5,6 +5,7 @@
 // once it is, not lost.
 import type { DtmfDigit } from "../phone/line.ts";
 import type { SessionLog } from "./session_log.ts";
+import { TokenBucket } from "../../common/token_bucket.ts";
 
 /** Key presses a second, sustained, and the burst: RTVI's 20 a second (media/rtvi/session.ts). */
 export const KEY_PRESS_LIMIT = { perSecond: 20, burst: 20 };
@@ -14,8 +15,7 @@ const HELD_BEFORE_START = 20;
 const DROPPED_NOTE_MS = 1000;
 
 export class KeyPresses {
-  #tokens = KEY_PRESS_LIMIT.burst;
-  #refilledAt: number;
+  readonly #bucket: TokenBucket;
   #held: DtmfDigit[] = [];
   #open = false;
   #dropped = 0;
@@ -28,7 +28,7 @@ export class KeyPresses {
     private readonly deliver: (d: DtmfDigit) => void,
     private readonly now = () => performance.now(),
   ) {
-    this.#refilledAt = now();
+    this.#bucket = new TokenBucket(KEY_PRESS_LIMIT.perSecond, KEY_PRESS_LIMIT.burst, now);
   }
 
   /** Keys refused so far (over the rate, or too many before the brain was up). */
@@ -38,7 +38,7 @@ export class KeyPresses {
 
   /** One key from the line. */
   press(d: DtmfDigit): void {
-    if (!this.#take() || (!this.#open && this.#held.length >= HELD_BEFORE_START)) {
+    if (!this.#bucket.take() || (!this.#open && this.#held.length >= HELD_BEFORE_START)) {
       this.#dropped++;
       return this.#noteDropped(false);
     }
@@ -58,16 +58,6 @@ export class KeyPresses {
   close(): void {
     this.#held = [];
     this.#noteDropped(true);
-  }
-
-  #take(): boolean {
-    const now = this.now();
-    const { perSecond, burst } = KEY_PRESS_LIMIT;
-    this.#tokens = Math.min(burst, this.#tokens + ((now - this.#refilledAt) / 1000) * perSecond);
-    this.#refilledAt = now;
-    if (this.#tokens < 1) return false;
-    this.#tokens -= 1;
-    return true;
   }
 
   #noteDropped(final: boolean): void {

@@ -10,6 +10,7 @@
 // unpaired surrogates, nesting over MAX_JSON_DEPTH) are refused; RTVI messages over the per-call
 // rate are refused; an outbound message over the size limit is not sent. Every frame but pings
 // is reported to onFrame with its verdict, so the log can keep only an excerpt of a refused one.
+import { TokenBucket } from "../../common/token_bucket.ts";
 import { logger } from "../../common/log.ts";
 import { unstorable } from "../../common/http/json_body.ts";
 import {
@@ -112,8 +113,8 @@ export class RtviSession {
   };
   private handlers: RtviHandlers;
   private limits: RtviLimits;
-  private tokens: number;
-  private refilledAt = performance.now();
+  /** The per-call message bucket. */
+  private bucket: TokenBucket;
   private warnedAt = -Infinity;
 
   constructor(
@@ -123,7 +124,7 @@ export class RtviSession {
   ) {
     this.handlers = handlers;
     this.limits = limits;
-    this.tokens = limits.burst;
+    this.bucket = new TokenBucket(limits.messagesPerSecond, limits.burst);
   }
 
   setHandlers(handlers: RtviHandlers): void {
@@ -221,17 +222,7 @@ export class RtviSession {
 
   /** One token of the per-call message bucket; false when the page is over the rate. */
   private take(): boolean {
-    const { messagesPerSecond, burst } = this.limits;
-    if (messagesPerSecond <= 0) return true;
-    const now = performance.now();
-    this.tokens = Math.min(
-      burst,
-      this.tokens + ((now - this.refilledAt) / 1000) * messagesPerSecond,
-    );
-    this.refilledAt = now;
-    if (this.tokens < 1) return false;
-    this.tokens -= 1;
-    return true;
+    return this.bucket.take();
   }
 
   /** A handler's result as a promise: a throw becomes a rejection, never an exception here. */
