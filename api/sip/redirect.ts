@@ -22,7 +22,7 @@ import { stampVia, transactionKey } from "../../media/sip/keys.ts";
 import type { DatagramSocket, Peer } from "../../media/sip/udp.ts";
 import type { StreamBounds, StreamListener, StreamSource } from "../../media/sip/tcp.ts";
 import { listenUdpAndTcp, responsePeer } from "../../media/sip/listen.ts";
-import { refusalStatus } from "../../media/sip/stream.ts";
+import { refusedStream } from "../../media/sip/stream.ts";
 
 /** Where an INVITE came from: the transport's peer, what a trunk's allowlist is checked against. */
 export interface InviteSource extends Peer {
@@ -104,16 +104,7 @@ export class SipRedirectServer {
         }),
       {
         message: (bytes, s) => this.handle(parseMessage(bytes, true), this.stream(s)),
-        broken: (reason, bytes, s) => {
-          const parsed = parseMessage(bytes, true);
-          // Too large (413, 513): the head is all there is to answer, as at the worker's UAS.
-          const status = refusalStatus(reason);
-          const partial = parsed.ok ? parsed.message : parsed.partial;
-          this.handle(
-            parsed.ok || status ? { ok: false, reason, partial, status } : parsed,
-            this.stream(s),
-          );
-        },
+        broken: (reason, bytes, s) => this.handle(refusedStream(reason, bytes), this.stream(s)),
       },
       this.opts.tcpBounds,
     );

@@ -1,7 +1,7 @@
 // Cutting a TCP byte stream into SIP messages (RFC 3261 section 18.3): the headers end at the
 // first blank line and Content-Length says how much body follows. A message without one, or a
 // head too large, leaves the stream unframeable: the connection must close.
-import { headEnd } from "./message.ts";
+import { headEnd, parseMessage, type ParseResult } from "./message.ts";
 
 /** A head larger than this is refused: nothing a trunk sends comes near it. */
 export const MAX_HEAD_BYTES = 16 * 1024;
@@ -17,6 +17,18 @@ export function refusalStatus(reason: string): 413 | 513 | undefined {
   if (reason === "body too large") return 413;
   if (reason === "headers too large") return 513;
   return undefined;
+}
+
+/**
+ * What a listener answers for a stream the framer gave up on (`reason`, with what was read): too
+ * large (413, 513) is answered from the head whatever it says of the body; any other fault is the
+ * message's own parse, or a 400 naming `reason` when the message itself parsed.
+ */
+export function refusedStream(reason: string, bytes: Uint8Array): ParseResult {
+  const parsed = parseMessage(bytes, true);
+  const status = refusalStatus(reason);
+  const partial = parsed.ok ? parsed.message : parsed.partial;
+  return parsed.ok || status ? { ok: false, reason, partial, status } : parsed;
 }
 
 export type Framed =

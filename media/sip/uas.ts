@@ -24,7 +24,7 @@ import { SipDialog } from "./dialog.ts";
 import { clientKey, stampVia, transactionKey } from "./keys.ts";
 import type { DatagramSocket, Peer } from "./udp.ts";
 import type { StreamListener, StreamSource } from "./tcp.ts";
-import { refusalStatus } from "./stream.ts";
+import { refusedStream } from "./stream.ts";
 import { listenUdpAndTcp, responsePeer } from "./listen.ts";
 import type { Channel, UasCall } from "./uas_call.ts";
 import { InDialog } from "./in_dialog.ts";
@@ -142,14 +142,7 @@ export class SipUas {
 
   /** A TCP stream that cannot be framed: 400, 413 or 513 if the head says where; then it closes. */
   private refuseStream(reason: string, bytes: Uint8Array, source: StreamSource): void {
-    const parsed = parseMessage(bytes, true);
-    // Too large (413, 513): the head is all there is to answer, whatever it says of the body.
-    const status = refusalStatus(reason);
-    const partial = parsed.ok ? parsed.message : parsed.partial;
-    this.handle(
-      parsed.ok || status ? { ok: false, reason, partial, status } : parsed,
-      this.streamChannel(source),
-    );
+    this.handle(refusedStream(reason, bytes), this.streamChannel(source));
   }
 
   private streamChannel(source: StreamSource): Channel {
