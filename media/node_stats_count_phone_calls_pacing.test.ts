@@ -2,13 +2,13 @@
 // carrying phone calls must show its skipped frames to the operator and the benches.
 import { assertEquals } from "../tests/helpers/assert.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";
-import type { PhoneCall } from "./call/phone_call.ts";
+import type { Call } from "./call/call.ts";
 import { nodeStats, type WorkerContext } from "./worker.ts";
 
 Deno.test("/stats counts a phone call's ticks, lateness and skipped frames", () => {
   const histogram = new LatenessHistogram();
   for (const ms of [0.2, 0.4, 30]) histogram.add(ms);
-  const phone = { line: { pacing: { skipped: 2, histogram } } } as unknown as PhoneCall;
+  const phone = { line: { pacing: { skipped: 2, histogram } } } as unknown as Call;
   const w = { nodeId: "node-1", calls: new Map([["ses_1", phone]]) } as unknown as WorkerContext;
   const stats = nodeStats(w);
   assertEquals(stats.calls, 1);

@@ -9,8 +9,7 @@ import { correlation } from "../common/http/correlation.ts";
 import type { TokenVerifier } from "../common/token.ts";
 import { logger } from "../common/log.ts";
 import type { CallEngines } from "./engines/call_engines.ts";
-import { Call } from "./call/call.ts";
-import type { PhoneCall } from "./call/phone_call.ts";
+import type { Call } from "./call/call.ts";
 import type { EndOfTurnMode } from "./turn/turn_taking.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
@@ -31,8 +30,8 @@ export interface WorkerContext {
   iceTcp?: boolean;
   /** RTC_PORTS: the [first, last] ports calls' ICE sockets bind (unset: any). */
   icePortRange?: [number, number];
-  /** Calls on this node by session id: web calls and phone calls (media/sip/phone_service.ts). */
-  calls: Map<string, Call | PhoneCall>;
+  /** Calls on this node by session id, whatever their line (web, SIP, a carrier's stream). */
+  calls: Map<string, Call>;
   /** The speech engines calls use; absent, only the echo diagnostic can be served. */
   engines?: CallEngines;
   recordingsDir?: string;
@@ -50,7 +49,7 @@ export interface WorkerContext {
   telephony?: TelephonySettings;
   /**
    * Runs a phone call admitted on a provider's media stream; absent, it joins the node's calls as
-   * every phone call does (media/call/phone_calls.ts).
+   * every call does (media/call/node_calls.ts).
    */
   startPhoneCall?: (call: AdmittedPhoneCall) => void;
 }
@@ -76,7 +75,7 @@ export function createWorkerApp(w: WorkerContext): Hono {
     const answer = await postOffer(c, w);
     // A new call (not a renegotiation of a running one) is counted, and followed to its end.
     const call = w.calls.get(c.req.param("session_id")!);
-    if (call instanceof Call) metrics.track(call);
+    if (call) metrics.track(call);
     return answer;
   });
   app.patch("/sessions/:session_id/offer", route(patchCandidates));
@@ -110,21 +109,14 @@ export function nodeStats(w: WorkerContext) {
   const merged = new LatenessHistogram();
   let ticks = 0, skipped = 0, voiced = 0;
   for (const call of w.calls.values()) {
-    if (!(call instanceof Call)) {
-      // A phone call's audio is paced by its line: its ticks and skips count, its voicing does not.
-      const { skipped: lineSkipped, histogram } = call.line.pacing;
-      skipped += lineSkipped;
-      if (histogram) {
-        ticks += histogram.count;
-        merged.merge(histogram);
-      }
-      continue;
+    // Every call's audio is paced by its line; a phone line does not count its voiced frames.
+    const p = call.line.pacing;
+    skipped += p.skipped;
+    voiced += p.voiced ?? 0;
+    if (p.histogram) {
+      ticks += p.histogram.count;
+      merged.merge(p.histogram);
     }
-    const s = call.outbound.stats;
-    ticks += s.ticks;
-    skipped += s.skipped;
-    voiced += call.outbound.voiced;
-    if (s.histogram) merged.merge(s.histogram);
   }
   const buckets: Record<string, number> = {};
   merged.counts.forEach((n, i) => {

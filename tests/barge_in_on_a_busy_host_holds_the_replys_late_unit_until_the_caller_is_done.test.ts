@@ -18,7 +18,6 @@ import {
 } from "./helpers/call_harness.ts";
 import { busyLoops } from "./helpers/busy_host.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
-import type { Call } from "../media/call/call.ts";
 
 const FIRST = "Once upon a time, a small robot lived in a lighthouse.";
 const LATE = "Every night it counted the ships that passed and wished one of them would stop.";
@@ -47,7 +46,7 @@ Deno.test("on a busy host a reply's unit that comes while the caller speaks over
     const { caller, sessionId } = await service.call();
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
     // The late unit is sent the moment the worker pauses the bot (its session log, in process).
-    const call = service.context.calls.get(sessionId) as Call;
+    const call = service.context.calls.get(sessionId)!;
     const add = call.log.add.bind(call.log);
     call.log.add = (source, kind, data) => {
       add(source, kind, data);

@@ -13,7 +13,6 @@ import { endedAs } from "./helpers/fault_checks.ts";
 import { rawBrain } from "./helpers/raw_brain.ts";
 import type { LatenessHistogram } from "../media/audio/pacer.ts";
 import type { BrainConnection } from "../media/brain/connection.ts";
-import type { Call } from "../media/call/call.ts";
 
 const BURST = 2000;
 /** After the burst, units keep coming (100 every 100 ms) until the Cancel, and this many after. */
@@ -71,13 +70,12 @@ Deno.test("a brain flooding units: the queue is bounded, pacing holds, barge-in 
   try {
     const { caller, sessionId } = await service.call();
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
-    // A web call: the node's map also holds phone calls (media/call/phone_call.ts).
-    const call = service.context.calls.get(sessionId) as Call;
+    const call = service.context.calls.get(sessionId)!;
     const speaker = call.conversation!.speaker;
     const espeak = service.engines.synthesis.activity.get("espeak-ng")!;
     const snapshot = () => ({
-      counts: call.outbound.pacing.histogram!.counts.slice(),
-      skipped: call.outbound.pacing.skipped,
+      counts: call.line.pacing.histogram!.counts.slice(),
+      skipped: call.line.pacing.skipped,
     });
     const quiet = snapshot();
     const rss0 = Deno.memoryUsage().rss;
@@ -100,8 +98,8 @@ Deno.test("a brain flooding units: the queue is bounded, pacing holds, barge-in 
     await floodStart;
     // The same call's pacing before the flood (the caller speaking, the machine as busy as it is)
     // is the yardstick: a machine shared with other work is late at times whatever the flood.
-    const baseline = latenessBetween(quiet.counts, call.outbound.pacing.histogram!);
-    const baselineSkipped = call.outbound.pacing.skipped - quiet.skipped;
+    const baseline = latenessBetween(quiet.counts, call.line.pacing.histogram!);
+    const baselineSkipped = call.line.pacing.skipped - quiet.skipped;
     const baselineGap = worstGap;
     worstGap = 0;
     const before = snapshot();
@@ -116,8 +114,8 @@ Deno.test("a brain flooding units: the queue is bounded, pacing holds, barge-in 
     const onsetAt = startedAt + speechOnsetMs(words);
     const total = await flooded;
     clearInterval(sampler);
-    const lateness = latenessBetween(before.counts, call.outbound.pacing.histogram!);
-    const skipped = call.outbound.pacing.skipped - before.skipped;
+    const lateness = latenessBetween(before.counts, call.line.pacing.histogram!);
+    const skipped = call.line.pacing.skipped - before.skipped;
 
     const brainSocket = (call.conversation as unknown as { brain: BrainConnection }).brain;
     const longestRun = brainSocket.longestRunMs;

@@ -9,8 +9,10 @@ import { Emitter } from "../rtc/emitter.ts";
 import type { PeerState, WorkerPeer } from "../rtc/peer.ts";
 import { OpusRtpSender } from "../rtc/rtp_sender.ts";
 import { Call } from "./call.ts";
+import { SessionLog } from "./session_log.ts";
+import { WebLine } from "./web_line.ts";
 
-/** WorkerPeer's surface as Call uses it: events emitted by the test, RTP counted. */
+/** WorkerPeer's surface as the web line uses it: events emitted by the test, RTP counted. */
 function handDrivenPeer() {
   const sent: number[] = [];
   const peer = {
@@ -38,15 +40,21 @@ function handDrivenPeer() {
 Deno.test("a call whose data channel opens sends audio and is not ended as connect_timeout, though the peer never reports connected", async () => {
   const db = await freshDatabase();
   const { peer, sent } = handDrivenPeer();
-  const call = new Call(peer as unknown as WorkerPeer, {
+  const log = new SessionLog(db.sql, "ses_handdriven");
+  const line = new WebLine(peer as unknown as WorkerPeer, {
+    log,
+    connectTimeoutMs: 400,
+    livenessMs: 60_000,
+  });
+  const call = new Call(line, {
     sessionId: "ses_handdriven",
     tokenId: "tok",
     agentId: "agt",
     brainUrl: "echo:",
     sql: db.sql,
-    connectTimeoutMs: 400,
-    livenessMs: 60_000,
+    log,
   });
+  call.open();
   try {
     peer.onState.emit("connecting");
     peer.chatOpen = true;

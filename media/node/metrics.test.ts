@@ -9,7 +9,6 @@ import { startMetricsListener } from "../../common/metrics/listener.ts";
 import { described, sample } from "../../common/metrics/testing.ts";
 import { LatenessHistogram } from "../audio/pacer.ts";
 import type { Call } from "../call/call.ts";
-import type { PhoneCall } from "../call/phone_call.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import type { EngineActivity } from "../engines/routing.ts";
 import { EngineHealth } from "../engines/engine_health.ts";
@@ -23,7 +22,7 @@ function fakeCall(lateMs: number[], skipped = 0) {
   for (const ms of lateMs) histogram.add(ms);
   let end!: () => void;
   const call = {
-    outbound: { pacing: { skipped, histogram } },
+    line: { pacing: { skipped, histogram } },
     ended: new Promise<void>((r) => (end = r)),
     endStatus: undefined as string | undefined,
     endReason: undefined as string | undefined,
@@ -39,14 +38,6 @@ function fakeCall(lateMs: number[], skipped = 0) {
       await call.ended;
     },
   };
-}
-
-/** What the metrics use of a phone call: its line's pacing, its end in the test's hands. */
-function fakePhoneCall(lateMs: number[], skipped: number) {
-  const web = fakeCall(lateMs, skipped);
-  const { outbound, ...rest } = web.call;
-  const call = Object.assign(rest, { line: { pacing: outbound.pacing } });
-  return { ...web, call, asCall: call as unknown as PhoneCall };
 }
 
 function fakeEngines(
@@ -146,16 +137,16 @@ Deno.test("pacer lateness and skipped frames add live calls to the calls that en
   await a.end("ended", "hangup");
   const after = await read();
   assertEquals([after.count, after.inf, after.skipped], [5, 5, 7]);
-  b.call.outbound.pacing.skipped = 6;
-  b.call.outbound.pacing.histogram.add(1);
+  b.call.line.pacing.skipped = 6;
+  b.call.line.pacing.histogram.add(1);
   const later = await read();
   assertEquals([later.count, later.skipped], [6, 8]);
 });
 
-Deno.test("a phone call's line pacing counts in the pacer figures, live and after it ends", async () => {
+Deno.test("each call's line pacing counts in the pacer figures, live and after it ends", async () => {
   const metrics = new WorkerMetrics();
   metrics.watch(node(new Map()));
-  const web = fakeCall([0.5], 1), phone = fakePhoneCall([2, 40], 3);
+  const web = fakeCall([0.5], 1), phone = fakeCall([2, 40], 3);
   metrics.track(web.asCall);
   metrics.track(phone.asCall);
   const read = async () => {

@@ -10,7 +10,6 @@ import { registerProcessMetrics } from "../../common/metrics/process.ts";
 import { registerScrapedHistogram } from "../../common/metrics/scraped.ts";
 import { LatenessHistogram } from "../audio/pacer.ts";
 import type { Call } from "../call/call.ts";
-import type { PhoneCall } from "../call/phone_call.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import type { LatencyStep, TurnObserver } from "../call/turn_record.ts";
 import type { EngineActivity } from "../engines/routing.ts";
@@ -34,7 +33,7 @@ export const PACER_LATENESS_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.
 export class WorkerMetrics {
   readonly registry = new Registry();
   #node?: WorkerView;
-  #live = new Set<Call | PhoneCall>();
+  #live = new Set<Call>();
   /** Pacing of the calls that ended, so the totals never go down when a call leaves. */
   #endedLateness = new LatenessHistogram();
   #endedSkipped = 0;
@@ -207,9 +206,9 @@ export class WorkerMetrics {
 
   /**
    * A call the offer endpoint (or the SIP service) accepted: counted now, its turns as they go,
-   * its end once. A phone call's pacing is its line's (RTP or a provider's stream).
+   * its end once. A call's pacing is its line's (a page's Opus, RTP or a carrier's stream).
    */
-  track(call: Call | PhoneCall): void {
+  track(call: Call): void {
     if (this.#live.has(call)) return;
     this.#live.add(call);
     this.callsStarted.inc();
@@ -217,9 +216,9 @@ export class WorkerMetrics {
     call.ended.then(() => this.#ended(call));
   }
 
-  #ended(call: Call | PhoneCall): void {
+  #ended(call: Call): void {
     if (!this.#live.delete(call)) return;
-    const pacing = pacingOf(call);
+    const pacing = call.line.pacing;
     this.#endedSkipped += pacing.skipped;
     if (pacing.histogram) this.#endedLateness.merge(pacing.histogram);
     this.callsEnded.inc({ status: call.endStatus ?? "ended", reason: call.endReason ?? "unknown" });
@@ -230,7 +229,7 @@ export class WorkerMetrics {
     const merged = new LatenessHistogram();
     merged.merge(this.#endedLateness);
     for (const call of this.#live) {
-      const h = pacingOf(call).histogram;
+      const h = call.line.pacing.histogram;
       if (h) merged.merge(h);
     }
     return merged;
@@ -239,12 +238,7 @@ export class WorkerMetrics {
   /** Frames skipped by the ended calls plus each live call's. */
   #skipped(): number {
     let n = this.#endedSkipped;
-    for (const call of this.#live) n += pacingOf(call).skipped;
+    for (const call of this.#live) n += call.line.pacing.skipped;
     return n;
   }
-}
-
-/** A web call's outbound pacer, or a phone call's line's. */
-function pacingOf(call: Call | PhoneCall): { skipped: number; histogram?: LatenessHistogram } {
-  return "outbound" in call ? call.outbound.pacing : call.line.pacing;
 }

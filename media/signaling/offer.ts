@@ -16,8 +16,10 @@ import { bearerToken } from "../../common/http/bearer.ts";
 import { type SessionClaims, TokenError, type TokenVerifier } from "../../common/token.ts";
 import { logger } from "../../common/log.ts";
 import { OfferError, WorkerPeer } from "../rtc/peer.ts";
-import { Call, type CallOptions } from "../call/call.ts";
-import type { PhoneCall } from "../call/phone_call.ts";
+import { WebLine } from "../call/web_line.ts";
+import { type CallNode, startCall } from "../call/node_calls.ts";
+import type { Call } from "../call/call.ts";
+import { SessionLog } from "../call/session_log.ts";
 
 const log = logger("signaling");
 
@@ -25,8 +27,9 @@ const log = logger("signaling");
  * What the offer routes read and change of the node (media/worker.ts's WorkerContext has all of
  * it). Declared here, not imported from worker.ts, which imports these routes: no import circle.
  */
-export interface OfferNode
-  extends Pick<CallOptions, "sql" | "engines" | "recordingsDir" | "endOfTurn"> {
+export interface OfferNode extends CallNode {
+  /** Calls on this node by session id: a new call is added, an ended one removes itself. */
+  calls: Map<string, Call>;
   nodeId: string;
   verifier: TokenVerifier;
   iceAddresses: string[];
@@ -34,8 +37,6 @@ export interface OfferNode
   iceTcp?: boolean;
   /** RTC_PORTS: the [first, last] ports calls' ICE sockets bind (unset: any). */
   icePortRange?: [number, number];
-  /** Calls on this node by session id: a new call is added, an ended one removes itself. */
-  calls: Map<string, Call | PhoneCall>;
 }
 
 /** A browser trickles a handful; each costs werift work on the event loop that paces every call. */
@@ -195,12 +196,12 @@ export async function postOffer(c: Context, w: OfferNode): Promise<Response> {
   const sessionId = c.req.param("session_id")!;
   // A phone call on this session is not a web call to renegotiate: its token is spent.
   const found = w.calls.get(sessionId);
-  const running = found instanceof Call ? found : undefined;
+  const running = found?.line instanceof WebLine ? found.line : undefined;
   // A call already running on this token: renegotiation or restart, not a second start.
   const claims = await claimsFor(c, w, { ignoreExpiry: running !== undefined });
   if (found && !running) throw tokenUsed();
 
-  if (running && running.tokenId === claims.jti) {
+  if (running && found!.tokenId === claims.jti) {
     // The token is spent; only the connection it started (named by its pc_id) may go on.
     const body = await bodyOrNothing(c);
     const pcId = isObject(body) ? body.pc_id : undefined;
@@ -232,21 +233,9 @@ export async function postOffer(c: Context, w: OfferNode): Promise<Response> {
     throw tokenUsed();
   }
   const agent = await getAgent(w.sql, claims.sub);
-  const call = new Call(peer, {
-    sessionId,
-    tokenId: claims.jti,
-    agentId: claims.sub,
-    brainUrl: agent?.brain_url ?? "",
-    input: claims.input as { init?: unknown; config?: unknown } | null,
-    engines: w.engines,
-    recordingsDir: w.recordingsDir,
-    endOfTurn: w.endOfTurn,
-    sql: w.sql,
-    onEnded: (ended) => {
-      if (w.calls.get(sessionId) === ended) w.calls.delete(sessionId);
-    },
-  });
-  w.calls.set(sessionId, call);
+  const sessionLog = new SessionLog(w.sql, sessionId);
+  const line = new WebLine(peer, { log: sessionLog });
+  startCall(w, line, { claims, brainUrl: agent?.brain_url ?? "", log: sessionLog });
   log.info("offer accepted", { session_id: sessionId, pc_id: peer.id });
   return reply(c, answer.sdp, peer.id);
 }
@@ -255,8 +244,8 @@ export async function patchCandidates(c: Context, w: OfferNode): Promise<Respons
   const sessionId = c.req.param("session_id")!;
   const claims = await claimsFor(c, w, { ignoreExpiry: true });
   const found = w.calls.get(sessionId);
-  const call = found instanceof Call ? found : undefined;
-  if (!call || call.tokenId !== claims.jti) {
+  const call = found?.line instanceof WebLine ? found.line : undefined;
+  if (!call || found!.tokenId !== claims.jti) {
     // No call of this token runs here: before its offer there is no peer to trickle to yet;
     // after its call the token is spent.
     const refusal = refusalFor(await sessionTokenState(w.sql, sessionId), claims, w.nodeId);
@@ -282,7 +271,7 @@ export async function patchCandidates(c: Context, w: OfferNode): Promise<Respons
       await call.peer.addIceCandidate(cand);
     } catch (err) {
       // A candidate werift cannot use is skipped, as a browser would.
-      log.warn("candidate refused", { session_id: call.sessionId, cause: (err as Error).message });
+      log.warn("candidate refused", { session_id: sessionId, cause: (err as Error).message });
     }
   }
   return c.json({ status: "success" });

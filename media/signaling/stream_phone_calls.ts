@@ -1,15 +1,15 @@
 // Runs the phone calls the telephony stream route admits (telephony_stream.ts): the stream line
-// joins the node as every phone call does (media/call/phone_calls.ts startPhoneCall: a PhoneCall
-// in the node's calls map, counted, drained and shown at /healthz), with the agent's brain.
+// joins the node as every call does (media/call/node_calls.ts startCall: a Call over the line in
+// the node's calls map, counted, drained and shown at /healthz), with the agent's brain.
 import { getAgent } from "../../db/agents.ts";
-import { type PhoneNode, startPhoneCall } from "../call/phone_calls.ts";
+import { type CallNode, startCall } from "../call/node_calls.ts";
 import { SessionLog } from "../call/session_log.ts";
 import type { AdmittedPhoneCall } from "./telephony_stream.ts";
 
-export function streamPhoneCalls(node: PhoneNode): (call: AdmittedPhoneCall) => void {
+export function streamPhoneCalls(node: CallNode): (call: AdmittedPhoneCall) => void {
   return ({ line, claims }) => {
     void getAgent(node.sql, claims.sub).then((agent) => {
-      startPhoneCall(node, line, {
+      startCall(node, line, {
         claims,
         brainUrl: agent?.brain_url ?? "",
         log: new SessionLog(node.sql, claims.sid),

@@ -1,7 +1,7 @@
 // Phone calls over SIP on this worker (SIP_PORT): the UAS, admission by the session token the
 // control plane's redirect put in the Request-URI (admission.ts), and for each answered call a
-// SipLine over its RTP and a PhoneCall in the node's calls, so it is counted, drained and
-// recorded as a web call is. The session log gets the SIP dialogue's key events.
+// SipLine over its RTP and a Call over it in the node's calls (media/call/node_calls.ts), so it
+// is counted, drained and recorded as a web call is. The session log gets the SIP dialogue's key events.
 import { getAgent } from "../../db/agents.ts";
 import type { SessionClaims } from "../../common/token.ts";
 import { logger } from "../../common/log.ts";
@@ -13,14 +13,14 @@ import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./ad
 import { SipLine } from "./sip_line.ts";
 import { RtpMedia } from "../phone/rtp_media.ts";
 import type { PortRange } from "../../common/port_range.ts";
-import type { PhoneCall } from "../call/phone_call.ts";
-import { type PhoneNode, startPhoneCall } from "../call/phone_calls.ts";
+import type { Call } from "../call/call.ts";
+import { type CallNode, startCall } from "../call/node_calls.ts";
 import { SessionLog } from "../call/session_log.ts";
 import { endRecords } from "../call/record_writer.ts";
 
 const log = logger("sip");
 
-export interface SipNode extends SipAdmissionNode, PhoneNode {}
+export interface SipNode extends SipAdmissionNode, CallNode {}
 
 export interface SipSettings {
   /** Address to bind SIP and RTP on. */
@@ -51,7 +51,7 @@ interface Pending {
 export async function startSipPhones(
   node: SipNode,
   settings: SipSettings,
-  onPhoneCall?: (call: PhoneCall) => void,
+  onPhoneCall?: (call: Call) => void,
 ): Promise<SipUas> {
   const pending = new Map<string, Pending>();
   const uas: SipUas = new SipUas({
@@ -129,7 +129,7 @@ export async function startSipPhones(
       e.signalling,
     );
     p.line = line;
-    const call = startPhoneCall(
+    const call = startCall(
       node,
       line,
       { claims: p.claims, brainUrl: p.brainUrl ?? "", log: sessionLog },

@@ -1,9 +1,10 @@
-// A phone line carried by SIP and RTP (media/phone/line.ts): the call's dialog on the worker's
+// A call's line carried by SIP and RTP (media/call/line.ts): the call's dialog on the worker's
 // UAS for hanging up and transferring, its RTP media (media/phone/rtp_media.ts) for the audio and
 // DTMF. What the far end does (BYE, no ACK, no RTP) becomes the line's end reason.
 import { Emitter } from "../rtc/emitter.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
-import type { DtmfDigit, LineEndReason, PhoneLine, TransferResult } from "../phone/line.ts";
+import type { DtmfDigit, LineEndReason, TransferResult } from "../phone/line.ts";
+import { type CallLine, type LinePacing, type PhoneAbout, sentTo } from "../call/line.ts";
 import type { AnswerChoice } from "./sdp.ts";
 import type { CallEndReason } from "./uas_types.ts";
 import type { SipUas } from "./uas.ts";
@@ -18,7 +19,7 @@ export interface LineMedia {
   play(source: FrameSource): void;
   clear(): void;
   stats(): Record<string, number>;
-  readonly pacing: PhoneLine["pacing"];
+  readonly pacing: LinePacing;
   close(): Promise<void>;
 }
 
@@ -36,8 +37,10 @@ export function referUri(target: string): string {
   return target.startsWith("+") ? `tel:${target}` : target;
 }
 
-export class SipLine implements PhoneLine {
+export class SipLine implements CallLine {
   readonly carrier = "sip" as const;
+  /** G.711 at 8 kHz. */
+  readonly channel = "narrowband" as const;
   readonly onEnded = new Emitter<[LineEndReason]>();
   readonly onCallerFrame: Emitter<[Int16Array]>;
   readonly onDtmf: Emitter<[DtmfDigit]>;
@@ -88,8 +91,12 @@ export class SipLine implements PhoneLine {
     this.onEnded.emit(end);
   }
 
-  play(source: FrameSource): void {
-    this.media.play(source);
+  get phone(): PhoneAbout {
+    return { carrier: this.carrier, from: this.from, to: this.to, call_id: this.callId };
+  }
+
+  play(source: FrameSource, sent?: (pcm: Int16Array | undefined) => void): void {
+    this.media.play(sentTo(source, sent));
   }
 
   clear(): void {
@@ -128,7 +135,7 @@ export class SipLine implements PhoneLine {
     return result;
   }
 
-  get pacing(): PhoneLine["pacing"] {
+  get pacing(): LinePacing {
     return this.media.pacing;
   }
 

@@ -11,7 +11,8 @@ import type { FrameSource } from "../../audio/frame_source.ts";
 import { sharedFrameClock } from "../../audio/frame_clock.ts";
 import { type LatenessHistogram, Pacer } from "../../audio/pacer.ts";
 import { logger } from "../../../common/log.ts";
-import type { Carrier, LineEndReason, PhoneLine, TransferResult } from "../line.ts";
+import type { Carrier, LineEndReason, TransferResult } from "../line.ts";
+import { type CallLine, type PhoneAbout, sentTo } from "../../call/line.ts";
 import { HeldKeys } from "../held_keys.ts";
 import type { LineFormat, StreamDialect, StreamEvent } from "./dialect.ts";
 import { CallerTimeline } from "./caller_timeline.ts";
@@ -62,7 +63,7 @@ const DTMF_DIGIT = /^[0-9*#A-D]$/;
 /** How long a transferred call's stream is left for the provider to end before it is closed. */
 const TRANSFER_HANDOVER_MS = 10_000;
 
-export class StreamPhoneLine implements PhoneLine {
+export class StreamPhoneLine implements CallLine {
   readonly carrier: Carrier;
   readonly onCallerFrame = new Emitter<[Int16Array]>();
   /** Keys pressed before the call listens (the token is checked, the call made) are held. */
@@ -235,8 +236,12 @@ export class StreamPhoneLine implements PhoneLine {
     this.#close(CLOSE_POLICY, reason.slice(0, 120));
   }
 
-  play(source: FrameSource): void {
-    this.#voice.source = source;
+  get phone(): PhoneAbout {
+    return { carrier: this.carrier, from: this.from, to: this.to, call_id: this.callId };
+  }
+
+  play(source: FrameSource, sent?: (pcm: Int16Array | undefined) => void): void {
+    this.#voice.source = sentTo(source, sent);
   }
 
   clear(): void {
