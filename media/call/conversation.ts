@@ -1,25 +1,28 @@
 // A conversation with the customer's brain on one call; it wires the stages and holds no tuning:
-// caller Opus, decoded here → the caller's audio (media/caller_audio/) → the brain → the bot's
-// voice (bot_voice.ts); the page hears of it through the RTVI observer, idle is its own stage
-// (media/turn/idle.ts), usage is counted by the engines' routers. docs/decisions.md "Call flow".
+// the caller's frames (from the call's line) → the caller's audio (media/caller_audio/, its hooks
+// caller_hooks.ts) → the brain → the bot's voice (bot_voice.ts); the page hears of it through the
+// RTVI observer; what waits for the bot to fall quiet is when_quiet.ts. docs/decisions.md.
 import { logger } from "../../common/log.ts";
-import { BrainConnection, type BrainFrame, dialFailure } from "../brain/connection.ts";
+import { BrainConnection, type BrainFrame } from "../brain/connection.ts";
 import { heardBody, readBrainFrame } from "../brain/frames.ts";
 import { brainLimits } from "../brain/limits.ts";
-import { CallerAudio, type CallerHooks } from "../caller_audio/caller_audio.ts";
-import { CallUsage, type Fallback, type UsageRecord } from "../engines/routing.ts";
+import { CallerAudio } from "../caller_audio/caller_audio.ts";
+import type { UsageRecord } from "../engines/routing.ts";
 import type { Speaker } from "../speech/speaker.ts";
 import { IdleStage } from "../turn/idle.ts";
 import { ReplyTimer } from "../turn/reply_timer.ts";
 import type { RtviMessage } from "../rtvi/protocol.ts";
 import { RtviObserver } from "../rtvi/observer.ts";
 import { type CallConfig, type ConfigPatch, reconfigure } from "./call_config.ts";
-import { BotVoice, PLAY_OUT_MS } from "./bot_voice.ts";
+import { BotVoice } from "./bot_voice.ts";
 import type { ConversationOptions, ConversationOutcome } from "./conversation_options.ts";
 import { TurnLog } from "./turn_record.ts";
-import { transferRefusal } from "./transfer.ts";
+import { WhenQuiet } from "./when_quiet.ts";
+import { openTogether } from "./open_together.ts";
+import { CallSpeech } from "./call_speech.ts";
+import { callerHooks, type CallerSide } from "./caller_hooks.ts";
 import { BrainEvents } from "./brain_events.ts";
-import { sayRefusal, sayUnitId } from "./say.ts";
+import { sayRefusal } from "./say.ts";
 import type { DtmfDigit } from "../phone/line.ts";
 
 const log = logger("conversation");
@@ -39,36 +42,30 @@ export class Conversation {
   private caller?: CallerAudio;
   private page: RtviObserver;
   private idle = new IdleStage(() => this.quiet, () => this.caller?.floor({ type: IDLE }));
-  private usage = new CallUsage();
+  private speech: CallSpeech;
   private usageAtEnd?: UsageRecord;
   /** Turn ids this service opened; units for any other id are dropped. */
   private issued = new Set<string>(["greeting"]);
   private replyTimer = new ReplyTimer((turnId, ms) => this.onReplyTimeout(turnId, ms));
-  private endTimer?: ReturnType<typeof setTimeout>;
   private limits = { ...brainLimits };
-  private ending = false;
-  /** The brain's own reason for ending: the record keeps it beside the service's. */
-  private brainEndReason?: string;
   private finished = false;
-  /** The brain's Transfer waiting for the bot to finish what it says, or being carried out. */
-  private transferring?: { target: string; underWay: boolean };
+  /** The brain's EndSession and Transfer, once the bot has finished what it says. */
+  private whenQuiet: WhenQuiet;
   /** Caller events and turn metrics, as far as the brain asked for them (config.events). */
   private events = new BrainEvents(
     (kind, body) => this.brain?.send(kind, body),
     () => this.config.events,
   );
-  /** Bounds the wait for the bot to fall quiet before a transfer (cleared at the start or end). */
-  private transferTimer?: ReturnType<typeof setTimeout>;
 
   constructor(private opts: ConversationOptions) {
     this.config = opts.config;
+    this.speech = new CallSpeech(opts.engines, opts);
     this.page = new RtviObserver(opts.rtvi);
     this.voice = new BotVoice({
       sessionId: opts.sessionId,
       synthesize: (text, signal) => {
         const { voice, language } = this.config.tts;
-        const options = { voice, language, signal, onFallback: this.onFallback, usage: this.usage };
-        return opts.engines.synthesis.synthesize(text, options);
+        return this.speech.synthesize(text, { voice, language }, signal);
       },
       limits: { maxUnits: this.limits.maxQueuedUnits, maxChars: this.limits.maxQueuedChars },
       page: this.page,
@@ -83,78 +80,49 @@ export class Conversation {
         onHeard: (u) => this.brain?.send("heard", heardBody(u)),
         onIdle: () => {
           this.idle.activity();
-          if (this.ending) this.opts.endCall("ended", "brain_ended");
-          else if (this.transferring) void this.transferNow();
+          this.whenQuiet.quiet();
         },
         onVoiceless: (err) => this.fail("synthesis_failed", err.message),
       },
     });
     this.speaker = this.voice.speaker;
+    this.whenQuiet = new WhenQuiet({
+      log: opts.log,
+      botBusy: () => this.voice.busy,
+      endCall: (status, reason) => opts.endCall(status, reason),
+      transfer: opts.transfer,
+      transferFailed: (target, detail) => this.brain?.send("transfer_failed", { target, detail }),
+    });
   }
 
   /** Nobody speaks, nothing plays, no reply is awaited: the idle stage times this. */
   private get quiet(): boolean {
-    return !this.ending && !this.voice.busy && (this.caller?.listening ?? false);
+    return !this.whenQuiet.ending && !this.voice.busy && (this.caller?.listening ?? false);
   }
-
-  private openRecognition(language: string) {
-    const { recognition } = this.opts.engines;
-    return recognition.open(language, this.onFallback, this.usage, this.opts.channel);
-  }
-
-  /** An engine gave up and the next of its route took over: the call goes on, the log says so. */
-  private onFallback = (f: Fallback): void => {
-    log.warn("engine fallback", { session_id: this.opts.sessionId, ...f });
-    this.opts.log.add("worker", "engine_fallback", { ...f });
-  };
 
   /** Call start: streams open, the brain is dialled and greeted. */
   async start(): Promise<void> {
     const o = this.opts;
-    const [vad, stt, brain] = await Promise.allSettled([
-      o.engines.vad(),
-      this.openRecognition(this.config.stt.language),
-      BrainConnection.dial(o.brainUrl, o.sessionId, {
-        dialTimeoutMs: this.limits.connectTimeoutMs,
-        maxFrameBytes: this.limits.maxFrameBytes,
-        unresponsiveMs: this.limits.unresponsiveMs,
-        log: o.log,
-        onFrame: (f) => this.onBrainFrame(f),
-        onSilent: (detail) => this.page.error(detail, false),
-        onViolation: (reason, detail) => this.fail(reason, detail),
-        onClosed: (code) => {
-          if (!this.ending) {
-            this.fail("brain_disconnected", `the brain closed the socket (${code})`);
-          }
-        },
-      }),
-    ]);
-    if (brain.status === "fulfilled") this.brain = brain.value;
-    if (vad.status === "fulfilled" && stt.status === "fulfilled" && !this.finished) {
-      this.caller = new CallerAudio({
-        vad: vad.value,
-        recognition: stt.value,
-        openRecognition: (language) => this.openRecognition(language),
-        language: this.config.stt.language,
-        mode: o.endOfTurn,
-        bargeInMs: o.bargeInMs,
-        noiseSuppression: o.noiseSuppression,
-        hooks: this.callerHooks(),
-        record: this.turnLog,
-        log: o.log,
-      });
-    } else {
-      if (vad.status === "fulfilled") vad.value.close();
-      if (stt.status === "fulfilled") stt.value.close();
-    }
-    if (this.finished) return await this.brain?.close();
-    const failed = [vad, stt, brain].find((r) => r.status === "rejected");
-    if (failed?.status === "rejected") {
-      const err = failed.reason as Error;
-      const reason = brain.status === "rejected" ? dialFailure(err) : "engine_unavailable";
-      return this.fail(reason, err.message);
-    }
-    this.caller!.floor({ type: "greeting_expected" });
+    const opened = await openTogether(
+      [o.engines.vad(), this.speech.openRecognition(this.config.stt.language), this.dialBrain()],
+      () => !this.finished,
+    );
+    if (!opened) return;
+    this.brain = opened.brain;
+    if (!opened.ok) return this.fail(opened.reason, opened.detail);
+    this.caller = new CallerAudio({
+      vad: opened.vad,
+      recognition: opened.recognition,
+      openRecognition: (language) => this.speech.openRecognition(language),
+      language: this.config.stt.language,
+      mode: o.endOfTurn,
+      bargeInMs: o.bargeInMs,
+      noiseSuppression: o.noiseSuppression,
+      hooks: callerHooks(this.callerSide()),
+      record: this.turnLog,
+      log: o.log,
+    });
+    this.caller.floor({ type: "greeting_expected" });
     this.turnLog.open("greeting", "greeting", now());
     this.brain!.send("session_start", {
       session_id: o.sessionId,
@@ -167,73 +135,42 @@ export class Conversation {
     this.idle.timeoutMs = this.config.idle.timeout_ms;
   }
 
-  /** What the caller's audio asks of the call. */
-  private callerHooks(): CallerHooks {
+  private dialBrain(): Promise<BrainConnection> {
     const o = this.opts;
+    return BrainConnection.dial(o.brainUrl, o.sessionId, {
+      dialTimeoutMs: this.limits.connectTimeoutMs,
+      maxFrameBytes: this.limits.maxFrameBytes,
+      unresponsiveMs: this.limits.unresponsiveMs,
+      log: o.log,
+      onFrame: (f) => this.onBrainFrame(f),
+      onSilent: (detail) => this.page.error(detail, false),
+      onViolation: (reason, detail) => this.fail(reason, detail),
+      onClosed: (code) => {
+        if (!this.whenQuiet.ending) {
+          this.fail("brain_disconnected", `the brain closed the socket (${code})`);
+        }
+      },
+    });
+  }
+
+  /** What the caller's hooks reach of this conversation (caller_hooks.ts). */
+  private callerSide(): CallerSide {
     return {
-      onSpeechStarted: () => {
-        this.page.userStartedSpeaking();
-        this.events.speechStarted(this.voice.busy);
-      },
-      onSpeechStopped: () => {
-        this.page.userStoppedSpeaking();
-        this.events.speechStopped();
-      },
-      onInterimText: (text) => {
-        this.page.userTranscription(text, false);
-        this.events.interim(text);
-      },
-      onFinalText: (text) => this.page.userTranscription(text, true),
-      onActivity: () => this.idle.activity(),
-      onFloorChanged: () => this.idle.check(),
-      onUserTurn: (turnId, text, typed) => {
-        this.issued.add(turnId);
-        // The page shows a typed turn in its transcript as it does a spoken one (docs/decisions.md).
-        if (typed) this.page.userTranscription(text, true);
-        this.brain?.send("user_turn", { turn_id: turnId, text, typed });
-        this.armReplyTimer(turnId);
-      },
-      onUserIdle: (turnId) => {
-        this.issued.add(turnId);
-        this.turnLog.open(turnId, "idle", now());
-        this.turnLog.mark(turnId, "user_turn_sent", now());
-        this.brain?.send("user_idle", { idle_ms: this.idle.quietMs, turn_id: turnId });
-        this.idle.activity();
-        this.armReplyTimer(turnId);
-      },
-      pauseBot: (turnId, windowMs) => this.voice.pause(turnId, windowMs),
-      resumeBot: (turnId, text) => this.voice.resume(turnId, text),
-      interruptBot: (turnId, windowMs, typed) => {
-        // Barge-in: the bot stops at the next frame, the brain is told, later units are dropped.
-        this.voice.cut(turnId);
-        this.replyTimer.clear(turnId);
-        this.brain?.send("cancel", { turn_id: turnId });
-        const how = typed ? { typed: true } : { window_ms: windowMs };
-        o.log.add("worker", "barge_in", { turn_id: turnId, ...how });
-        this.turnOver(turnId);
-      },
-      cancelTurn: (turnId) => {
-        this.replyTimer.clear(turnId);
-        this.brain?.send("cancel", { turn_id: turnId });
-        o.log.add("worker", "turn_cancelled", { turn_id: turnId, reason: "superseded" });
-      },
-      onSay: (turnId, sayId, text) => {
-        this.issued.add(turnId);
-        this.turnLog.open(turnId, "say", now());
-        this.brain?.send("say_started", { say_id: sayId, turn_id: turnId });
-        this.unit(turnId, sayUnitId(sayId, turnId), text, true);
-      },
-      onSayRefused: (sayId, detail) => this.brain?.send("say_refused", { say_id: sayId, detail }),
-      onRecognitionFailed: (err) => {
-        // Every engine of the route failed, the last one opened afresh too: the call is deaf.
-        log.error("recognition failed", { session_id: o.sessionId, cause: err.message });
-        this.fail("recognition_failed", err.message);
-      },
-      onVadFailed: (err) => {
-        // Without the VAD no turn starts or ends, and barge-in is gone: the call cannot go on.
-        log.error("vad failed", { session_id: o.sessionId, cause: err.message });
-        this.fail("vad_failed", err.message);
-      },
+      sessionId: this.opts.sessionId,
+      log: this.opts.log,
+      page: this.page,
+      events: this.events,
+      voice: this.voice,
+      idle: this.idle,
+      turnLog: this.turnLog,
+      toBrain: (kind, body) => this.brain?.send(kind, body),
+      issue: (turnId) => this.issued.add(turnId),
+      armReplyTimer: (turnId) =>
+        this.replyTimer.arm(turnId, this.opts.replyTimeoutMs ?? this.limits.replyTimeoutMs),
+      clearReplyTimer: (turnId) => this.replyTimer.clear(turnId),
+      unit: (turnId, unitId, text, last) => this.unit(turnId, unitId, text, last),
+      turnOver: (turnId) => this.turnOver(turnId),
+      fail: (reason, detail) => this.fail(reason, detail),
     };
   }
 
@@ -255,10 +192,6 @@ export class Conversation {
     this.caller?.push(pcm);
   }
 
-  private armReplyTimer(turnId: string): void {
-    this.replyTimer.arm(turnId, this.opts.replyTimeoutMs ?? this.limits.replyTimeoutMs);
-  }
-
   /** No first unit in time: the caller may talk; the turn stays current until superseded. */
   private onReplyTimeout(turnId: string, afterMs: number): void {
     if (this.finished) return;
@@ -274,8 +207,8 @@ export class Conversation {
     if (r?.kind === "unit") this.unit(r.turnId, r.unitId, r.text, r.last);
     else if (r?.kind === "action") this.page.serverMessage(r.type, r.data);
     else if (r?.kind === "config") this.configure(r.patch as ConfigPatch);
-    else if (r?.kind === "end_session") this.endWhenQuiet(r.reason);
-    else if (r?.kind === "transfer") this.transferWhenQuiet(r.target);
+    else if (r?.kind === "end_session") this.whenQuiet.end(r.reason);
+    else if (r?.kind === "transfer") this.whenQuiet.transfer(r.target);
     else if (r?.kind === "say") this.say(r.sayId, r.text);
   }
 
@@ -293,8 +226,8 @@ export class Conversation {
   /** The brain's Say: refused at once unless the floor is free (media/call/say.ts). */
   private say(sayId: string, text: string): void {
     const detail = sayRefusal(text, {
-      ending: this.ending,
-      transferring: this.transferring !== undefined,
+      ending: this.whenQuiet.ending,
+      transferring: this.whenQuiet.transferPending,
       listening: this.caller !== undefined,
       botBusy: this.voice.busy,
       maxChars: this.limits.maxQueuedChars,
@@ -324,57 +257,6 @@ export class Conversation {
     );
   }
 
-  private endWhenQuiet(reason: string): void {
-    if (this.ending) return;
-    this.ending = true;
-    this.brainEndReason = reason;
-    this.opts.log.add("worker", "end_requested", { reason });
-    if (!this.voice.busy) this.opts.endCall("ended", "brain_ended");
-    else this.endTimer = setTimeout(() => this.opts.endCall("ended", "brain_ended"), PLAY_OUT_MS);
-  }
-
-  /**
-   * The brain's Transfer: refused at once where it cannot be done (a web call, a bad target, one
-   * already under way); otherwise carried out once the bot has said what it was saying ("I'll put
-   * you through"), bounded as an EndSession's play-out is.
-   */
-  private transferWhenQuiet(target: string): void {
-    const refusal = transferRefusal(target, this.opts.transfer !== undefined, !!this.transferring);
-    if (refusal) {
-      this.opts.log.add("worker", "transfer_refused", { target, detail: refusal });
-      this.brain?.send("transfer_failed", { target, detail: refusal });
-      return;
-    }
-    this.opts.log.add("worker", "transfer_requested", { target });
-    const pending = this.transferring = { target, underWay: false };
-    if (!this.voice.busy) return void this.transferNow();
-    // The bot's onIdle starts it when it falls quiet; this bounds the wait.
-    this.transferTimer = setTimeout(
-      () => this.transferring === pending && void this.transferNow(),
-      PLAY_OUT_MS,
-    );
-  }
-
-  private async transferNow(): Promise<void> {
-    const t = this.transferring;
-    if (!t || t.underWay || this.finished || this.ending) return;
-    t.underWay = true;
-    clearTimeout(this.transferTimer);
-    const result = await this.opts.transfer!(t.target).catch((err) => ({
-      ok: false,
-      detail: (err as Error).message,
-    }));
-    this.transferring = undefined;
-    if (this.finished) return;
-    if (result.ok) {
-      this.opts.log.add("worker", "transferred", { target: t.target, detail: result.detail });
-      this.opts.endCall("ended", "transferred");
-      return;
-    }
-    this.opts.log.add("worker", "transfer_failed", { target: t.target, detail: result.detail });
-    this.brain?.send("transfer_failed", { target: t.target, detail: result.detail });
-  }
-
   /** A key the caller pressed on a phone call: to the brain, as a page message would go. */
   onDtmf(d: DtmfDigit): void {
     if (this.finished) return;
@@ -398,12 +280,10 @@ export class Conversation {
   async finish(reason: string): Promise<ConversationOutcome> {
     if (!this.finished) {
       this.finished = true;
-      this.ending = true;
+      this.whenQuiet.stop();
       // What the engines did up to the end; anything settling later is not the call's.
-      this.usageAtEnd = this.usage.record();
+      this.usageAtEnd = this.speech.usage.record();
       this.idle.stop();
-      clearTimeout(this.endTimer);
-      clearTimeout(this.transferTimer);
       this.replyTimer.stop();
       this.caller?.close();
       this.voice.stop();
@@ -413,7 +293,7 @@ export class Conversation {
         await this.brain.close();
       }
     }
-    const brainEndReason = this.brainEndReason;
+    const brainEndReason = this.whenQuiet.brainEndReason;
     return { turns: this.turnLog.records(), ...this.usageAtEnd!, brainEndReason };
   }
 }
