@@ -1,7 +1,7 @@
 // Surface 3: RTVI messages on the call's data channel.
 //
 // For volume, media/rtvi/session.ts's RtviSession is fed directly, with handlers doing what the
-// call's do (media/call/call.ts: each frame is logged, a refused one by its size and an excerpt;
+// call's do (media/call/web_line.ts: each frame logged, a refused one by its size and an excerpt;
 // the page message is logged and forwarded to the brain as a ClientMessage frame). Per input:
 // receive() never throws, no unhandled rejection, every message sent to the page is labelled JSON
 // within the 64 KiB the channel takes, no message larger than that even reaches the channel, one
