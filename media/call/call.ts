@@ -62,6 +62,7 @@ export class Call {
   private recording?: CallRecording;
   private finished = false;
   private detach: (() => void)[] = [];
+  private readonly offFrames: () => void;
   /** Key presses to the brain: limited, and held until it is up (key_presses.ts). */
   private readonly keys: KeyPresses;
 
@@ -71,8 +72,8 @@ export class Call {
     this.ended = new Promise((r) => (this.resolveEnded = r));
     this.log = opts.log ?? new SessionLog(opts.sql, opts.sessionId);
     this.keys = new KeyPresses(this.log, (d) => this.conversation?.onDtmf(d));
+    this.offFrames = line.onCallerFrame.on((pcm) => this.conversation?.onCallerFrame(pcm));
     this.detach.push(
-      line.onCallerFrame.on((pcm) => this.conversation?.onCallerFrame(pcm)),
       line.onDtmf.on((d) => this.keys.press(d)),
       line.onEnded.on((reason) => void this.end(endStatusOf(reason), reason)),
     );
@@ -147,9 +148,12 @@ export class Call {
     this.endReason = reason;
     for (const off of this.detach.splice(0)) off();
     this.keys.close();
+    // What the line still holds of the caller (a jitter buffer played out) reaches the recording
+    // and the conversation before it finishes: its frames are heard until it has hung up.
     await this.line.hangUp({ status, reason }).catch((err) =>
       this.log.add("worker", "hang_up_failed", { detail: (err as Error).message })
     );
+    this.offFrames();
     if (this.line.stats) this.log.add("phone", "line", this.line.stats());
     const outcome = await this.finishConversation(reason);
     let recordingUrl: string | null = null;
