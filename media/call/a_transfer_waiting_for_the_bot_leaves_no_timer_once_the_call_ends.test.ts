@@ -4,7 +4,7 @@
 // off by default for timers; it is asked for here, so a timer left running fails the test.
 import { assert } from "../../tests/helpers/assert.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
-import { localEngines } from "../engines/local_engines.ts";
+import { localEngines } from "../../tests/helpers/local_engines.ts";
 import { defaultConfig } from "./call_config.ts";
 import { Conversation } from "./conversation.ts";
 import { SessionLog } from "./session_log.ts";

@@ -6,24 +6,14 @@ import {
   ROSTER_LANGUAGES,
   ROSTER_VOICES,
   type ServeMatrix,
-} from "../../common/capabilities.ts";
-import { ENGINE_TYPES, type RecognitionEngineType, type SynthesisEngineType } from "./registry.ts";
-import { serveMatrix } from "./serve_matrix.ts";
-import { defaultSpeechConfig, type SpeechConfig } from "./speech_config.ts";
-import { RELATED_VOICES } from "../tts/related_voice.ts";
-
-/** The matrix a speech config would serve, from the registry's declarations alone. */
-export function declaredMatrix(config: SpeechConfig): ServeMatrix {
-  const recognition = config.recognition.map((name) => {
-    const t = ENGINE_TYPES[name] as RecognitionEngineType;
-    return { name, kind: t.kind, languages: t.languages };
-  });
-  const synthesis = config.synthesis.map((name) => {
-    const t = ENGINE_TYPES[name] as SynthesisEngineType;
-    return { name, kind: t.kind, catalog: t.catalog, related: t.related };
-  });
-  return serveMatrix(recognition, synthesis, config.routes);
-}
+} from "../common/capabilities.ts";
+import { ENGINE_TYPES } from "../media/engines/registry.ts";
+import {
+  declaredMatrix,
+  defaultSpeechConfig,
+  type SpeechConfig,
+} from "../media/engines/speech_config.ts";
+import { RELATED_VOICES } from "../media/tts/related_voice.ts";
 
 /** Every engine the registry knows, in the default order (providers first, local last). */
 export function fullConfig(): SpeechConfig {
@@ -154,7 +144,7 @@ export async function formattedLanguagesDoc(): Promise<string> {
 }
 
 if (import.meta.main) {
-  const path = new URL("../../docs/languages.md", import.meta.url);
+  const path = new URL("../docs/languages.md", import.meta.url);
   await Deno.writeTextFile(path, await formattedLanguagesDoc());
   console.log("wrote docs/languages.md");
 }
