@@ -4,7 +4,7 @@
 // not done (docs/speech-providers.md, "Adding a provider"). What is the provider's alone (its wire
 // format, its speakers, its error codes) stays in its own tests.
 import { assert, assertEquals } from "../helpers/assert.ts";
-import { freePort } from "../helpers/process.ts";
+import { nowhere, outcome } from "./probe_outcome.ts";
 import { abortAfterFirstChunk, collect, drain, waitFor } from "../helpers/streams.ts";
 import { resample } from "../../wasm/resampler.ts";
 import {
@@ -57,23 +57,6 @@ export interface SynthesisProvider {
 
 const KEY = "test-key";
 const WRONG = "wrong-secret-key";
-
-/** The fault a probe failed with; "accepted" when it did not fail. */
-async function outcome(work: () => Promise<unknown>): Promise<string> {
-  try {
-    await work();
-    return "accepted";
-  } catch (err) {
-    return (err as { fault?: string }).fault ?? `no fault: ${(err as Error).message}`;
-  }
-}
-
-/** A URL of the fake's scheme where nothing listens. */
-function nowhere(url: string): string {
-  const u = new URL(url);
-  u.port = String(freePort());
-  return u.toString().replace(/\/$/, "");
-}
 
 export function synthesisConformance(p: SynthesisProvider): void {
   const { text, voice, language } = p.unit;
