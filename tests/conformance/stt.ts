@@ -4,7 +4,7 @@
 // pass it is not done (docs/speech-providers.md, "Adding a provider"). What is the provider's
 // alone (its wire format, its error events, its timeouts) stays in its own tests.
 import { assert, assertEquals } from "../helpers/assert.ts";
-import { nowhere, outcome } from "./probe_outcome.ts";
+import { checkProbe } from "./probe.ts";
 import { waitFor } from "../helpers/streams.ts";
 import {
   type RecognitionEngine,
@@ -224,21 +224,9 @@ export function recognitionConformance(p: RecognitionProvider): void {
     ),
     async () => {
       const fake = p.fake({ apiKey: KEY, transcripts: ["not for the probe"] });
-      try {
-        const right = p.engine(fake.url, { apiKey: KEY });
-        const wrong = p.engine(fake.url, { apiKey: WRONG });
-        assert(right.probe && wrong.probe, "a provider engine has a probe");
-        assertEquals(await outcome(() => right.probe!()), "accepted");
-        assertEquals(await outcome(() => wrong.probe!()), "auth");
+      await checkProbe(fake, (url, apiKey) => p.engine(url, { apiKey }), KEY, () => {
         assertEquals(fake.heard().length, 0, "the probe sent audio");
-        await right.close();
-        await wrong.close();
-      } finally {
-        await fake.close();
-      }
-      const away = p.engine(nowhere(fake.url), { apiKey: KEY });
-      assertEquals(await outcome(() => away.probe!()), "connection");
-      await away.close();
+      });
     },
   );
 }

@@ -4,7 +4,7 @@
 // not done (docs/speech-providers.md, "Adding a provider"). What is the provider's alone (its wire
 // format, its speakers, its error codes) stays in its own tests.
 import { assert, assertEquals } from "../helpers/assert.ts";
-import { nowhere, outcome } from "./probe_outcome.ts";
+import { checkProbe } from "./probe.ts";
 import { abortAfterFirstChunk, collect, drain, waitFor } from "../helpers/streams.ts";
 import { resample } from "../../wasm/resampler.ts";
 import {
@@ -243,23 +243,11 @@ export function synthesisConformance(p: SynthesisProvider): void {
     ),
     async () => {
       const fake = p.fake({ apiKey: KEY });
-      try {
-        const right = p.engine(fake.url, { apiKey: KEY });
-        const wrong = p.engine(fake.url, { apiKey: WRONG });
-        assert(right.probe && wrong.probe, "a provider engine has a probe");
-        assertEquals(await outcome(() => right.probe!()), "accepted");
-        assertEquals(await outcome(() => wrong.probe!()), "auth");
+      await checkProbe(fake, (url, apiKey) => p.engine(url, { apiKey }), KEY, () => {
         for (let i = 0; i < fake.opened(); i++) {
           assertEquals(fake.sent(i), 0, "the probe made audio");
         }
-        await right.close();
-        await wrong.close();
-      } finally {
-        await fake.close();
-      }
-      const away = p.engine(nowhere(fake.url), { apiKey: KEY });
-      assertEquals(await outcome(() => away.probe!()), "connection");
-      await away.close();
+      });
     },
   );
 }

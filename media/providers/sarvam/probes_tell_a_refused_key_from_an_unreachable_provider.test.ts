@@ -7,7 +7,7 @@ import { startFakeSarvamStt } from "../../../tests/fakes/sarvam_stt.ts";
 import { startFakeSarvamTts } from "../../../tests/fakes/sarvam_tts.ts";
 import { SarvamRecognitionEngine } from "./stt.ts";
 import { SarvamSynthesisEngine } from "./tts.ts";
-import { outcome } from "../../../tests/conformance/probe_outcome.ts";
+import { outcome } from "../../../tests/conformance/probe.ts";
 
 Deno.test("Saaras's probe: a key refused by a close just after the upgrade is a refused key", async () => {
   // The refusal at the upgrade, and nobody there, are tests/conformance/stt.ts's.
