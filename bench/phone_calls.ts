@@ -16,7 +16,7 @@
 //   - end of speech → first bot audio at the peer: from the phone's RTP, the packet holding the
 //     line's last voiced sample going out (± 10 ms: the phone's 20 ms send grid) to the first
 //     received packet louder than BOT_LEVEL;
-//   - worker CPU per call-second (the worker's process tree from /proc, bench/media/proc.ts,
+//   - worker CPU per call-second (the worker's process tree from /proc, bench/harness/proc.ts,
 //     minus its idle rate over 3 s before the level) and RSS: peak during the level (VmHWM after
 //     a reset) minus idle, per call;
 //   - skipped frames: a phone line's pacer counts them (`skippedTicks` in the session log's
@@ -40,8 +40,8 @@ import { startSipRedirect } from "../api/sip/start.ts";
 import { g711Decode } from "../media/phone/g711.ts";
 import { rms } from "../caller/wav.ts";
 import { BOT_LEVEL } from "../caller/turn_latency.ts";
-import { cpuSeconds, loadAverage, processTree, resetPeak, statusKb } from "./media/proc.ts";
-import { LineChild } from "./media/line_child.ts";
+import { cpuSeconds, loadAverage, processTree, resetPeak, statusKb } from "./harness/proc.ts";
+import { LineChild } from "./harness/line_child.ts";
 import { voicedSpan } from "./media/density_callers.ts";
 import type { DensityCallersConfig, DensityCallersResult } from "./media/density_callers.ts";
 

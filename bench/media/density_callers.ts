@@ -11,7 +11,7 @@
 // first frame received after that whose RMS is above AUDIBLE, so the figures are what a caller
 // hears, message timing aside.
 import { BOT_LEVEL } from "../../caller/turn_latency.ts";
-import { streamLines } from "./line_child.ts";
+import { streamLines } from "../harness/line_child.ts";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { readWav, to48k } from "../../caller/wav.ts";

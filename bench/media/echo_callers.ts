@@ -5,7 +5,7 @@
 // "mark" (the steady-state window starts) and "stop" (it ends: report, hang up, exit).
 // stdout: lines `@@echo <json>` — {type:"ready"}, {type:"marked"}, {type:"result"}; anything
 // else on stdout (library chatter) is ignored by the driver.
-import { streamLines } from "./line_child.ts";
+import { streamLines } from "../harness/line_child.ts";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { OpusRtpSender } from "../../media/rtc/rtp_sender.ts";
 import { TestCaller } from "../../caller/caller.ts";

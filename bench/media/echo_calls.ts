@@ -20,7 +20,7 @@
 // others, with taskset: the worker has a core of its own, as on a media node), BENCH_ECHO_PROFILE=1 (take a V8 CPU profile of each worker over each window through its
 // inspector and print where the main thread's time went; the profiler's own overhead makes the
 // CPU figures of such a run higher, so measure without it).
-import { LineChild } from "./line_child.ts";
+import { LineChild } from "../harness/line_child.ts";
 import postgres from "postgres";
 import { openDatabase } from "../../db/client.ts";
 import { randomBase62 } from "../../common/ids.ts";
@@ -29,7 +29,7 @@ import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
 import { freePort, spawnDenoWith, waitHealthy } from "../../tests/helpers/process.ts";
 import { speechWav } from "../../tests/helpers/audio.ts";
 import type { CallersResult } from "./echo_callers.ts";
-import { CLK_TCK, cpuSeconds, pinSplit, pinTo } from "./proc.ts";
+import { CLK_TCK, cpuSeconds, pinSplit, pinTo } from "../harness/proc.ts";
 import { printProfile, Profiler } from "./profile.ts";
 
 const ADMIN_URL = Deno.env.get("BENCH_DATABASE_URL") ??

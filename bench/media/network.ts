@@ -38,7 +38,7 @@ import type { SpokenTurn } from "../../caller/script.ts";
 import { HELD_SCRIPTS, SCRIPTS } from "../../tests/helpers/test_speech.ts";
 import { readCallEnded } from "../../proto/rtvi.ts";
 import { available } from "../../tests/helpers/netns.ts";
-import { cpuSeconds } from "./proc.ts";
+import { cpuSeconds } from "../harness/proc.ts";
 import { arrivalsThrough, receiverMs, speechLikePackets } from "./receiver_cost.ts";
 import { readRecord, type Shape, startChromiumBench } from "./network_chromium.ts";
 import { type CallFigures, formatTable, type Row, summariseRow } from "./network_table.ts";

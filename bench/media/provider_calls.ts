@@ -34,7 +34,7 @@ import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import { parseSpeechConfig } from "../../media/engines/speech_config.ts";
-import { CLK_TCK, loadAverage, resetPeak, statCpu, statusKb } from "./proc.ts";
+import { CLK_TCK, loadAverage, resetPeak, statCpu, statusKb } from "../harness/proc.ts";
 
 const LEVELS = (Deno.env.get("BENCH_PROVIDER_LEVELS") ?? "1,4").split(",").map(Number);
 type Config = "echo" | "local" | "provider";

@@ -16,7 +16,7 @@ import {
   type Tenant,
   type TestApi,
 } from "../../tests/helpers/api_server.ts";
-import { statusKb } from "./proc.ts";
+import { statusKb } from "../harness/proc.ts";
 import { byKind, readMappings } from "./mappings.ts";
 import {
   type Census,

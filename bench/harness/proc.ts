@@ -220,3 +220,25 @@ export function pinSplit(): { worker: string; bench: string } | null {
   const n = navigator.hardwareConcurrency;
   return n >= 2 ? { worker: "0", bench: n === 2 ? "1" : `1-${n - 1}` } : null;
 }
+
+/** Busy (all but idle and iowait), total and steal ticks of the whole machine (/proc/stat). */
+export function machineTicks(): { busy: number; total: number; steal: number } {
+  const f = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/).slice(1)
+    .map(Number);
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - f[3] - f[4], total, steal: f[7] };
+}
+
+/** CPU seconds of `pid` and its descendants alive now. */
+export const treeCpuSeconds = (pid: number): number =>
+  processTree(pid).reduce((s, p) => {
+    try {
+      return s + cpuSeconds(p);
+    } catch {
+      return s; // it exited
+    }
+  }, 0);
+
+/** A /proc/PID/status field summed over `pid` and its descendants (VmRSS: the tree's RSS in kB). */
+export const treeStatusKb = (pid: number, field: string): number =>
+  processTree(pid).reduce((s, p) => s + (statusKb(p, field) || 0), 0);
