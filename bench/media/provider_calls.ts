@@ -27,14 +27,16 @@ import {
   type Tenant,
   type TestApi,
 } from "../../tests/helpers/api_server.ts";
-import { startWorkerProcess, type WorkerProcess } from "../../tests/helpers/process.ts";
 import { speech } from "../../tests/helpers/call_harness.ts";
 import { startFakeSarvamStt } from "../../tests/fakes/sarvam_stt.ts";
 import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
-import { TestCaller } from "../../caller/caller.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import { parseSpeechConfig } from "../../media/engines/speech_config.ts";
 import { CLK_TCK, loadAverage, resetPeak, statCpu, statusKb } from "../harness/proc.ts";
+import { markdownTable } from "../harness/table.ts";
+import { startBenchWorker, waitNoCalls } from "../harness/worker.ts";
+import { dialWebCall } from "../harness/session.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const LEVELS = (Deno.env.get("BENCH_PROVIDER_LEVELS") ?? "1,4").split(",").map(Number);
 type Config = "echo" | "local" | "provider";
@@ -56,8 +58,6 @@ const REPLIES = [
   "Your table for two is booked for seven tonight. Is there anything else?",
   "Your order left the warehouse this morning. It should arrive tomorrow.",
 ];
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---- /proc ----
 
@@ -98,16 +98,6 @@ interface CallResult {
   sessionId: string;
 }
 
-async function dial(api: TestApi, tenant: Tenant): Promise<{ caller: TestCaller; id: string }> {
-  const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
-  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
-  const params = r.body.webrtc_request_params;
-  const caller = await TestCaller.connect({ offerUrl: params.endpoint, headers: params.headers });
-  await caller.ready(15_000);
-  caller.openMicrophone();
-  return { caller, id: r.body.session_id };
-}
-
 async function runCall(
   api: TestApi,
   tenant: Tenant,
@@ -115,7 +105,7 @@ async function runCall(
   lines: Int16Array[],
 ): Promise<CallResult> {
   const t0 = performance.now();
-  const { caller, id } = await dial(api, tenant);
+  const { caller, sessionId: id } = await dialWebCall(api, tenant);
   let answered = 0;
   try {
     if (!echo) {
@@ -169,11 +159,8 @@ interface Env {
 }
 
 async function measure(env: Env, config: Config, n: number): Promise<Row> {
-  const worker: WorkerProcess = await startWorkerProcess(env.api.db.url, undefined, {
-    RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
-    ...env.workerEnv(config),
-  });
-  const pid = worker.child.process.pid;
+  const worker = await startBenchWorker(env.api.db.url, { env: env.workerEnv(config) });
+  const pid = worker.pid;
   try {
     await sleep(1500); // past start-up's last allocations and timers
     const i0 = cpu(pid);
@@ -197,12 +184,7 @@ async function measure(env: Env, config: Config, n: number): Promise<Row> {
       }),
     );
     // Until the worker has torn every call down (its share of a call's cost).
-    const until = Date.now() + 10_000;
-    while (Date.now() < until) {
-      const stats = await (await fetch(`${worker.url}/stats`)).json() as { calls: number };
-      if (stats.calls === 0) break;
-      await sleep(100);
-    }
+    await waitNoCalls([worker.url], 10_000);
     const c1 = cpu(pid);
     const t1 = threadsByName(pid);
     clearInterval(sampler);
@@ -289,11 +271,7 @@ function print(rows: Row[]): void {
       r.engines,
     ]),
   ];
-  const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
-  console.log(line(table[0]));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const r of table.slice(1)) console.log(line(r));
+  console.log(markdownTable(table));
   console.log(
     "\nidle worker (% of a core, before each row's calls): " +
       rows.map((r) => `${r.config}/${r.calls} ${f(r.idleCorePct, 2)}`).join(", "),
@@ -316,7 +294,6 @@ function print(rows: Row[]): void {
 }
 
 async function main(): Promise<void> {
-  Deno.chdir(new URL("../..", import.meta.url)); // the worker is spawned as media/main.ts
   console.log(
     `provider_calls: CLK_TCK ${CLK_TCK}, ${navigator.hardwareConcurrency} cores, ` +
       `load average ${loadAverage()}`,

@@ -26,9 +26,11 @@ import {
   Inspector,
   settle,
 } from "./heap_census.ts";
-import { freePort, startWorkerProcess } from "../../tests/helpers/process.ts";
 import { speech } from "../../tests/helpers/call_harness.ts";
-import { TestCaller } from "../../caller/caller.ts";
+import { percentile, slope } from "../harness/stats.ts";
+import { startBenchWorker, workerEnvFrom } from "../harness/worker.ts";
+import { dialWebCall } from "../harness/session.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createBrain } from "../../sdk/brain/mod.ts";
 
 const CALLS = Number(Deno.env.get("SOAK_CALLS") ?? 10);
@@ -42,12 +44,7 @@ const CENSUS = Deno.env.get("SOAK_HEAP_CENSUS") === "1";
  */
 const SETTLED = Deno.env.get("SOAK_SETTLED") === "1";
 /** Extra environment for the worker, `K=V K=V` (e.g. MALLOC_ARENA_MAX=2 to compare allocators). */
-const WORKER_ENV = Object.fromEntries(
-  (Deno.env.get("SOAK_WORKER_ENV") ?? "").split(/\s+/).filter(Boolean).map((kv) => {
-    const i = kv.indexOf("=");
-    return [kv.slice(0, i), kv.slice(i + 1)];
-  }),
-);
+const WORKER_ENV = workerEnvFrom("SOAK_WORKER_ENV");
 const TURNS_PER_CALL = 5;
 const ADMIN = "adm_soak_0123456789abcdef";
 const LINES = [
@@ -60,7 +57,6 @@ const REPLIES = [
   "Your table for two is booked for seven tonight.",
   "Your order left the warehouse this morning.",
 ];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Sample {
   t: number;
@@ -82,21 +78,6 @@ async function metricValue(url: string, name: string): Promise<number> {
   return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : NaN;
 }
 
-/** Least-squares slope of y over x. */
-function slope(xs: number[], ys: number[]): number {
-  const n = xs.length;
-  if (n < 2) return NaN;
-  const mx = xs.reduce((a, b) => a + b, 0) / n, my = ys.reduce((a, b) => a + b, 0) / n;
-  let num = 0, den = 0;
-  for (let i = 0; i < n; i++) (num += (xs[i] - mx) * (ys[i] - my), den += (xs[i] - mx) ** 2);
-  return num / den;
-}
-
-function quantile(sorted: number[], q: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
 async function oneCall(
   api: TestApi,
   tenant: Tenant,
@@ -104,13 +85,8 @@ async function oneCall(
   latencies: { at: number; ms: number }[],
   until: number,
 ): Promise<boolean> {
-  const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
-  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
-  const params = r.body.webrtc_request_params;
-  const caller = await TestCaller.connect({ offerUrl: params.endpoint, headers: params.headers });
+  const { caller } = await dialWebCall(api, tenant);
   try {
-    await caller.ready(15_000);
-    caller.openMicrophone();
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 20_000).catch(() => {});
     for (let i = 0; i < TURNS_PER_CALL && performance.now() < until; i++) {
       const before = caller.messages.length;
@@ -151,14 +127,12 @@ if (import.meta.main) {
   }, {
     node: false,
   });
-  const inspectPort = CENSUS || SETTLED ? freePort() : undefined;
-  const worker = await startWorkerProcess(api.db.url, "node-soak", {
-    ADMIN_TOKEN: ADMIN,
-    WORKER_CAPACITY: String(CALLS + 5),
-    RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "soak-recordings-" }),
-    ...WORKER_ENV,
-  }, inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []);
-  const pid = worker.child.process.pid;
+  const worker = await startBenchWorker(api.db.url, {
+    nodeId: "node-soak",
+    env: { ADMIN_TOKEN: ADMIN, WORKER_CAPACITY: String(CALLS + 5), ...WORKER_ENV },
+    inspect: CENSUS || SETTLED,
+  });
+  const { pid, inspectPort } = worker;
   const tenant = await makeTenant(api, "soak", { brain_url: served.url });
   const lines = await Promise.all(LINES.map((l) => speech(l)));
   const samples: Sample[] = [];
@@ -270,11 +244,11 @@ if (import.meta.main) {
   console.log("minute   turns   latency p50 ms   p99 ms");
   for (let m = 0; m * 60 < SECONDS; m++) {
     const inMin = latencies.filter((l) => l.at - t0 >= m * 60_000 && l.at - t0 < (m + 1) * 60_000)
-      .map((l) => l.ms).sort((a, b) => a - b);
+      .map((l) => l.ms);
     console.log(
       `${String(m + 1).padStart(6)}   ${String(inMin.length).padStart(5)}   ${
-        quantile(inMin, 0.5).toFixed(0).padStart(14)
-      }   ${quantile(inMin, 0.99).toFixed(0).padStart(6)}`,
+        percentile(inMin, 50).toFixed(0).padStart(14)
+      }   ${percentile(inMin, 99).toFixed(0).padStart(6)}`,
     );
   }
   inspector?.close();
