@@ -30,7 +30,6 @@
 //              too; BENCH_PHONE_DIAL ("redirect", or "direct": a token from sessions.connect);
 //              BENCH_WEB_LEVELS ("1,4"); BENCH_PHONE_TURNS (2); BENCH_PHONE_JSON (figures as JSON).
 import { makeTenant, startTestApi } from "../tests/helpers/api_server.ts";
-import { startWorkerProcess } from "../tests/helpers/process.ts";
 import { callerSpeechWav } from "../tests/helpers/audio.ts";
 import { freeUdpPort, runSipp } from "../tests/helpers/sipp.ts";
 import { followRedirect, inDialog, phoneInvite, XML_HEAD } from "../tests/helpers/sipp_scenario.ts";
@@ -40,7 +39,17 @@ import { startSipRedirect } from "../api/sip/start.ts";
 import { g711Decode } from "../media/phone/g711.ts";
 import { rms } from "../caller/wav.ts";
 import { BOT_LEVEL } from "../caller/turn_latency.ts";
-import { cpuSeconds, loadAverage, processTree, resetPeak, statusKb } from "./harness/proc.ts";
+import {
+  loadAverage,
+  processTree,
+  resetPeak,
+  treeCpuSeconds,
+  treeStatusKb,
+} from "./harness/proc.ts";
+import { percentile } from "./harness/stats.ts";
+import { startBenchWorker } from "./harness/worker.ts";
+import { connectSession } from "./harness/session.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 import { LineChild } from "./harness/line_child.ts";
 import { voicedSpan } from "./media/density_callers.ts";
 import type { DensityCallersConfig, DensityCallersResult } from "./media/density_callers.ts";
@@ -67,7 +76,6 @@ const LINES = [
   "what time does the museum open on sunday",
 ].slice(0, TURNS);
 const DIALLED = "+15550100";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // The brain: a greeting, a fixed reply to every turn, and on a phone call # ends it.
 const brain = createBrain({
@@ -85,12 +93,10 @@ const api = await startTestApi(
 );
 const tenant = await makeTenant(api, "bench", { brain_url: served.url });
 const sipPort = await freeUdpPort();
-const worker = await startWorkerProcess(api.db.url, undefined, {
-  SIP_PORT: String(sipPort),
-  RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
-  LOG_LEVEL: "warn",
+const worker = await startBenchWorker(api.db.url, {
+  env: { SIP_PORT: String(sipPort), LOG_LEVEL: "warn" },
 });
-const workerPid = worker.child.process.pid;
+const workerPid = worker.pid;
 const number = await api.admin("/api/v1/numbers.create", {
   number: DIALLED,
   agent_id: tenant.agent_id,
@@ -100,29 +106,13 @@ const redirect = VIA_REDIRECT
   ? await startSipRedirect(api.deps, { host: "127.0.0.1", port: 0 })
   : undefined;
 
-const treeCpu = () =>
-  processTree(workerPid).reduce((s, p) => {
-    try {
-      return s + cpuSeconds(p);
-    } catch {
-      return s;
-    }
-  }, 0);
-const treeRssKb = (field: string) =>
-  processTree(workerPid).reduce((s, p) => s + (statusKb(p, field) || 0), 0);
+const treeCpu = () => treeCpuSeconds(workerPid);
+const treeRssKb = (field: string) => treeStatusKb(workerPid, field);
 
-async function connect(): Promise<
-  { token: string; sessionId: string; endpoint: string; headers: Record<string, string> }
-> {
-  const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
-  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
-  const p = r.body.webrtc_request_params;
-  return {
-    token: p.headers.Authorization.replace(/^Bearer /, ""),
-    sessionId: r.body.session_id,
-    endpoint: p.endpoint,
-    headers: p.headers,
-  };
+/** A session's token (for a phone dialling the worker directly) and its web call parameters. */
+async function connect() {
+  const s = await connectSession(api, tenant);
+  return { ...s, token: s.headers.Authorization.replace(/^Bearer /, "") };
 }
 
 const invite = (uri: string, cseq: number, rtpPort: number) =>
@@ -338,11 +328,6 @@ async function skippedFrames(sessionIds: string[]): Promise<{ skipped: number; t
   return { skipped, ticks };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN;
-};
-
 interface Row {
   kind: "phone" | "web";
   n: number;
@@ -402,7 +387,7 @@ async function level(kind: "phone" | "web", n: number): Promise<Row> {
 const f1 = (x: number) => Number.isFinite(x) ? x.toFixed(1) : "–";
 const f0 = (x: number) => Number.isFinite(x) ? x.toFixed(0) : "–";
 /** "p50 / p99" of `xs`, in whole ms. */
-const pp = (xs: number[]) => `${f0(pct(xs, 0.5))} / ${f0(pct(xs, 0.99))}`;
+const pp = (xs: number[]) => `${f0(percentile(xs, 50))} / ${f0(percentile(xs, 99))}`;
 const setups = (rs: Row[], key: keyof Setup) =>
   rs.flatMap((r) => r.setup.map((s) => s[key])).filter((x): x is number => x !== undefined);
 console.log(
@@ -438,8 +423,8 @@ try {
     ) plan.push(["phone", n + STEP]);
     console.log(
       `${kind} N=${n}: setup p50/p99 ${pp(setups([row], "total"))} ms, ` +
-        `end of speech → first audio p50/p99 ${f0(pct(row.latency, 0.5))}/${
-          f0(pct(row.latency, 0.99))
+        `end of speech → first audio p50/p99 ${f0(percentile(row.latency, 50))}/${
+          f0(percentile(row.latency, 99))
         } ms (n=${row.latency.length}, unanswered ${row.unanswered}), ` +
         `CPU ${f1(row.cpuMsPerCallS)} ms per call-second, RSS +${
           f1(row.rssMiBPerCall)
@@ -460,7 +445,9 @@ const phones = rows.filter((r) => r.kind === "phone");
 const phoneLatency = phones.flatMap((r) => r.latency);
 const clean = (r: Row) => r.skipped === 0 && r.unanswered === 0 && r.errors.length === 0;
 const held = phones.filter(clean).map((r) => r.n);
-const fast = phones.filter((r) => clean(r) && pct(r.latency, 0.99) <= MAX_P99_MS).map((r) => r.n);
+const fast = phones.filter((r) => clean(r) && percentile(r.latency, 99) <= MAX_P99_MS).map((r) =>
+  r.n
+);
 const failedAt = phones.filter((r) => !clean(r)).map((r) => r.n);
 console.log(
   "\n| calls | kind | INVITE → 302 (redirect) | INVITE → 200 (worker) | first INVITE → 200 | end of speech → first audio | worker CPU ms per call-second | RSS MiB per call | skipped frames |",
