@@ -13,6 +13,8 @@
 import postgres from "postgres";
 import { heartbeat, registerNode } from "../db/nodes.ts";
 import { randomBase62 } from "../common/ids.ts";
+import { percentile } from "./harness/stats.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const ADMIN_URL = Deno.env.get("BENCH_DATABASE_URL") ??
   "postgres://postgres@127.0.0.1:5432/postgres";
@@ -50,10 +52,8 @@ interface Result {
 
 const rps = (r: Result) => r.completed / r.seconds;
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
+/** The `p`th percentile of a result's (sorted) latencies: harness/stats.ts's nearest rank. */
+const pctOf = (r: Result, p: number) => percentile(Array.from(r.latencies), p);
 
 function finish(latencies: number[], completed: number, errors: number, seconds: number): Result {
   return { completed, errors, seconds, latencies: Float64Array.from(latencies).sort() };
@@ -98,8 +98,6 @@ async function closedLoop(t: Target, seconds: number, concurrency: number): Prom
   await Promise.all(Array.from({ length: concurrency }, worker));
   return finish(latencies, completed, errors, (performance.now() - start) / 1000);
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function openLoop(t: Target, seconds: number, rate: number): Promise<Result> {
   const total = Math.round(seconds * rate);
@@ -185,12 +183,12 @@ function printTable(
     `>= ${TARGET_RPS} ${rps(c) >= TARGET_RPS ? "MET" : "MISSED"}`,
   ]);
   for (const p of [50, 99]) {
-    const pc = percentile(c.latencies, p), pb = percentile(b.latencies, p);
+    const pc = pctOf(c, p), pb = pctOf(b, p);
     line([`closed loop ${labels.closed}: p${p} ms`, fmt(pc, 2), fmt(pb, 2), fmt(pc / pb, 2), ""]);
   }
   const oc = open.connect, ob = open.bare;
   for (const p of [50, 99]) {
-    const pc = percentile(oc.latencies, p), pb = percentile(ob.latencies, p);
+    const pc = pctOf(oc, p), pb = pctOf(ob, p);
     const target = p === 99
       ? `<= ${TARGET_P99_MS} ms ${pc <= TARGET_P99_MS ? "MET" : "MISSED"}`
       : "";

@@ -21,6 +21,7 @@ import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import { decodeBrainFrame, encodeServiceFrame } from "../../proto/frames.ts";
 import { EspeakEngine } from "../../media/tts/espeak_engine.ts";
+import { percentile as pct, sum } from "../harness/stats.ts";
 
 const TURNS = Number(Deno.args[0] ?? 6);
 const LINES = [
@@ -32,10 +33,6 @@ const LINES = [
   "what time is it",
 ];
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const fmt = (xs: number[]) =>
   xs.length
     ? `p50 ${pct(xs, 50).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms (n=${xs.length})`
@@ -171,7 +168,6 @@ console.log(`    of which synthesis, first chunk (alone):    ${fmt(synthFirst)}`
 console.log(`  end of turn → first audio (caller's wait):     ${fmt(endToAudio)}`);
 console.log(`  barge-in: true speech onset → bot silent:      ${fmt(bargeStop)}`);
 console.log(`    same, two busy loops on the host:           ${fmt(loadedStop)}`);
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 console.log(
   `    bot frames heard again after the stop: quiet ${sum(backQuiet)} in ${backQuiet.length}, ` +
     `loaded ${sum(backLoaded)} in ${backLoaded.length}; not measured: quiet ${unmeasured[0]}, ` +

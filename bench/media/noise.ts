@@ -37,6 +37,7 @@ import { Resampler } from "../../wasm/resampler.ts";
 import { OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
 import { concat, silence, speechBounds } from "../../tests/helpers/test_signals.ts";
 import { DEV_SCRIPTS, HELD_SCRIPTS, SCRIPTS, speech16k } from "../../tests/helpers/test_speech.ts";
+import { median } from "../harness/stats.ts";
 
 setQuiet(true);
 const EN = "LANGUAGE_EN";
@@ -217,10 +218,6 @@ async function condition(
   return { wer: errors / words, endErrors, unended };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor(s.length / 2)] : NaN;
-};
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 const ends = (r: Row) =>
   r.endErrors.length
