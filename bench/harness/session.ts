@@ -11,9 +11,17 @@ export interface Session {
   headers: Record<string, string>;
 }
 
-/** One session for the tenant's agent; throws on any answer but 200. */
-export async function connectSession(api: TestApi, tenant: Tenant): Promise<Session> {
-  const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
+/** One session for the tenant's agent (`body`: more connect fields); throws on any answer but 200. */
+export async function connectSession(
+  api: TestApi,
+  tenant: Tenant,
+  body: Record<string, unknown> = {},
+): Promise<Session> {
+  const r = await api.post(
+    "/api/v1/sessions.connect",
+    { agent_id: tenant.agent_id, ...body },
+    tenant.sk,
+  );
   if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
   const p = r.body.webrtc_request_params;
   return { sessionId: r.body.session_id, endpoint: p.endpoint, headers: p.headers };

@@ -92,6 +92,7 @@ import { percentile } from "../harness/stats.ts";
 import { markdownTable } from "../harness/table.ts";
 import { startBenchWorker, waitNoCalls, workerEnvFrom } from "../harness/worker.ts";
 import { connectSession } from "../harness/session.ts";
+import { GREETING, LINES as SCRIPT_LINES, REPLIES } from "../harness/script.ts";
 import type { DensityCall, DensityCallersConfig, DensityCallersResult } from "./density_callers.ts";
 
 /** "echo" or "local", optionally "@/checkout" whose worker to run (default BENCH_ROOT). */
@@ -140,16 +141,11 @@ const PROFILE_DIR = PROFILE && PROFILE_SETTING !== "1" ? PROFILE_SETTING : undef
 const SHOW_THREADS = env("BENCH_DENSITY_THREADS") === "1";
 const ECHO_PAUSE_MS = 3500;
 const GAP_MS = 700;
-const LINES = ["what is the weather like today", "please book a table for two"];
-const LAST_LINE = "i would like to check my order";
+/** The first two of the shared lines; the third is the last line, or the story asked for. */
+const LINES = SCRIPT_LINES.slice(0, 2);
+const LAST_LINE = SCRIPT_LINES[2];
 const STORY_LINE = "please tell me a long story";
 const BARGE_WORDS = "stop please";
-const GREETING = "Hello, how can I help?";
-const REPLIES = [
-  "It will be sunny and warm all day.",
-  "Your table for two is booked for seven tonight. Is there anything else?",
-  "Your order left the warehouse this morning. It should arrive tomorrow.",
-];
 const STORY = [
   "Once upon a time, a small robot lived in a lighthouse by the sea.",
   "Every night it counted the ships that passed and wished one of them would stop.",

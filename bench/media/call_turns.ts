@@ -22,12 +22,11 @@ import { createBrain } from "../../sdk/brain/mod.ts";
 import { decodeBrainFrame, encodeServiceFrame } from "../../proto/frames.ts";
 import { EspeakEngine } from "../../media/tts/espeak_engine.ts";
 import { percentile as pct, sum } from "../harness/stats.ts";
+import { LINES as SCRIPT_LINES } from "../harness/script.ts";
 
 const TURNS = Number(Deno.args[0] ?? 6);
 const LINES = [
-  "what is the weather like today",
-  "please book a table for two",
-  "i would like to check my order",
+  ...SCRIPT_LINES,
   "can you hear me now",
   "thank you that is all",
   "what time is it",

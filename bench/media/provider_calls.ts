@@ -30,7 +30,7 @@ import {
 import { speech } from "../../tests/helpers/call_harness.ts";
 import { startFakeSarvamStt } from "../../tests/fakes/sarvam_stt.ts";
 import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
-import { createBrain } from "../../sdk/brain/mod.ts";
+import { LINES, replyingBrain } from "../harness/script.ts";
 import { parseSpeechConfig } from "../../media/engines/speech_config.ts";
 import { CLK_TCK, loadAverage, resetPeak, statCpu, statusKb } from "../harness/proc.ts";
 import { markdownTable } from "../harness/table.ts";
@@ -46,18 +46,6 @@ const IDLE_S = 4;
 /** Echo calls have no reply: after each line they wait about as long as a reply lasts. */
 const ECHO_PAUSE_MS = 3500;
 const GAP_MS = 700;
-
-const LINES = [
-  "what is the weather like today",
-  "please book a table for two",
-  "i would like to check my order",
-];
-const GREETING = "Hello, how can I help?";
-const REPLIES = [
-  "It will be sunny and warm all day.",
-  "Your table for two is booked for seven tonight. Is there anything else?",
-  "Your order left the warehouse this morning. It should arrive tomorrow.",
-];
 
 // ---- /proc ----
 
@@ -330,15 +318,7 @@ async function main(): Promise<void> {
     configs = configs.filter((c) => c !== "provider");
   }
 
-  const turnsOf = new Map<string, number>();
-  const brain = createBrain({
-    onSessionStart: () => GREETING,
-    onTurn(_turn, session) {
-      const k = turnsOf.get(session.id) ?? 0;
-      turnsOf.set(session.id, k + 1);
-      return REPLIES[k % REPLIES.length];
-    },
-  });
+  const brain = replyingBrain();
   const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
   const api = await startTestApi({ RATE_LIMIT_PER_SECOND: "0", PENDING_SESSIONS_PER_KEY: "0" }, {
     node: false,

@@ -31,7 +31,7 @@ import { percentile, slope } from "../harness/stats.ts";
 import { startBenchWorker, workerEnvFrom } from "../harness/worker.ts";
 import { dialWebCall } from "../harness/session.ts";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createBrain } from "../../sdk/brain/mod.ts";
+import { LINES, replyingBrain } from "../harness/script.ts";
 
 const CALLS = Number(Deno.env.get("SOAK_CALLS") ?? 10);
 const SECONDS = Number(Deno.env.get("SOAK_SECONDS") ?? 600);
@@ -47,11 +47,7 @@ const SETTLED = Deno.env.get("SOAK_SETTLED") === "1";
 const WORKER_ENV = workerEnvFrom("SOAK_WORKER_ENV");
 const TURNS_PER_CALL = 5;
 const ADMIN = "adm_soak_0123456789abcdef";
-const LINES = [
-  "what is the weather like today",
-  "please book a table for two",
-  "i would like to check my order",
-];
+/** Shorter than REPLIES (harness/script.ts): the soak's figures were taken with these. */
 const REPLIES = [
   "It will be sunny and warm all day.",
   "Your table for two is booked for seven tonight.",
@@ -109,16 +105,7 @@ async function oneCall(
 }
 
 if (import.meta.main) {
-  const turnsOf = new Map<string, number>();
-  const brain = createBrain({
-    onSessionStart: () => "Hello, how can I help?",
-    onTurn(_turn, session) {
-      const k = turnsOf.get(session.id) ?? 0;
-      turnsOf.set(session.id, k + 1);
-      return REPLIES[k % REPLIES.length];
-    },
-    onSessionEnd: (session) => void turnsOf.delete(session.id),
-  });
+  const brain = replyingBrain(REPLIES);
   const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
   const api = await startTestApi({
     RATE_LIMIT_PER_SECOND: "0",
