@@ -1,6 +1,8 @@
-// CPU time from /proc for the media benches: the clock tick, and utime+stime of a process or a
-// thread.
+// CPU time and memory from /proc for the benches: the clock tick, utime+stime of a process, a
+// thread, a process tree or the machine, RSS, pinning to cores; and this process's CPU over a
+// piece of work.
 
+import process from "node:process";
 import { eachThread } from "../../common/thread_name.ts";
 
 /** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 where it cannot be read). */
@@ -242,3 +244,11 @@ export const treeCpuSeconds = (pid: number): number =>
 /** A /proc/PID/status field summed over `pid` and its descendants (VmRSS: the tree's RSS in kB). */
 export const treeStatusKb = (pid: number, field: string): number =>
   processTree(pid).reduce((s, p) => s + (statusKb(p, field) || 0), 0);
+
+/** This process's CPU (user + system, all threads) while `run` runs, in ms. */
+export function cpuMsOf(run: () => void): number {
+  const before = process.cpuUsage();
+  run();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}

@@ -18,7 +18,6 @@
 //     end the VAD found only once the noise stopped (3 s after the words; 2 s of quiet follow);
 //  2. CPU per call-second of the stage alone (process.cpuUsage, this thread), split into
 //     RNNoise and the two resampler passes, and what decoding at 48 kHz would cost instead.
-import process from "node:process";
 import { setQuiet } from "../../common/log.ts";
 import type { NoiseSuppression } from "../../common/noise_suppression.ts";
 import { noise, type NoiseKind } from "../../caller/noise.ts";
@@ -38,6 +37,7 @@ import { OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
 import { concat, silence, speechBounds } from "../../tests/helpers/test_signals.ts";
 import { DEV_SCRIPTS, HELD_SCRIPTS, SCRIPTS, speech16k } from "../../tests/helpers/test_speech.ts";
 import { median } from "../harness/stats.ts";
+import { cpuMsOf } from "../harness/proc.ts";
 
 setQuiet(true);
 const EN = "LANGUAGE_EN";
@@ -247,12 +247,7 @@ async function werTable() {
 }
 
 /** CPU ms (user+system, this process, one thread busy) per second of audio for `work`. */
-function cpuPerSecond(seconds: number, work: () => void): number {
-  const before = process.cpuUsage();
-  work();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000 / seconds;
-}
+const cpuPerSecond = (seconds: number, work: () => void) => cpuMsOf(work) / seconds;
 
 function cpuTable() {
   const seconds = 60;

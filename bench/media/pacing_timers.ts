@@ -6,17 +6,14 @@
 import { FrameClock } from "../../media/audio/frame_clock.ts";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { hostSpeedProbe } from "./host_speed.ts";
+import { cpuSeconds } from "../harness/proc.ts";
 
 const N = Number(Deno.args[0] ?? 50);
 const SECONDS = Number(Deno.args[1] ?? 8);
 const ROUNDS = Number(Deno.args[2] ?? 3);
 
-/** This process's CPU so far, ms (utime + stime, 10 ms ticks). */
-function cpuMs(): number {
-  const s = Deno.readTextFileSync("/proc/self/stat");
-  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
+/** This process's CPU so far, ms (utime + stime, in clock ticks). */
+const cpuMs = () => cpuSeconds(Deno.pid) * 1000;
 
 async function run(shared: boolean) {
   const clock = shared ? new FrameClock() : undefined;

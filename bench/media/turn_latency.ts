@@ -21,7 +21,8 @@ import {
   startCallService,
 } from "../../tests/helpers/call_harness.ts";
 import type { TestCaller } from "../../caller/caller.ts";
-import { percentile, summarise } from "../../caller/turn_latency.ts";
+import { summarise } from "../../caller/turn_latency.ts";
+import { percentile } from "../harness/stats.ts";
 import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
 import { decodeServiceFrame } from "../../proto/frames.ts";
 import { CLIENT_LATENCY_T } from "../../media/rtvi/protocol.ts";
