@@ -39,15 +39,10 @@ import { startSipRedirect } from "../api/sip/start.ts";
 import { g711Decode } from "../media/phone/g711.ts";
 import { rms } from "../caller/wav.ts";
 import { BOT_LEVEL } from "../caller/turn_latency.ts";
-import {
-  loadAverage,
-  processTree,
-  resetPeak,
-  treeCpuSeconds,
-  treeStatusKb,
-} from "./harness/proc.ts";
+import { loadAverage, treeCpuSeconds } from "./harness/proc.ts";
 import { percentile } from "./harness/stats.ts";
 import { startBenchWorker } from "./harness/worker.ts";
+import { RssPeak } from "./harness/rss.ts";
 import { connectSession } from "./harness/session.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { LineChild } from "./harness/line_child.ts";
@@ -107,7 +102,6 @@ const redirect = VIA_REDIRECT
   : undefined;
 
 const treeCpu = () => treeCpuSeconds(workerPid);
-const treeRssKb = (field: string) => treeStatusKb(workerPid, field);
 
 /** A session's token (for a phone dialling the worker directly) and its web call parameters. */
 async function connect() {
@@ -350,8 +344,8 @@ async function level(kind: "phone" | "web", n: number): Promise<Row> {
   const idle0 = treeCpu(), t0 = performance.now();
   await sleep(3000);
   const idleRate = (treeCpu() - idle0) / ((performance.now() - t0) / 1000);
-  const idleRss = treeRssKb("VmRSS");
-  for (const p of processTree(workerPid)) resetPeak(p);
+  const rss = new RssPeak(workerPid);
+  const idleRss = rss.idleSumKb;
   const cpu0 = treeCpu(), w0 = performance.now();
   const outcomes = kind === "phone"
     ? await Promise.all(Array.from({ length: n }, (_, i) => phoneCall(i * STAGGER_MS)))
@@ -360,7 +354,7 @@ async function level(kind: "phone" | "web", n: number): Promise<Row> {
   await sleep(1500);
   const wall = (performance.now() - w0) / 1000;
   const cpu = treeCpu() - cpu0 - idleRate * wall;
-  const peak = treeRssKb("VmHWM");
+  const peak = rss.stop();
   const callSeconds = outcomes.reduce((s, o) => s + o.seconds, 0);
   const latency = outcomes.flatMap((o) => o.latencyMs).filter((x): x is number => x !== null);
   const row: Row = {

@@ -241,10 +241,6 @@ export const treeCpuSeconds = (pid: number): number =>
     }
   }, 0);
 
-/** A /proc/PID/status field summed over `pid` and its descendants (VmRSS: the tree's RSS in kB). */
-export const treeStatusKb = (pid: number, field: string): number =>
-  processTree(pid).reduce((s, p) => s + (statusKb(p, field) || 0), 0);
-
 /** This process's CPU (user + system, all threads) while `run` runs, in ms. */
 export function cpuMsOf(run: () => void): number {
   const before = process.cpuUsage();

@@ -79,9 +79,7 @@ import {
   pinSplit,
   pinTo,
   processTree,
-  resetPeak,
   snapshotTree,
-  statusKb,
   sumSplits,
   zeroSplit,
 } from "../harness/proc.ts";
@@ -92,6 +90,7 @@ import { percentile } from "../harness/stats.ts";
 import { markdownTable } from "../harness/table.ts";
 import { startBenchWorker, waitNoCalls, workerEnvFrom } from "../harness/worker.ts";
 import { connectSession } from "../harness/session.ts";
+import { RssPeak } from "../harness/rss.ts";
 import { GREETING, LINES as SCRIPT_LINES, REPLIES } from "../harness/script.ts";
 import type { DensityCall, DensityCallersConfig, DensityCallersResult } from "./density_callers.ts";
 
@@ -405,8 +404,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
   const started = performance.now();
   const worker = await startWorker(s.api.db.url, rootOf(config));
   const root = worker.pid;
-  let pids = [root];
-  let sampler: ReturnType<typeof setInterval> | undefined;
+  let rss: RssPeak | undefined;
   try {
     await sleep(1500); // past start-up's last allocations and timers
     if (WARMUP) {
@@ -420,22 +418,14 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
       await sleep(1500);
     }
     const hostProbeMs = hostSpeedProbe();
-    pids = processTree(root);
     const i0 = snapshotTree(root);
     await sleep(IDLE_S * 1000);
     const i1 = snapshotTree(root);
     const idleS = (i1.at - i0.at) / 1000;
     const idlePer = cpuBetween(i0, i1);
     const idleRate = addSplit(zeroSplit(), sumSplits(idlePer.values()), 1 / idleS);
-    const idleRss = new Map(pids.map((p) => [p, statusKb(p, "VmRSS")]));
-    const idleRssSum = [...idleRss.values()].reduce((a, b) => a + b, 0);
-    const hwm = pids.every((p) => resetPeak(p));
-    let sampledPeak = idleRssSum;
-    sampler = setInterval(() => {
-      const sum = pids.map((p) => statusKb(p, "VmRSS")).filter(Number.isFinite)
-        .reduce((a, b) => a + b, 0);
-      sampledPeak = Math.max(sampledPeak, sum);
-    }, 100);
+    rss = new RssPeak(root);
+    const { pids, idleSumKb: idleRssSum } = rss;
 
     const { calls, scripts } = await dial(s, config, n);
     await worker.profiler?.start();
@@ -459,8 +449,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
         await Deno.writeTextFile(`${PROFILE_DIR}/${name}`, JSON.stringify(profile));
       }
     }
-    clearInterval(sampler);
-    sampler = undefined;
+    const peakKb = rss.stop();
     const windowS = (c1.at - c0.at) / 1000;
     const per = cpuBetween(c0, c1);
     const gross = sumSplits(per.values());
@@ -468,9 +457,6 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     const callSeconds = result.calls.reduce((a, c) => a + c.seconds, 0);
     if (SHOW_THREADS) printThreads(`${config} × ${n}`, cpuByThreadName(c0, c1), callSeconds);
     const msPerCallS = addSplit(zeroSplit(), net, 1000 / callSeconds);
-    const peakKb = pids.length === 1 && hwm
-      ? Math.max(sampledPeak, statusKb(root, "VmHWM"))
-      : sampledPeak;
     const indexOf = new Map(worker.urls.map((_, i) => [worker.runnerPid(i), i]));
     const runners: Runner[] = pids.length === 1 ? [] : pids.map((pid) => {
       const idle = idlePer.get(pid)?.total ?? 0;
@@ -485,8 +471,8 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
         corePct: (gross / windowS) * 100,
         // Per call-second of its own calls (their share of all call-seconds, by count).
         msPerCallS: calls ? (used * 1000) / (callSeconds * calls / n) : NaN,
-        idleRssMb: (idleRss.get(pid) ?? NaN) / 1024,
-        peakRssMb: (hwm ? statusKb(pid, "VmHWM") : statusKb(pid, "VmRSS")) / 1024,
+        idleRssMb: (rss!.idleKb.get(pid) ?? NaN) / 1024,
+        peakRssMb: rss!.peakOf(pid) / 1024,
       };
     });
 
@@ -561,9 +547,9 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     row.wallS = (performance.now() - started) / 1000;
     return row;
   } finally {
-    clearInterval(sampler);
+    rss?.stop();
     await worker.stop();
-    const left = pids.filter((p) => {
+    const left = (rss?.pids ?? [root]).filter((p) => {
       try {
         return Deno.statSync(`/proc/${p}`).isDirectory;
       } catch {

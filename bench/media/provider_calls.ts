@@ -32,7 +32,8 @@ import { startFakeSarvamStt } from "../../tests/fakes/sarvam_stt.ts";
 import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
 import { LINES, replyingBrain } from "../harness/script.ts";
 import { parseSpeechConfig } from "../../media/engines/speech_config.ts";
-import { CLK_TCK, loadAverage, resetPeak, statCpu, statusKb } from "../harness/proc.ts";
+import { CLK_TCK, loadAverage, statCpu } from "../harness/proc.ts";
+import { RssPeak } from "../harness/rss.ts";
 import { markdownTable } from "../harness/table.ts";
 import { startBenchWorker, waitNoCalls } from "../harness/worker.ts";
 import { dialWebCall } from "../harness/session.ts";
@@ -156,12 +157,8 @@ async function measure(env: Env, config: Config, n: number): Promise<Row> {
     const i1 = cpu(pid);
     const idleRate = (i1.total - i0.total) / ((i1.at - i0.at) / 1000);
     const idleMainRate = (i1.main - i0.main) / ((i1.at - i0.at) / 1000);
-    const idleRss = statusKb(pid, "VmRSS");
-    const hwm = resetPeak(pid);
-    let sampledPeak = idleRss;
-    const sampler = setInterval(() => {
-      sampledPeak = Math.max(sampledPeak, statusKb(pid, "VmRSS"));
-    }, 100);
+    const rss = new RssPeak(pid);
+    const idleRss = rss.idleSumKb;
     const t0 = threadsByName(pid);
     const c0 = cpu(pid);
     const tenant = config === "echo" ? env.echoTenant : env.brainTenant;
@@ -175,8 +172,7 @@ async function measure(env: Env, config: Config, n: number): Promise<Row> {
     await waitNoCalls([worker.url], 10_000);
     const c1 = cpu(pid);
     const t1 = threadsByName(pid);
-    clearInterval(sampler);
-    const peakRss = Math.max(sampledPeak, hwm ? statusKb(pid, "VmHWM") : 0);
+    const peakRss = rss.stop();
     const windowS = (c1.at - c0.at) / 1000;
     const callSeconds = results.reduce((a, r) => a + r.seconds, 0);
     const total = ((c1.total - c0.total - idleRate * windowS) * 1000) / callSeconds;
