@@ -18,14 +18,8 @@ import {
 } from "../../tests/helpers/api_server.ts";
 import { statusKb } from "../harness/proc.ts";
 import { byKind, readMappings } from "./mappings.ts";
-import {
-  type Census,
-  diffCensus,
-  formatDiff,
-  heapCensus,
-  Inspector,
-  settle,
-} from "./heap_census.ts";
+import { type Census, diffCensus, formatDiff, heapCensus, settle } from "./heap_census.ts";
+import { Inspector } from "../harness/inspector.ts";
 import { speech } from "../../tests/helpers/call_harness.ts";
 import { percentile, slope } from "../harness/stats.ts";
 import { startBenchWorker, workerEnvFrom } from "../harness/worker.ts";
