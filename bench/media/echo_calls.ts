@@ -21,9 +21,8 @@
 // inspector and print where the main thread's time went; the profiler's own overhead makes the
 // CPU figures of such a run higher, so measure without it).
 import { LineChild } from "../harness/line_child.ts";
-import postgres from "postgres";
+import { createBenchDatabase } from "../harness/database.ts";
 import { openDatabase } from "../../db/client.ts";
-import { randomBase62 } from "../../common/ids.ts";
 import { LatenessHistogram } from "../../media/audio/pacer.ts";
 import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
 import { speechWav } from "../../tests/helpers/audio.ts";
@@ -36,8 +35,6 @@ import { connectSession } from "../harness/session.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { printProfile, Profiler } from "./profile.ts";
 
-const ADMIN_URL = Deno.env.get("BENCH_DATABASE_URL") ??
-  "postgres://postgres@127.0.0.1:5432/postgres";
 const LEVELS = (Deno.env.get("BENCH_ECHO_LEVELS") ?? "1,10,50").split(",").map(Number);
 const WINDOW_S = Number(Deno.env.get("BENCH_ECHO_WINDOW_S") ?? 12);
 const WARMUP_S = Number(Deno.env.get("BENCH_ECHO_WARMUP_S") ?? 3);
@@ -128,12 +125,8 @@ interface Variant {
 }
 
 async function startVariant(name: string, dir: string): Promise<Variant> {
-  const db = `bench_echo_${randomBase62(10).toLowerCase()}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${db}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${db}`;
-  const database = await openDatabase({ url: url.toString(), max: 4 });
+  const own = await createBenchDatabase("bench_echo");
+  const database = await openDatabase({ url: own.url, max: 4 });
   const api = await startTestApi({
     RATE_LIMIT_PER_SECOND: "1000",
     RATE_LIMIT_BURST: "1000",
@@ -144,8 +137,7 @@ async function startVariant(name: string, dir: string): Promise<Variant> {
     await worker?.stop();
     await api.close();
     await database.close();
-    await admin.unsafe(`drop database if exists ${db} with (force)`);
-    await admin.end();
+    await own.drop();
   };
   try {
     worker = await startBenchWorker(database.url, {
