@@ -22,6 +22,7 @@ import { type Census, diffCensus, formatDiff, heapCensus, settle } from "./heap_
 import { Inspector } from "../harness/inspector.ts";
 import { speech } from "../../tests/helpers/call_harness.ts";
 import { percentile, slope } from "../harness/stats.ts";
+import { markdownTable } from "../harness/table.ts";
 import { startBenchWorker, workerEnvFrom } from "../harness/worker.ts";
 import { dialWebCall } from "../harness/session.ts";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -187,23 +188,23 @@ if (import.meta.main) {
   console.log(
     `calls completed ${callsDone}, failed ${callsFailed}; turns measured ${latencies.length}`,
   );
-  console.log("figure            after 1 min   at the end   slope per minute (after 1 min)");
-  for (
-    const [name, pick] of [
-      ["worker RSS MB", (s: Sample) => s.rssMb],
-      ["  anonymous MB", (s: Sample) => s.anonMb],
-      ["  C heap MB", (s: Sample) => s.cHeapMb],
-      ["JS heap MB", (s: Sample) => s.heapMb],
-      ["threads", (s: Sample) => s.threads],
-      ["open fds", (s: Sample) => s.fds],
-    ] as const
-  ) {
-    console.log(
-      `${name.padEnd(17)} ${pick(first).toFixed(1).padStart(11)}   ${
-        pick(last).toFixed(1).padStart(10)
-      }   ${perMin(pick).padStart(10)}`,
-    );
-  }
+  const figures: [string, (s: Sample) => number][] = [
+    ["worker RSS MB", (s: Sample) => s.rssMb],
+    ["  anonymous MB", (s: Sample) => s.anonMb],
+    ["  C heap MB", (s: Sample) => s.cHeapMb],
+    ["JS heap MB", (s: Sample) => s.heapMb],
+    ["threads", (s: Sample) => s.threads],
+    ["open fds", (s: Sample) => s.fds],
+  ];
+  console.log(markdownTable([
+    ["figure", "after 1 min", "at the end", "slope per minute (after 1 min)"],
+    ...figures.map(([name, pick]) => [
+      name,
+      pick(first).toFixed(1),
+      pick(last).toFixed(1),
+      perMin(pick),
+    ]),
+  ]));
   if (settled.length) {
     const w = settled.filter((s) => s.t >= 60);
     console.log(
@@ -222,16 +223,18 @@ if (import.meta.main) {
       (1000 * releaseS / releases).toFixed(1)
     } ms each on average (main thread)`,
   );
-  console.log("minute   turns   latency p50 ms   p99 ms");
-  for (let m = 0; m * 60 < SECONDS; m++) {
+  const minutes = Array.from({ length: Math.ceil(SECONDS / 60) }, (_, m) => {
     const inMin = latencies.filter((l) => l.at - t0 >= m * 60_000 && l.at - t0 < (m + 1) * 60_000)
       .map((l) => l.ms);
-    console.log(
-      `${String(m + 1).padStart(6)}   ${String(inMin.length).padStart(5)}   ${
-        percentile(inMin, 50).toFixed(0).padStart(14)
-      }   ${percentile(inMin, 99).toFixed(0).padStart(6)}`,
-    );
-  }
+    return [
+      String(m + 1),
+      String(inMin.length),
+      percentile(inMin, 50).toFixed(0),
+      percentile(inMin, 99).toFixed(0),
+    ];
+  });
+  console.log(markdownTable([["minute", "turns", "latency p50 ms", "p99 ms"], ...minutes]));
+
   inspector?.close();
   await worker.stop();
   await api.close();
