@@ -3,9 +3,8 @@
 import {
   type Child,
   freePort,
-  spawnDenoWith,
-  waitHealthy,
-  waitRegistered,
+  startWorkerProcess,
+  type WorkerProcess,
 } from "../../tests/helpers/process.ts";
 import { pinTo } from "./proc.ts";
 
@@ -39,33 +38,38 @@ export async function startBenchWorker(
   databaseUrl: string,
   o: BenchWorkerOptions = {},
 ): Promise<BenchWorker> {
-  const port = freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const nodeId = o.nodeId ?? `node-${crypto.randomUUID().slice(0, 8)}`;
+  const root = o.root ?? HERE;
   const inspectPort = o.inspect ? freePort() : undefined;
-  const child = spawnDenoWith(
-    ["run", "-A", ...(inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []), "media/main.ts"],
-    {
-      DATABASE_URL: databaseUrl,
-      WORKER_PORT: String(port),
-      NODE_ID: nodeId,
-      WORKER_PUBLIC_URL: url,
-      ICE_ADDRESSES: "127.0.0.1",
-      DRAIN_TIMEOUT_SECONDS: "2",
-      RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
-      ...o.env,
-    },
-    o.root ?? HERE,
-  );
+  const env = {
+    RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
+    ...o.env,
+  };
+  // startWorkerProcess spawns media/main.ts of the current directory before its first await.
+  const here = Deno.cwd();
+  Deno.chdir(root);
+  let started: Promise<WorkerProcess>;
   try {
-    await waitHealthy(`${url}/healthz`, child);
-    await waitRegistered(databaseUrl, [nodeId], child);
-    if (o.pin && !pinTo(child.process.pid, o.pin)) throw new Error("taskset failed");
+    started = startWorkerProcess(
+      databaseUrl,
+      o.nodeId,
+      env,
+      inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : [],
+    );
+  } finally {
+    Deno.chdir(here);
+  }
+  const w = await started;
+  const pid = w.child.process.pid;
+  try {
+    // A worker from the wrong checkout would measure the wrong code without a sign.
+    const cwd = Deno.realPathSync(`/proc/${pid}/cwd`);
+    if (cwd !== Deno.realPathSync(root)) throw new Error(`worker runs in ${cwd}, not ${root}`);
+    if (o.pin && !pinTo(pid, o.pin)) throw new Error("taskset failed");
   } catch (e) {
-    await child.stop("SIGKILL");
+    await w.stop("SIGKILL");
     throw e;
   }
-  return { url, pid: child.process.pid, nodeId, child, inspectPort, stop: () => child.stop() };
+  return { ...w, pid, inspectPort, stop: () => w.stop() };
 }
 
 /** Waits (up to `ms`) until no runner at `urls` holds a call: the next level starts on an empty node. */
