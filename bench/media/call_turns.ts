@@ -23,6 +23,7 @@ import { decodeBrainFrame, encodeServiceFrame } from "../../proto/frames.ts";
 import { EspeakEngine } from "../../media/tts/espeak_engine.ts";
 import { percentile as pct, sum } from "../harness/stats.ts";
 import { LINES as SCRIPT_LINES } from "../harness/script.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const TURNS = Number(Deno.args[0] ?? 6);
 const LINES = [
@@ -107,7 +108,7 @@ try {
         (m.data as { spoken_status: string }).spoken_status === "completed",
       60_000, // a loaded host (other sessions' runs) can take tens of seconds
     );
-    await new Promise((r) => setTimeout(r, 700));
+    await sleep(700);
   }
   // Barge-in, three times quiet and three times with two busy loops on the host: a long story,
   // interrupted 1.5 s into it by a noise and then words (issue 31's call).
@@ -120,7 +121,7 @@ try {
       unmeasured[loaded ? 1 : 0]++;
       continue;
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     const load = loaded ? busyLoops(2) : undefined;
     try {
       const bargeIns = async () =>
@@ -129,7 +130,7 @@ try {
       const { startedAt, endedAt } = await caller.say(words);
       const onsetAt = startedAt + onsetMs;
       await eventually(async () => await bargeIns() > before, "a barge-in", 30_000);
-      await new Promise((r) => setTimeout(r, 1000));
+      await sleep(1000);
       const stop = botSilentAt(caller, onsetAt);
       if (stop === undefined) {
         unmeasured[loaded ? 1 : 0]++;
@@ -141,7 +142,7 @@ try {
     } finally {
       await load?.stop();
     }
-    await new Promise((r) => setTimeout(r, 2500));
+    await sleep(2500);
   }
   await caller.hangUp();
   const record = await service.record(sessionId, "ended");

@@ -4,6 +4,7 @@
 // (`diffCensus`): a per-call object that outlives its call shows as a count growing with calls.
 // Used by soak.ts (SOAK_HEAP_CENSUS=1).
 import { Inspector } from "../harness/inspector.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface Census {
   /** `type:name` → live objects and their shallow bytes. */
@@ -39,7 +40,7 @@ export async function heapCensus(port: number): Promise<Census> {
  */
 export async function settle(inspector: Inspector): Promise<void> {
   await inspector.call("HeapProfiler.collectGarbage");
-  await new Promise((r) => setTimeout(r, 500)); // array buffers are freed by a sweeper after GC
+  await sleep(500); // array buffers are freed by a sweeper after GC
   const module = new URL("../../common/freed_memory.ts", import.meta.url).href;
   await inspector.call("Runtime.evaluate", {
     expression: `import(${JSON.stringify(module)}).then((m) => m.releaseFreedMemory())`,

@@ -9,6 +9,7 @@ import { Pacer } from "../../media/audio/pacer.ts";
 import { WorkerPeer } from "../../media/rtc/peer.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { percentile as pct } from "../harness/stats.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const CALLS = Number(Deno.args[0] ?? 5);
 const SECONDS = Number(Deno.args[1] ?? 3);
@@ -59,7 +60,7 @@ for (let c = 0; c < CALLS; c++) {
   await caller.ready();
   const tReady = performance.now();
   await caller.stream(tone);
-  await new Promise((r) => setTimeout(r, 200));
+  await sleep(200);
   const n = Math.min(caller.sentAt.length, caller.arrivals.length);
   const rtt = Array.from({ length: n }, (_, i) => caller.arrivals[i].at - caller.sentAt[i]);
   allRtt.push(...rtt);
@@ -76,7 +77,7 @@ console.log(
 // The pacer alone, idle process: lateness of 500 ticks (10 s).
 const pacer = new Pacer(() => {}, { recordJitter: true });
 pacer.start();
-await new Promise((r) => setTimeout(r, 10_000));
+await sleep(10_000);
 pacer.stop();
 const s = pacer.stats();
 console.log(

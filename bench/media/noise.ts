@@ -38,6 +38,7 @@ import { concat, silence, speechBounds } from "../../tests/helpers/test_signals.
 import { DEV_SCRIPTS, HELD_SCRIPTS, SCRIPTS, speech16k } from "../../tests/helpers/test_speech.ts";
 import { median } from "../harness/stats.ts";
 import { cpuMsOf } from "../harness/proc.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 setQuiet(true);
 const EN = "LANGUAGE_EN";
@@ -163,12 +164,12 @@ async function turn(
   for (let i = 0; i < pcm.length; i += FRAME) {
     await caller.push(pcm.subarray(i, i + FRAME));
     const until = Date.now() + 5000;
-    while (finalsPending > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
+    while (finalsPending > 0 && Date.now() < until) await sleep(2);
   }
   // Recognition runs on its own threads: wait for the turn's words (none if it never ended).
   const end = Date.now() + 5000;
   while (!done && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
   caller.close();
   return result;

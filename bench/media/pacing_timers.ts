@@ -7,6 +7,7 @@ import { FrameClock } from "../../media/audio/frame_clock.ts";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { hostSpeedProbe } from "./host_speed.ts";
 import { cpuSeconds } from "../harness/proc.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const N = Number(Deno.args[0] ?? 50);
 const SECONDS = Number(Deno.args[1] ?? 8);
@@ -24,7 +25,7 @@ async function run(shared: boolean) {
   const pacers = Array.from({ length: N }, () => new Pacer(tick, clock ? { clock } : {}));
   const c0 = cpuMs(), t0 = performance.now();
   pacers.forEach((p) => p.start());
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  await sleep(SECONDS * 1000);
   pacers.forEach((p) => p.stop());
   const ms = cpuMs() - c0, wall = performance.now() - t0;
   const ticks = pacers.reduce((a, p) => a + p.ticks, 0);

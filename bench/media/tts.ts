@@ -16,6 +16,7 @@ import type { SynthesisChunk } from "../../media/tts/engine.ts";
 import { Espeak } from "../../wasm/espeak.ts";
 import { resample, Resampler } from "../../wasm/resampler.ts";
 import { percentile as pct } from "../harness/stats.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const RUNS = Number(Deno.args[0] ?? 15);
 
@@ -58,7 +59,7 @@ async function loopLag(ms: number, load?: (stop: () => boolean) => Promise<void>
     last = now;
   }, 20);
   const work = load?.(() => stopped);
-  await new Promise((r) => setTimeout(r, ms));
+  await sleep(ms);
   stopped = true;
   await work;
   clearInterval(timer);
@@ -140,7 +141,7 @@ console.log(`# bench/media/tts.ts — ${RUNS} runs per unit, ${navigator.hardwar
       espeak.setVoice("en-us+m3");
       while (!stop()) {
         espeak.synthesize(longText, () => {});
-        await new Promise((r) => setTimeout(r, 0)); // yields between units, as a naive caller would
+        await sleep(0); // yields between units, as a naive caller would
       }
     }),
   );
