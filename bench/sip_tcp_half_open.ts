@@ -11,6 +11,7 @@
 // Connections come from 20 loopback addresses (127.0.3.1-20, 25 each), under the per-source cap
 // of 32, so the total is what is measured. Knob: BENCH_SIP_TCP_CONNECTIONS (500).
 import net from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { DEFAULT_STREAM_BOUNDS, listenTcp, type StreamBounds } from "../media/sip/tcp.ts";
 import { SipStreamFramer } from "../media/sip/stream.ts";
 
@@ -89,7 +90,6 @@ async function run(mode: "before" | "bounded" | "off") {
       }
     }
   })();
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   while (!port || !latest.rss) await sleep(50);
   await sleep(1000);
   const base = latest.rss;

@@ -11,6 +11,7 @@ import { CallerTimeline } from "../../media/phone/providers/caller_timeline.ts";
 import { BotVoiceOut } from "../../media/phone/providers/bot_voice_out.ts";
 import { CallerEdge } from "../../media/phone/edge_audio.ts";
 import { g711Decode, g711Encode } from "../../media/phone/g711.ts";
+import { median } from "../harness/stats.ts";
 
 const SECONDS = 60;
 const ROUNDS = 5;
@@ -88,8 +89,6 @@ function botSide(dialect: StreamDialect): number {
   if (bytes === 0) throw new Error("nothing sent");
   return ms;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 console.log(`| provider | caller side, ms per call-second | bot side, ms per call-second |`);
 console.log(`|---|---|---|`);

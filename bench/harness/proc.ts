@@ -1,6 +1,8 @@
-// CPU time from /proc for the media benches: the clock tick, and utime+stime of a process or a
-// thread.
+// CPU time and memory from /proc for the benches: the clock tick, utime+stime of a process, a
+// thread, a process tree or the machine, RSS, pinning to cores; and this process's CPU over a
+// piece of work.
 
+import process from "node:process";
 import { eachThread } from "../../common/thread_name.ts";
 
 /** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 where it cannot be read). */
@@ -219,4 +221,30 @@ export function pinTo(pid: number, cpus: string): boolean {
 export function pinSplit(): { worker: string; bench: string } | null {
   const n = navigator.hardwareConcurrency;
   return n >= 2 ? { worker: "0", bench: n === 2 ? "1" : `1-${n - 1}` } : null;
+}
+
+/** Busy (all but idle and iowait), total and steal ticks of the whole machine (/proc/stat). */
+export function machineTicks(): { busy: number; total: number; steal: number } {
+  const f = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/).slice(1)
+    .map(Number);
+  const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - f[3] - f[4], total, steal: f[7] };
+}
+
+/** CPU seconds of `pid` and its descendants alive now. */
+export const treeCpuSeconds = (pid: number): number =>
+  processTree(pid).reduce((s, p) => {
+    try {
+      return s + cpuSeconds(p);
+    } catch {
+      return s; // it exited
+    }
+  }, 0);
+
+/** This process's CPU (user + system, all threads) while `run` runs, in ms. */
+export function cpuMsOf(run: () => void): number {
+  const before = process.cpuUsage();
+  run();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
 }

@@ -1,6 +1,7 @@
 // A bench's helper process driven over stdio: JSON lines in on stdin, `<prefix> <json>` lines out
 // on stdout (other stdout lines, e.g. library chatter, are ignored). Messages that arrive before
-// anyone waits for them are kept, so a fast child cannot outrun the driver.
+// anyone waits for them are kept, so a fast child cannot outrun the driver. The driver holds a
+// LineChild; the child (e.g. bench/media/echo_callers.ts) reads its side with `childSide`.
 
 export class LineChild {
   readonly child: Deno.ChildProcess;
@@ -104,4 +105,20 @@ export async function* streamLines(stream: ReadableStream<Uint8Array>): AsyncGen
       buf = buf.slice(nl + 1);
     }
   }
+}
+
+/** The child's side: its configuration (the first stdin line, JSON), the rest of stdin, and `say`. */
+export async function childSide<T>(prefix: string): Promise<{
+  config: T;
+  input: AsyncGenerator<string>;
+  say: (msg: object) => void;
+}> {
+  const input = streamLines(Deno.stdin.readable);
+  const first = await input.next();
+  if (first.done) throw new Error("no config on stdin");
+  return {
+    config: JSON.parse(first.value) as T,
+    input,
+    say: (msg) => console.log(`${prefix} ${JSON.stringify(msg)}`),
+  };
 }
