@@ -33,6 +33,12 @@ export type CallFailure = typeof CALL_FAILURES[number];
 export const isCallFailure = (kind: string): kind is CallFailure =>
   (CALL_FAILURES as readonly string[]).includes(kind);
 
+/** Whether a logged event is a failed call's reason (a `worker` event of a CallFailure kind). */
+export const isFailureEvent = <E extends { source: string; kind: string }>(
+  e: E,
+): e is Extract<E, { source: "worker"; kind: CallFailure }> =>
+  e.source === "worker" && isCallFailure(e.kind);
+
 /** A failed call's reason: what went wrong and, for a brain failure, the URL dialled. */
 export interface FailureData {
   detail: string;
@@ -229,11 +235,11 @@ export type LoggedEvent<At = Date> = {
   }[SessionEventKind<S>];
 }[SessionSource];
 
-/** The logged event of this source and kind, if `e` is one. */
-export function isEvent<S extends SessionSource, K extends SessionEventKind<S>, At>(
-  e: LoggedEvent<At>,
-  source: S,
-  kind: K,
-): e is Extract<LoggedEvent<At>, { source: S; kind: K }> {
+/** Whether `e` is the logged event of this source and kind (its data then typed). */
+export function isEvent<
+  E extends { source: string; kind: string },
+  S extends E["source"],
+  K extends Extract<E, { source: S }>["kind"],
+>(e: E, source: S, kind: K): e is Extract<E, { source: S; kind: K }> {
   return e.source === source && e.kind === kind;
 }
