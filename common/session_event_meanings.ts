@@ -30,7 +30,7 @@ export const SESSION_EVENTS: SessionEventMeanings = {
       "an engine gave up and the next of its route took over { leg, from, to, reason }",
     synthesis_error: "a unit could not be synthesized { unit_id, error }",
     unit_refused:
-      "a unit refused: the speech queue was full { turn_id, unit_id, reason, queued_* }",
+      "a unit refused: the speech queue was full { turn_id, unit_id, reason, queued_units, queued_chars }",
     unit_dropped: "a unit not spoken, and why { turn_id, unit_id, reason }",
     bot_paused: "a short sound over the bot paused it { turn_id, window_ms }",
     bot_resumed: "the bot went on after a pause { turn_id, text }",
