@@ -3,6 +3,7 @@
 // voice (bot_voice.ts); the page hears of it through the RTVI observer, idle is its own stage
 // (media/turn/idle.ts), usage is counted by the engines' routers. docs/decisions.md "Call flow".
 import { logger } from "../../common/log.ts";
+import type { CallFailure } from "../../common/session_events.ts";
 import { BrainConnection, type BrainFrame, dialFailure } from "../brain/connection.ts";
 import { heardBody, readBrainFrame } from "../brain/frames.ts";
 import { brainLimits } from "../brain/limits.ts";
@@ -237,7 +238,7 @@ export class Conversation {
     };
   }
 
-  private fail(reason: string, detail: string): void {
+  private fail(reason: CallFailure, detail: string): void {
     if (this.finished) return;
     log.warn("conversation failed", { session_id: this.opts.sessionId, reason, detail });
     // A brain failure names the URL dialled: the agent's may have changed since (console).

@@ -5,6 +5,7 @@
 import { activateSession, recordingOf } from "./call_open.ts";
 import { logger } from "../../common/log.ts";
 import { noiseSuppressionOf } from "../../common/noise_suppression.ts";
+import type { PhoneEvents, RtviEvents } from "../../common/session_events.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
 import type { RtviEmitter } from "../rtvi/observer.ts";
 import type { LineEndReason, PhoneLine } from "../phone/line.ts";
@@ -45,11 +46,11 @@ export interface PhoneCallOptions extends Pick<CallOptions, SharedOptions> {
 export class PageRecord implements RtviEmitter {
   constructor(private readonly log: SessionLog) {}
 
-  emit(type: string, data?: unknown): boolean {
+  emit<T extends keyof RtviEvents>(type: T, data?: PhoneEvents[T]): boolean {
     const d = data as Record<string, unknown> | undefined;
     if (type === "user-transcription" && !d?.final) return true;
     if (type === "bot-output" && d?.spoken_status !== "completed") return true;
-    this.log.add("phone", type, data);
+    this.log.add("phone", type, data ?? ({} as PhoneEvents[T])); // stored as {} either way
     return true;
   }
 }

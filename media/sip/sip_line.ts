@@ -2,6 +2,7 @@
 // UAS for hanging up and transferring, its RTP media (media/phone/rtp_media.ts) for the audio and
 // DTMF. What the far end does (BYE, no ACK, no RTP) becomes the line's end reason.
 import { Emitter } from "../rtc/emitter.ts";
+import type { SessionEventNote } from "../../common/session_events.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
 import type { DtmfDigit, LineEndReason, PhoneLine, TransferResult } from "../phone/line.ts";
 import type { AnswerChoice } from "./sdp.ts";
@@ -52,7 +53,7 @@ export class SipLine implements PhoneLine {
     private readonly media: LineMedia,
     choice: AnswerChoice,
     /** The line's SIP events for the session record. */
-    private readonly note: (kind: string, data: Record<string, unknown>) => void,
+    private readonly note: SessionEventNote<"sip">,
     /** The address the INVITE came from (RtpMedia hears it as the SDP's c= address). */
     signalling?: string,
   ) {
