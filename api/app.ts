@@ -14,10 +14,7 @@ import { mountMcp } from "./mcp/http.ts";
 import { mountConsole } from "./console/mod.ts";
 import { logger } from "../common/log.ts";
 import { adminAuth, mountGuarded } from "./auth/admin_auth.ts";
-import { twilioVoice } from "./telephony/twilio.ts";
-import { plivoAnswer } from "./telephony/plivo.ts";
-import { plivoTransferXml } from "./telephony/plivo_transfer.ts";
-import { exotelStreamUrl } from "./telephony/exotel.ts";
+import { CARRIERS } from "./telephony/carriers.ts";
 
 const log = logger("api");
 
@@ -61,11 +58,10 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   app.get("/api/v1/capabilities", route(capabilities));
   // Telephony providers' voice webhooks (docs/telephony-websocket.md): the agent is the URL's, or
   // the dialled number's.
-  app.post("/api/v1/telephony/plivo/transfer/:session_id", route(plivoTransferXml));
-  for (const agent of ["", "/:agent_id"]) {
-    app.post(`/api/v1/telephony/twilio${agent}`, route(twilioVoice));
-    app.post(`/api/v1/telephony/plivo${agent}`, route(plivoAnswer));
-    app.get(`/api/v1/telephony/exotel${agent}`, route(exotelStreamUrl));
+  for (const carrier of Object.values(CARRIERS)) {
+    for (const { method, path, handler } of carrier.webhooks) {
+      app.on(method, `/api/v1/telephony/${carrier.name}${path}`, route(handler));
+    }
   }
   app.get("/healthz", async (c) => {
     try {

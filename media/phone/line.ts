@@ -5,9 +5,10 @@
 import type { Emitter } from "../rtc/emitter.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
 import type { LatenessHistogram } from "../audio/pacer.ts";
+import type { StreamCarrier } from "../../common/carrier.ts";
 
-/** Who carries the call: SessionStart's `phone.carrier`. */
-export type Carrier = "sip" | "twilio" | "plivo" | "exotel";
+/** Who carries the call: SessionStart's `phone.carrier` ("sip" is a kind of line, not a carrier). */
+export type Carrier = "sip" | StreamCarrier;
 
 /** One RFC 4733 / provider DTMF key press, reported once, when it ends. */
 export interface DtmfDigit {

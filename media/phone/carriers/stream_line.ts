@@ -280,11 +280,8 @@ export class StreamPhoneLine implements PhoneLine {
     if (!this.options.control) {
       return {
         ok: false,
-        detail: this.carrier === "exotel"
-          ? "Exotel calls cannot be transferred from the stream: the Voicebot stream has no " +
-            "transfer message and Exotel has no API to move a flow's call. End the call instead; " +
-            "Exotel then runs the flow's next applet (e.g. a Connect to an agent)."
-          : `${this.carrier} calls cannot be transferred by this service: ` +
+        detail: this.dialect.noTransfer ??
+          `${this.carrier} calls cannot be transferred by this service: ` +
             "the provider's stream has no transfer message and no REST transfer is configured.",
       };
     }

@@ -7,11 +7,11 @@
 // (https://exotel:SECRET@api.example.com/...) or as `?secret=SECRET`. The call's numbers come as
 // the query's CallFrom/CallTo/CallSid (Exotel's applet parameters), or From/To.
 import type { Context } from "hono";
-import { ApiError } from "../../common/http/errors.ts";
-import type { ApiDeps } from "../context.ts";
-import { notConfigured, openPhoneSession } from "./admit.ts";
-import { sameSecret } from "./signatures.ts";
-import { loggedRefusals } from "./webhook_guard.ts";
+import { ApiError } from "../../../common/http/errors.ts";
+import type { ApiDeps } from "../../context.ts";
+import { notConfigured, openPhoneSession } from "../admit.ts";
+import { sameSecret } from "../signatures.ts";
+import { loggedRefusals } from "../webhook_guard.ts";
 
 function presentedSecret(c: Context): string {
   const auth = c.req.header("authorization") ?? "";

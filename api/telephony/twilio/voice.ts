@@ -5,7 +5,7 @@
 // The stream URL may not carry a query string, so the session token (and the numbers) go in
 // `<Parameter>`s, which Twilio hands the worker in the start message's customParameters.
 import type { Context } from "hono";
-import type { ApiDeps } from "../context.ts";
+import type { ApiDeps } from "../../context.ts";
 import {
   badSignature,
   callOfForm,
@@ -14,9 +14,10 @@ import {
   signedForm,
   xmlAnswer,
   xmlEscape,
-} from "./admit.ts";
-import { sameSecret, twilioSignature } from "./signatures.ts";
-import { loggedRefusals } from "./webhook_guard.ts";
+} from "../admit.ts";
+import { sameSecret } from "../signatures.ts";
+import { twilioSignature } from "./signature.ts";
+import { loggedRefusals } from "../webhook_guard.ts";
 
 export const twilioVoice = loggedRefusals("twilio", async (c: Context, deps: ApiDeps) => {
   const twilio = deps.telephony?.twilio;

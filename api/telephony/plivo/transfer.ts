@@ -1,34 +1,28 @@
 // The XML Plivo fetches when the worker transfers a call ("Transfer a call", aleg_url,
 // https://www.plivo.com/docs/voice/api/call/transfer-a-call): POST
 // /api/v1/telephony/plivo/transfer/{session_id}?target=&expires=&sig= (the link the worker signed,
-// common/plivo_transfer_link.ts). Answered only when Plivo's X-Plivo-Signature-V3 verifies (as on
+// common/carriers/plivo/transfer_link.ts). Answered only when Plivo's X-Plivo-Signature-V3 verifies (as on
 // the answer webhook), the link's MAC verifies and has not expired (60 s: not one use only, since
 // Plivo may retry the fetch), and the session is a live Plivo call (or one just ended
 // `transferred`) whose CallUUID is the one Plivo is fetching for. The answer dials the target
 // (`<Dial>` with `<Number>` for E.164 digits, `<User>` for a SIP URI:
 // https://www.plivo.com/docs/voice/xml/the-dial-element).
 import type { Context } from "hono";
-import { ApiError } from "../../common/http/errors.ts";
-import { checkTransferLink } from "../../common/plivo_transfer_link.ts";
-import { sessionPhoneState } from "../../db/sessions.ts";
-import { logger } from "../../common/log.ts";
-import type { ApiDeps } from "../context.ts";
-import { badSignature, notConfigured, signedForm, xmlAnswer, xmlEscape } from "./admit.ts";
-import { plivoSignatureV3, sameSecret } from "./signatures.ts";
-import { loggedRefusals } from "./webhook_guard.ts";
+import { ApiError } from "../../../common/http/errors.ts";
+import { checkTransferLink } from "../../../common/carriers/plivo/transfer_link.ts";
+import { sessionPhoneState } from "../../../db/sessions.ts";
+import { logger } from "../../../common/log.ts";
+import type { ApiDeps } from "../../context.ts";
+import { xmlAnswer, xmlEscape } from "../admit.ts";
+import { verifiedPlivoForm } from "./signature.ts";
+import { loggedRefusals } from "../webhook_guard.ts";
 
 const log = logger("telephony");
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 
 export const plivoTransferXml = loggedRefusals("plivo", async (c: Context, deps: ApiDeps) => {
-  const plivo = deps.telephony?.plivo;
-  if (!plivo?.authToken) throw notConfigured("Plivo", "PLIVO_AUTH_TOKEN");
-  const { params, url } = await signedForm(c, deps);
-  const nonce = c.req.header("x-plivo-signature-v3-nonce") ?? "";
-  const expected = await plivoSignatureV3(plivo.authToken, "POST", url, params, nonce);
-  const sent = (c.req.header("x-plivo-signature-v3") ?? "").split(",").map((s) => s.trim());
-  if (!nonce || !sent.some((s) => sameSecret(s, expected))) throw badSignature("Plivo");
+  const { plivo, params } = await verifiedPlivoForm(c, deps);
 
   const sessionId = c.req.param("session_id")!;
   const link = await checkTransferLink(plivo.authToken, sessionId, {

@@ -1,5 +1,5 @@
-import { assertEquals } from "../tests/helpers/assert.ts";
-import { checkTransferLink, signTransferLink, TRANSFER_LINK_TTL_S } from "./plivo_transfer_link.ts";
+import { assertEquals } from "../../../tests/helpers/assert.ts";
+import { checkTransferLink, signTransferLink, TRANSFER_LINK_TTL_S } from "./transfer_link.ts";
 
 const TOKEN = "pl-token";
 const NOW = Date.UTC(2026, 10, 26, 19, 0, 0);

@@ -6,20 +6,15 @@
 // names (μ-law at 8 kHz unless L16 at 8 or 16 kHz is asked for), keepCallAlive so the call lasts as long as the stream. The
 // session token goes in the stream URL's query (extraHeaders allow only [A-Za-z0-9]).
 import type { Context } from "hono";
-import type { ApiDeps } from "../context.ts";
+import type { ApiDeps } from "../../context.ts";
+import { callOfForm, openPhoneSession, xmlAnswer, xmlEscape } from "../admit.ts";
+import { verifiedPlivoForm } from "./signature.ts";
+import { loggedRefusals } from "../webhook_guard.ts";
+import { ApiError } from "../../../common/http/errors.ts";
 import {
-  badSignature,
-  callOfForm,
-  notConfigured,
-  openPhoneSession,
-  signedForm,
-  xmlAnswer,
-  xmlEscape,
-} from "./admit.ts";
-import { plivoSignatureV3, sameSecret } from "./signatures.ts";
-import { loggedRefusals } from "./webhook_guard.ts";
-import { ApiError } from "../../common/http/errors.ts";
-import { PLIVO_CONTENT_TYPES, type PlivoContentType } from "../../common/telephony_settings.ts";
+  PLIVO_CONTENT_TYPES,
+  type PlivoContentType,
+} from "../../../common/carriers/plivo/settings.ts";
 
 /**
  * The stream's audio: the Answer URL's `content_type` query (a Plivo application, and so the
@@ -40,13 +35,7 @@ function contentTypeOf(c: Context, fallback: PlivoContentType): PlivoContentType
 }
 
 export const plivoAnswer = loggedRefusals("plivo", async (c: Context, deps: ApiDeps) => {
-  const plivo = deps.telephony?.plivo;
-  if (!plivo?.authToken) throw notConfigured("Plivo", "PLIVO_AUTH_TOKEN");
-  const { params, url } = await signedForm(c, deps);
-  const nonce = c.req.header("x-plivo-signature-v3-nonce") ?? "";
-  const expected = await plivoSignatureV3(plivo.authToken, "POST", url, params, nonce);
-  const sent = (c.req.header("x-plivo-signature-v3") ?? "").split(",").map((s) => s.trim());
-  if (!nonce || !sent.some((s) => sameSecret(s, expected))) throw badSignature("Plivo");
+  const { plivo, params, nonce } = await verifiedPlivoForm(c, deps);
   const contentType = contentTypeOf(c, plivo.streamContentType);
   const opened = await openPhoneSession(deps, {
     ...callOfForm(c, "plivo", Object.fromEntries(params), "CallUUID"),

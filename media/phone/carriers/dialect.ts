@@ -1,7 +1,7 @@
 // What one telephony provider's media-stream protocol says, read into the few events a phone line
 // needs. Each provider folder has one dialect (its documented JSON messages); stream_line.ts runs
 // any of them over a WebSocket, so the line's timing, audio and ending are written once.
-import type { Carrier } from "../line.ts";
+import type { StreamCarrier } from "../../../common/carrier.ts";
 
 export type StreamEvent =
   /** Twilio's and Exotel's first message: the socket is up (nothing to do). */
@@ -40,7 +40,7 @@ export interface LineFormat {
 }
 
 export interface StreamDialect {
-  readonly carrier: Exclude<Carrier, "sip">;
+  readonly carrier: StreamCarrier;
   /** How audio is coded both ways unless the start message says otherwise (`formatOf`). */
   readonly audio: "mulaw" | "slin16";
   /** The format a readable start message asks for, where the dialect offers more than one. */
@@ -54,6 +54,11 @@ export interface StreamDialect {
   media(streamId: string, payload: string, format: LineFormat): unknown;
   mark(streamId: string, name: string): unknown;
   clear(streamId: string): unknown;
+  /**
+   * Why a call on this stream cannot be transferred when no REST transfer is configured, where the
+   * carrier has more to say than the line's general answer (what to do instead).
+   */
+  readonly noTransfer?: string;
 }
 
 /** The shape checks every dialect needs: a JSON object, strings where strings belong. */

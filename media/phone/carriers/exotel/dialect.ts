@@ -68,4 +68,7 @@ export const exotelDialect: StreamDialect = {
   media: (streamSid, payload) => ({ event: "media", stream_sid: streamSid, media: { payload } }),
   mark: (streamSid, name) => ({ event: "mark", stream_sid: streamSid, mark: { name } }),
   clear: (streamSid) => ({ event: "clear", stream_sid: streamSid }),
+  noTransfer: "Exotel calls cannot be transferred from the stream: the Voicebot stream has no " +
+    "transfer message and Exotel has no API to move a flow's call. End the call instead; " +
+    "Exotel then runs the flow's next applet (e.g. a Connect to an agent).",
 };

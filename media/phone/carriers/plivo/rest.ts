@@ -4,12 +4,12 @@
 // call" (POST on the same Call with legs=aleg, aleg_url, aleg_method,
 // https://www.plivo.com/docs/voice/api/call/transfer-a-call; 202 "call transferred"). Plivo then
 // fetches XML from aleg_url, which ends the stream and runs the `<Dial>` it answers: the control
-// plane serves that XML at a short-lived signed link (common/plivo_transfer_link.ts,
-// api/telephony/plivo_transfer.ts). HTTP Basic with the auth ID and token.
+// plane serves that XML at a short-lived signed link (common/carriers/plivo/transfer_link.ts,
+// api/telephony/plivo/transfer.ts). HTTP Basic with the auth ID and token.
 import type { TransferResult } from "../../line.ts";
 import type { CallControl } from "../stream_line.ts";
 import { transferTarget } from "../transfer_target.ts";
-import { signTransferLink } from "../../../../common/plivo_transfer_link.ts";
+import { signTransferLink } from "../../../../common/carriers/plivo/transfer_link.ts";
 
 export interface PlivoCredentials {
   authId: string;

@@ -12,7 +12,7 @@ const encoder = new TextEncoder();
 /** Plivo fetches the URL at once; a minute covers its retries and clock skew, and no more. */
 export const TRANSFER_LINK_TTL_S = 60;
 
-/** The path under the API where the transfer XML is served (api/telephony/plivo_transfer.ts). */
+/** The path under the API where the transfer XML is served (api/telephony/plivo/transfer.ts). */
 export const transferLinkPath = (sessionId: string) =>
   `/api/v1/telephony/plivo/transfer/${encodeURIComponent(sessionId)}`;
 
