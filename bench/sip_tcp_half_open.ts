@@ -12,8 +12,8 @@
 // of 32, so the total is what is measured. Knob: BENCH_SIP_TCP_CONNECTIONS (500).
 import net from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import { DEFAULT_STREAM_BOUNDS, listenTcp, type StreamBounds } from "../media/sip/tcp.ts";
-import { SipStreamFramer } from "../media/sip/stream.ts";
+import { DEFAULT_STREAM_BOUNDS, listenTcp, type StreamBounds } from "../sip/tcp.ts";
+import { SipStreamFramer } from "../sip/stream.ts";
 
 const COUNT = Number(Deno.env.get("BENCH_SIP_TCP_CONNECTIONS") ?? 500);
 const OFF: StreamBounds = {

@@ -2,13 +2,13 @@
 // NOTIFY, and re-INVITE or UPDATE with a new offer. A dialog is its Call-ID and both tags: a
 // request whose To tag is ours but whose From tag is not the caller's is no request of this call
 // and gets 481 (section 12.2.2), however well it guessed the rest.
-import { tagOf } from "./headers.ts";
-import { header, type SipRequest, type SipResponse } from "./message.ts";
-import { responseTo } from "./response.ts";
+import { tagOf } from "../../sip/headers.ts";
+import { header, type SipRequest, type SipResponse } from "../../sip/message.ts";
+import { responseTo } from "../../sip/response.ts";
 import { answerOffer } from "./sdp.ts";
-import { InviteServerTransaction, type NonInviteServerTransaction } from "./transaction.ts";
+import { InviteServerTransaction, type NonInviteServerTransaction } from "../../sip/transaction.ts";
 import { answerInfo } from "./dtmf_info.ts";
-import { dialogKey } from "./keys.ts";
+import { dialogKey } from "../../sip/keys.ts";
 import type { CallEndReason, CallEvent } from "./uas_types.ts";
 import type { Channel, UasCall } from "./uas_call.ts";
 

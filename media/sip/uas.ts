@@ -3,9 +3,9 @@
 // REFER's NOTIFYs, and refuses the rest with the RFC's codes. Once a call is answered the worker
 // may speak first in its dialog (dialog.ts: BYE, REFER). Media goes to the port openMedia gives.
 import { logger } from "../../common/log.ts";
-import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "./clock.ts";
+import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "../../sip/clock.ts";
 import type { CallEndReason, CallEvent, PhoneTarget, SipRefusal, UasOptions } from "./uas_types.ts";
-import { dialledUser, parseNameAddr, tagOf } from "./headers.ts";
+import { dialledUser, parseNameAddr, tagOf } from "../../sip/headers.ts";
 import {
   type Header,
   header,
@@ -13,19 +13,19 @@ import {
   parseMessage,
   serialize,
   type SipRequest,
-} from "./message.ts";
-import { contactFor, randomToken, responseTo } from "./response.ts";
+} from "../../sip/message.ts";
+import { contactFor, randomToken, responseTo } from "../../sip/response.ts";
 import { SessionTimer, tooShort, unsupported } from "./session_timer.ts";
 import { acceptsSdp, answerOffer } from "./sdp.ts";
 import { openRtpPort, type RtpPort } from "./rtp_port.ts";
-import { InviteServerTransaction, NonInviteServerTransaction } from "./transaction.ts";
-import type { ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
+import { InviteServerTransaction, NonInviteServerTransaction } from "../../sip/transaction.ts";
+import type { ClientOutcome, NonInviteClientTransaction } from "../../sip/client_transaction.ts";
 import { SipDialog } from "./dialog.ts";
-import { clientKey, stampVia, transactionKey } from "./keys.ts";
-import type { DatagramSocket, Peer } from "./udp.ts";
-import type { StreamListener, StreamSource } from "./tcp.ts";
-import { refusedStream } from "./stream.ts";
-import { listenUdpAndTcp, responsePeer } from "./listen.ts";
+import { clientKey, stampVia, transactionKey } from "../../sip/keys.ts";
+import type { DatagramSocket, Peer } from "../../sip/udp.ts";
+import type { StreamListener, StreamSource } from "../../sip/tcp.ts";
+import { refusedStream } from "../../sip/stream.ts";
+import { listenUdpAndTcp, responsePeer } from "../../sip/listen.ts";
 import type { Channel, UasCall } from "./uas_call.ts";
 import { InDialog } from "./in_dialog.ts";
 import { RefusalLog } from "./refusal_log.ts";
@@ -468,6 +468,3 @@ export class SipUas {
     }
   }
 }
-
-// The redirect server (api/sip) stamps Vias the same way.
-export { stampVia, transactionKey } from "./keys.ts";

@@ -1,5 +1,5 @@
-// The clock the SIP timers run on: real timers in the worker, a hand-turned one in tests, so the
-// RFC 3261 timers (seconds to minutes) are tested in no time and exactly.
+// The clock the SIP timers run on: real timers in the worker and the redirect, a hand-turned one
+// in tests, so the RFC 3261 timers (seconds to minutes) are tested in no time and exactly.
 
 export interface SipClock {
   /** Runs `fn` once after `ms`; the handle cancels it. */

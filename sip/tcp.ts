@@ -6,9 +6,9 @@
 // message must arrive whole in time, an idle connection is closed, and connections are capped
 // per source address and in all. Without them a slow-loris (a byte a second) was never dropped
 // and 500 half-open connections were held at ~120 KB each.
-import { addressKey, parseIp } from "../../common/ipaddr.ts";
-import { logger } from "../../common/log.ts";
-import { RefusalLog } from "../../common/refusal_log.ts";
+import { addressKey, parseIp } from "../common/ipaddr.ts";
+import { logger } from "../common/log.ts";
+import { RefusalLog } from "../common/refusal_log.ts";
 import { SipStreamFramer } from "./stream.ts";
 import type { Peer } from "./udp.ts";
 

@@ -1,11 +1,12 @@
-// The recording route plays only files inside RECORDINGS_DIR, with ranges so the player seeks.
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
-import { encodeWav } from "../../caller/wav.ts";
-import { parseRange, resolveRecording } from "./recording.ts";
-import { signIn } from "../../tests/helpers/console_client.ts";
-import { seedSession } from "../../tests/helpers/sample_session.ts";
-import { recordingUrl as toFileUrl } from "../../media/call/recording.ts";
+// The console plays a recording the worker wrote (its file:// URL) only from inside RECORDINGS_DIR,
+// with ranges so the player seeks.
+import { assert, assertEquals } from "./helpers/assert.ts";
+import { makeTenant, startTestApi } from "./helpers/api_server.ts";
+import { encodeWav } from "../caller/wav.ts";
+import { parseRange, resolveRecording } from "../api/console/recording.ts";
+import { signIn } from "./helpers/console_client.ts";
+import { seedSession } from "./helpers/sample_session.ts";
+import { recordingUrl as toFileUrl } from "../media/call/recording.ts";
 
 Deno.test("byte ranges: one range read, others sent whole or refused", () => {
   assertEquals(parseRange(undefined, 100), undefined);

@@ -1,4 +1,4 @@
-import { assertEquals } from "../../tests/helpers/assert.ts";
+import { assertEquals } from "../tests/helpers/assert.ts";
 import { type Framed, SipStreamFramer } from "./stream.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

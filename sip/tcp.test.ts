@@ -1,7 +1,7 @@
 // The SIP TCP transport's bounds over real sockets, with short deadlines so the tests run fast:
 // a slow-loris and a silent connection are dropped, a connection over the per-source cap is
 // closed at once, and a trunk streaming whole messages slowly is not.
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
 import { listenTcp, type StreamBounds } from "./tcp.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

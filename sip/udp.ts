@@ -36,7 +36,7 @@ export function bindUdp(
     });
     socket.bind(port, host, () => {
       socket.removeAllListeners("error");
-      // A send to a peer gone away surfaces here as ICMP; it must not crash the worker.
+      // A send to a peer gone away surfaces here as ICMP; it must not crash the process.
       socket.on("error", () => {});
       resolve({
         port: socket.address().port,

@@ -1,4 +1,4 @@
-import { assert, assertEquals } from "../../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
 import { header, headerList, parseMessage, serialize, type SipMessage } from "./message.ts";
 import { dialledUser, parseVia, tagOf } from "./headers.ts";
 

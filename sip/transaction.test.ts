@@ -1,5 +1,5 @@
-import { assertEquals } from "../../tests/helpers/assert.ts";
-import { ManualClock } from "../../tests/helpers/manual_clock.ts";
+import { assertEquals } from "../tests/helpers/assert.ts";
+import { ManualClock } from "../tests/helpers/manual_clock.ts";
 import { parseMessage, type SipRequest } from "./message.ts";
 import { responseTo } from "./response.ts";
 import {
