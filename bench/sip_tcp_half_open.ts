@@ -1,6 +1,6 @@
 // SIP over TCP under half-open connections (issue 32): what 500 connections, each holding a
 // partial SIP head, cost the process that listens (the transport the redirect server and the
-// worker share, media/sip/tcp.ts), and how long they are held; and whether a slow-loris (a byte
+// worker share, sip/tcp.ts), and how long they are held; and whether a slow-loris (a byte
 // a second) is dropped. Each run starts a listener in a child process three times: as the
 // transport read before issue 32 (its readable stream, no bounds: the baseline, measured in the
 // same run), as it is now with its bounds off, and with the default bounds; and reports its RSS
