@@ -211,13 +211,20 @@ Deno.test("a SIP call hears the greeting, its spoken turn reaches the brain, key
     await until("the reply's audio", () => loudFrames(caller.audioSince(saidAt + 1000)) > 25);
     await until("the reply played out", () => seen.repliesHeard.length > 0);
     await new Promise((r) => setTimeout(r, 300));
-    // Said again. A call's first utterance is normalised by the recogniser's prior, learnt from
-    // wideband speech: over 8 kHz phone audio it is misheard from run to run (docs/sip.md). The
-    // second, normalised by what the first taught, is the one checked against the words.
-    await caller.say(speech);
-    const text = await until("the caller's second turn at the brain", () => seen.turns[1]);
-    const wer = wordErrorRate(SENTENCE, text);
-    assert(wer <= 0.5, `the brain got "${text}" for "${SENTENCE}" (WER ${wer}; first "${first}")`);
+    // Said twice more, and checked against the words over all three (30 words): one 10-word
+    // sentence over 8 kHz phone audio on a loaded host measured anywhere from 0.0 to 0.6 (a
+    // word's onset lost; the later utterances, recognised after the first adapted the narrowband
+    // prior, are not better than the first: docs/sip.md).
+    const heard: string[] = [first];
+    for (let i = 1; i <= 2; i++) {
+      await caller.say(speech);
+      heard.push(await until(`the caller's turn ${i + 1} at the brain`, () => seen.turns[i]));
+      await until(`reply ${i + 1} played out`, () => seen.repliesHeard.length > i);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const text = heard.join(" | ");
+    const wer = wordErrorRate([SENTENCE, SENTENCE, SENTENCE].join(" "), heard.join(" "));
+    assert(wer <= 0.5, `the brain got "${text}" for "${SENTENCE}" (WER ${wer})`);
 
     // Keys: 5 is only reported; # makes the brain end the call, which the worker does by BYE.
     await caller.press("5");
