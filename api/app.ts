@@ -7,21 +7,14 @@ import { correlation } from "../common/http/correlation.ts";
 import type { ApiDeps } from "./context.ts";
 import * as connectRoutes from "./connect/route.ts";
 import { logRefusedConnects } from "./connect/refusal_log.ts";
-import * as agents from "./admin/agents.ts";
-import * as keys from "./admin/keys.ts";
 import * as sessions from "./admin/sessions.ts";
-import * as trunks from "./admin/trunks.ts";
-import * as numbers from "./admin/numbers.ts";
+import { adminRoutes } from "./admin/routes.ts";
 import { capabilities } from "./capabilities.ts";
 import { mountMcp } from "./mcp/http.ts";
 import { mountConsole } from "./console/mod.ts";
 import { logger } from "../common/log.ts";
-import { metricsResponse } from "../common/metrics/http.ts";
-import { requireAdmin } from "./auth/credentials.ts";
-import { twilioVoice } from "./telephony/twilio.ts";
-import { plivoAnswer } from "./telephony/plivo.ts";
-import { plivoTransferXml } from "./telephony/plivo_transfer.ts";
-import { exotelStreamUrl } from "./telephony/exotel.ts";
+import { adminAuth, mountGuarded } from "./auth/admin_auth.ts";
+import { CARRIERS } from "./telephony/carriers.ts";
 
 const log = logger("api");
 
@@ -62,32 +55,13 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   app.post("/api/v1/sessions.create", route(connectRoutes.create));
   app.post("/api/v1/sessions.get", route(sessions.get));
   app.post("/api/v1/sessions.list", route(sessions.list));
-  app.post("/api/v1/agents.create", route(agents.create));
-  app.post("/api/v1/agents.list", route(agents.list));
-  app.post("/api/v1/agents.get", route(agents.get));
-  app.post("/api/v1/agents.update", route(agents.update));
-  app.post("/api/v1/agents.delete", route(agents.remove));
-  app.post("/api/v1/keys.create", route(keys.create));
-  app.post("/api/v1/keys.list", route(keys.list));
-  app.post("/api/v1/keys.revoke", route(keys.revoke));
-  app.post("/api/v1/trunks.create", route(trunks.create));
-  app.post("/api/v1/trunks.list", route(trunks.list));
-  app.post("/api/v1/trunks.get", route(trunks.get));
-  app.post("/api/v1/trunks.update", route(trunks.update));
-  app.post("/api/v1/trunks.delete", route(trunks.remove));
-  app.post("/api/v1/numbers.create", route(numbers.create));
-  app.post("/api/v1/numbers.list", route(numbers.list));
-  app.post("/api/v1/numbers.get", route(numbers.get));
-  app.post("/api/v1/numbers.update", route(numbers.update));
-  app.post("/api/v1/numbers.delete", route(numbers.remove));
   app.get("/api/v1/capabilities", route(capabilities));
   // Telephony providers' voice webhooks (docs/telephony-websocket.md): the agent is the URL's, or
   // the dialled number's.
-  app.post("/api/v1/telephony/plivo/transfer/:session_id", route(plivoTransferXml));
-  for (const agent of ["", "/:agent_id"]) {
-    app.post(`/api/v1/telephony/twilio${agent}`, route(twilioVoice));
-    app.post(`/api/v1/telephony/plivo${agent}`, route(plivoAnswer));
-    app.get(`/api/v1/telephony/exotel${agent}`, route(exotelStreamUrl));
+  for (const carrier of Object.values(CARRIERS)) {
+    for (const { method, path, handler } of carrier.webhooks) {
+      app.on(method, `/api/v1/telephony/${carrier.name}${path}`, route(handler));
+    }
   }
   app.get("/healthz", async (c) => {
     try {
@@ -97,11 +71,8 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
       return c.json({ ok: false, database: "down" }, 503);
     }
   });
-  // Prometheus text with the admin token; METRICS_PORT serves it without (common/metrics/).
-  app.get("/metrics", (c) => {
-    requireAdmin(c, deps);
-    return metricsResponse(deps.metrics.registry);
-  });
+  // Agents, keys, trunks, numbers and /metrics: the admin token only, checked once for the group.
+  mountGuarded(app, adminRoutes(deps), adminAuth(deps.adminToken));
   mountMcp(app, deps.adminToken);
   mountConsole(app, deps);
   extend?.(app);

@@ -11,11 +11,11 @@
 // local trust-auth PostgreSQL), BENCH_DURATION_S, BENCH_CONCURRENCY, BENCH_OPEN_RATE, and
 // BENCH_PG_SETTINGS (e.g. synchronous_commit=off, set on the benchmark's database only).
 import postgres from "postgres";
+import { createBenchDatabase } from "./harness/database.ts";
 import { heartbeat, registerNode } from "../db/nodes.ts";
-import { randomBase62 } from "../common/ids.ts";
+import { percentile } from "./harness/stats.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
-const ADMIN_URL = Deno.env.get("BENCH_DATABASE_URL") ??
-  "postgres://postgres@127.0.0.1:5432/postgres";
 const DURATION_S = Number(Deno.env.get("BENCH_DURATION_S") ?? 10);
 const WARMUP_S = Math.min(3, DURATION_S);
 const CONCURRENCY = Number(Deno.env.get("BENCH_CONCURRENCY") ?? 48);
@@ -50,10 +50,8 @@ interface Result {
 
 const rps = (r: Result) => r.completed / r.seconds;
 
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
+/** The `p`th percentile of a result's (sorted) latencies: harness/stats.ts's nearest rank. */
+const pctOf = (r: Result, p: number) => percentile(Array.from(r.latencies), p);
 
 function finish(latencies: number[], completed: number, errors: number, seconds: number): Result {
   return { completed, errors, seconds, latencies: Float64Array.from(latencies).sort() };
@@ -98,8 +96,6 @@ async function closedLoop(t: Target, seconds: number, concurrency: number): Prom
   await Promise.all(Array.from({ length: concurrency }, worker));
   return finish(latencies, completed, errors, (performance.now() - start) / 1000);
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function openLoop(t: Target, seconds: number, rate: number): Promise<Result> {
   const total = Math.round(seconds * rate);
@@ -185,12 +181,12 @@ function printTable(
     `>= ${TARGET_RPS} ${rps(c) >= TARGET_RPS ? "MET" : "MISSED"}`,
   ]);
   for (const p of [50, 99]) {
-    const pc = percentile(c.latencies, p), pb = percentile(b.latencies, p);
+    const pc = pctOf(c, p), pb = pctOf(b, p);
     line([`closed loop ${labels.closed}: p${p} ms`, fmt(pc, 2), fmt(pb, 2), fmt(pc / pb, 2), ""]);
   }
   const oc = open.connect, ob = open.bare;
   for (const p of [50, 99]) {
-    const pc = percentile(oc.latencies, p), pb = percentile(ob.latencies, p);
+    const pc = pctOf(oc, p), pb = pctOf(ob, p);
     const target = p === 99
       ? `<= ${TARGET_P99_MS} ms ${pc <= TARGET_P99_MS ? "MET" : "MISSED"}`
       : "";
@@ -217,20 +213,15 @@ function printTable(
 }
 
 export async function run(): Promise<void> {
-  const dbName = `bench_${randomBase62(10).toLowerCase()}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${dbName}`);
+  const database = await createBenchDatabase();
+  const dbName = database.name;
   // Diagnostic knob: database-level settings such as synchronous_commit=off, to measure what
   // the commit wait costs without touching the code under test.
   for (const setting of (Deno.env.get("BENCH_PG_SETTINGS") ?? "").split(",").filter(Boolean)) {
     const [name, value] = setting.split("=");
-    if (!/^[a-z_]+$/.test(name) || !/^[A-Za-z0-9_.]+$/.test(value ?? "")) {
-      throw new Error(`BENCH_PG_SETTINGS: bad entry ${setting}`);
-    }
-    await admin.unsafe(`alter database ${dbName} set ${name} = '${value}'`);
+    await database.set(name, value ?? "");
   }
-  const dbUrl = new URL(ADMIN_URL);
-  dbUrl.pathname = `/${dbName}`;
+  const dbUrl = new URL(database.url);
   let server: Awaited<ReturnType<typeof spawnServer>> | undefined;
   const sql = postgres(dbUrl.toString(), { max: 2, onnotice: () => {} });
   let beat: ReturnType<typeof setInterval> | undefined;
@@ -314,8 +305,7 @@ export async function run(): Promise<void> {
     clearInterval(beat);
     await server?.stop();
     await sql.end({ timeout: 5 });
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await database.drop();
   }
 }
 

@@ -3,20 +3,18 @@
 // and token signing. Explains the figures of bench/connect.ts.
 // Run: deno run -A bench/connect_phases.ts
 import postgres from "postgres";
+import { createBenchDatabase } from "./harness/database.ts";
 import { openDatabase } from "../db/client.ts";
 import { heartbeat, registerNode } from "../db/nodes.ts";
 import { type NewSession, openSession } from "../db/sessions.ts";
 import { createAgent } from "../db/agents.ts";
 import { createKey } from "../db/keys.ts";
 import { hashKey } from "../common/key_hash.ts";
-import { newId, randomBase62 } from "../common/ids.ts";
+import { newId } from "../common/ids.ts";
 import { generateSigningJwk, TokenSigner } from "../common/token.ts";
 import { LOCAL_ENGINES } from "../common/capabilities.ts";
 import { KeyStore } from "../api/auth/key_store.ts";
 import { parseConnectBody } from "../api/connect/parse.ts";
-
-const ADMIN_URL = Deno.env.get("BENCH_DATABASE_URL") ??
-  "postgres://postgres@127.0.0.1:5432/postgres";
 
 /** Mean microseconds per call of a synchronous or asynchronous step, after a warm-up. */
 async function perCall(n: number, step: () => unknown): Promise<number> {
@@ -41,11 +39,8 @@ async function throughput(seconds: number, concurrency: number, step: () => Prom
 }
 
 export async function run(): Promise<void> {
-  const dbName = `bench_${randomBase62(10).toLowerCase()}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${dbName}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${dbName}`;
+  const database = await createBenchDatabase();
+  const url = database.url;
   const db = await openDatabase({ url: url.toString(), max: 10 });
   try {
     const agent = await createAgent(db.sql, {
@@ -190,8 +185,7 @@ export async function run(): Promise<void> {
     for (const [k, v] of rows) console.log(`  ${k.padEnd(48)} ${v}`);
   } finally {
     await db.close();
-    await admin.unsafe(`drop database if exists ${dbName} with (force)`);
-    await admin.end();
+    await database.drop();
   }
 }
 

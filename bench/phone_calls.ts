@@ -16,7 +16,7 @@
 //   - end of speech → first bot audio at the peer: from the phone's RTP, the packet holding the
 //     line's last voiced sample going out (± 10 ms: the phone's 20 ms send grid) to the first
 //     received packet louder than BOT_LEVEL;
-//   - worker CPU per call-second (the worker's process tree from /proc, bench/media/proc.ts,
+//   - worker CPU per call-second (the worker's process tree from /proc, bench/harness/proc.ts,
 //     minus its idle rate over 3 s before the level) and RSS: peak during the level (VmHWM after
 //     a reset) minus idle, per call;
 //   - skipped frames: a phone line's pacer counts them (`skippedTicks` in the session log's
@@ -30,7 +30,6 @@
 //              too; BENCH_PHONE_DIAL ("redirect", or "direct": a token from sessions.connect);
 //              BENCH_WEB_LEVELS ("1,4"); BENCH_PHONE_TURNS (2); BENCH_PHONE_JSON (figures as JSON).
 import { makeTenant, startTestApi } from "../tests/helpers/api_server.ts";
-import { startWorkerProcess } from "../tests/helpers/process.ts";
 import { callerSpeechWav } from "../tests/helpers/audio.ts";
 import { freeUdpPort, runSipp } from "../tests/helpers/sipp.ts";
 import { followRedirect, inDialog, phoneInvite, XML_HEAD } from "../tests/helpers/sipp_scenario.ts";
@@ -40,8 +39,13 @@ import { startSipRedirect } from "../api/sip/start.ts";
 import { g711Decode } from "../media/phone/g711.ts";
 import { rms } from "../caller/wav.ts";
 import { BOT_LEVEL } from "../caller/turn_latency.ts";
-import { cpuSeconds, loadAverage, processTree, resetPeak, statusKb } from "./media/proc.ts";
-import { LineChild } from "./media/line_child.ts";
+import { loadAverage, treeCpuSeconds } from "./harness/proc.ts";
+import { percentile } from "./harness/stats.ts";
+import { startBenchWorker } from "./harness/worker.ts";
+import { RssPeak } from "./harness/rss.ts";
+import { connectSession } from "./harness/session.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { LineChild } from "./harness/line_child.ts";
 import { voicedSpan } from "./media/density_callers.ts";
 import type { DensityCallersConfig, DensityCallersResult } from "./media/density_callers.ts";
 
@@ -67,7 +71,6 @@ const LINES = [
   "what time does the museum open on sunday",
 ].slice(0, TURNS);
 const DIALLED = "+15550100";
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // The brain: a greeting, a fixed reply to every turn, and on a phone call # ends it.
 const brain = createBrain({
@@ -85,12 +88,10 @@ const api = await startTestApi(
 );
 const tenant = await makeTenant(api, "bench", { brain_url: served.url });
 const sipPort = await freeUdpPort();
-const worker = await startWorkerProcess(api.db.url, undefined, {
-  SIP_PORT: String(sipPort),
-  RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
-  LOG_LEVEL: "warn",
+const worker = await startBenchWorker(api.db.url, {
+  env: { SIP_PORT: String(sipPort), LOG_LEVEL: "warn" },
 });
-const workerPid = worker.child.process.pid;
+const workerPid = worker.pid;
 const number = await api.admin("/api/v1/numbers.create", {
   number: DIALLED,
   agent_id: tenant.agent_id,
@@ -100,29 +101,12 @@ const redirect = VIA_REDIRECT
   ? await startSipRedirect(api.deps, { host: "127.0.0.1", port: 0 })
   : undefined;
 
-const treeCpu = () =>
-  processTree(workerPid).reduce((s, p) => {
-    try {
-      return s + cpuSeconds(p);
-    } catch {
-      return s;
-    }
-  }, 0);
-const treeRssKb = (field: string) =>
-  processTree(workerPid).reduce((s, p) => s + (statusKb(p, field) || 0), 0);
+const treeCpu = () => treeCpuSeconds(workerPid);
 
-async function connect(): Promise<
-  { token: string; sessionId: string; endpoint: string; headers: Record<string, string> }
-> {
-  const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
-  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
-  const p = r.body.webrtc_request_params;
-  return {
-    token: p.headers.Authorization.replace(/^Bearer /, ""),
-    sessionId: r.body.session_id,
-    endpoint: p.endpoint,
-    headers: p.headers,
-  };
+/** A session's token (for a phone dialling the worker directly) and its web call parameters. */
+async function connect() {
+  const s = await connectSession(api, tenant);
+  return { ...s, token: s.headers.Authorization.replace(/^Bearer /, "") };
 }
 
 const invite = (uri: string, cseq: number, rtpPort: number) =>
@@ -338,11 +322,6 @@ async function skippedFrames(sessionIds: string[]): Promise<{ skipped: number; t
   return { skipped, ticks };
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor(p * s.length))] : NaN;
-};
-
 interface Row {
   kind: "phone" | "web";
   n: number;
@@ -365,8 +344,8 @@ async function level(kind: "phone" | "web", n: number): Promise<Row> {
   const idle0 = treeCpu(), t0 = performance.now();
   await sleep(3000);
   const idleRate = (treeCpu() - idle0) / ((performance.now() - t0) / 1000);
-  const idleRss = treeRssKb("VmRSS");
-  for (const p of processTree(workerPid)) resetPeak(p);
+  const rss = new RssPeak(workerPid);
+  const idleRss = rss.idleSumKb;
   const cpu0 = treeCpu(), w0 = performance.now();
   const outcomes = kind === "phone"
     ? await Promise.all(Array.from({ length: n }, (_, i) => phoneCall(i * STAGGER_MS)))
@@ -375,7 +354,7 @@ async function level(kind: "phone" | "web", n: number): Promise<Row> {
   await sleep(1500);
   const wall = (performance.now() - w0) / 1000;
   const cpu = treeCpu() - cpu0 - idleRate * wall;
-  const peak = treeRssKb("VmHWM");
+  const peak = rss.stop();
   const callSeconds = outcomes.reduce((s, o) => s + o.seconds, 0);
   const latency = outcomes.flatMap((o) => o.latencyMs).filter((x): x is number => x !== null);
   const row: Row = {
@@ -402,7 +381,7 @@ async function level(kind: "phone" | "web", n: number): Promise<Row> {
 const f1 = (x: number) => Number.isFinite(x) ? x.toFixed(1) : "–";
 const f0 = (x: number) => Number.isFinite(x) ? x.toFixed(0) : "–";
 /** "p50 / p99" of `xs`, in whole ms. */
-const pp = (xs: number[]) => `${f0(pct(xs, 0.5))} / ${f0(pct(xs, 0.99))}`;
+const pp = (xs: number[]) => `${f0(percentile(xs, 50))} / ${f0(percentile(xs, 99))}`;
 const setups = (rs: Row[], key: keyof Setup) =>
   rs.flatMap((r) => r.setup.map((s) => s[key])).filter((x): x is number => x !== undefined);
 console.log(
@@ -438,8 +417,8 @@ try {
     ) plan.push(["phone", n + STEP]);
     console.log(
       `${kind} N=${n}: setup p50/p99 ${pp(setups([row], "total"))} ms, ` +
-        `end of speech → first audio p50/p99 ${f0(pct(row.latency, 0.5))}/${
-          f0(pct(row.latency, 0.99))
+        `end of speech → first audio p50/p99 ${f0(percentile(row.latency, 50))}/${
+          f0(percentile(row.latency, 99))
         } ms (n=${row.latency.length}, unanswered ${row.unanswered}), ` +
         `CPU ${f1(row.cpuMsPerCallS)} ms per call-second, RSS +${
           f1(row.rssMiBPerCall)
@@ -460,7 +439,9 @@ const phones = rows.filter((r) => r.kind === "phone");
 const phoneLatency = phones.flatMap((r) => r.latency);
 const clean = (r: Row) => r.skipped === 0 && r.unanswered === 0 && r.errors.length === 0;
 const held = phones.filter(clean).map((r) => r.n);
-const fast = phones.filter((r) => clean(r) && pct(r.latency, 0.99) <= MAX_P99_MS).map((r) => r.n);
+const fast = phones.filter((r) => clean(r) && percentile(r.latency, 99) <= MAX_P99_MS).map((r) =>
+  r.n
+);
 const failedAt = phones.filter((r) => !clean(r)).map((r) => r.n);
 console.log(
   "\n| calls | kind | INVITE → 302 (redirect) | INVITE → 200 (worker) | first INVITE → 200 | end of speech → first audio | worker CPU ms per call-second | RSS MiB per call | skipped frames |",

@@ -4,7 +4,7 @@
 // through 48 → 8 kHz, G.711 encode and the RTP header. Process CPU time (process.cpuUsage), best
 // of 5 runs, so other work on the shared host counts as little as possible.
 // Run: deno run -A bench/phone_media.ts
-import process from "node:process";
+import { cpuMsOf as cpuMs } from "./harness/proc.ts";
 import { callerSpeechWav } from "../tests/helpers/audio.ts";
 import { readWav } from "../caller/wav.ts";
 import { CallerTimeline } from "../media/phone/caller_timeline.ts";
@@ -38,13 +38,6 @@ for (let i = 0; i < packets; i++) {
     timestamp: i * 160,
     ssrc: 1,
   }, ulaw.subarray(i * 160, (i + 1) * 160)));
-}
-
-function cpuMs(run: () => void): number {
-  const before = process.cpuUsage();
-  run();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000;
 }
 
 function inbound(): number {

@@ -8,6 +8,7 @@
 //   3xx itself (docs/phone-numbers.md): it relays the INVITE to the redirect server and, on the
 //   302, relays it again to the Contact (uac_redirect's get_redirects), record-routed.
 import dgram from "node:dgram";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const MODULES = "/usr/lib/x86_64-linux-gnu/kamailio/modules";
 
@@ -120,7 +121,7 @@ async function startKamailio(config: (port: number, dir: string) => string): Pro
         `To: <sip:probe@127.0.0.1>\r\nCall-ID: probe-${i}\r\nCSeq: 1 OPTIONS\r\n` +
         `Max-Forwards: 5\r\nContent-Length: 0\r\n\r\n`;
       probe.send(msg, port, "127.0.0.1");
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
       if (answered) {
         return {
           port,

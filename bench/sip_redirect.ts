@@ -27,6 +27,7 @@ import {
 } from "../tests/helpers/sipp_scenario.ts";
 import { freshDatabase, realPostgresUrl } from "../tests/helpers/database.ts";
 import { kamailioDispatcher, kamailioFollowingRedirects } from "./sip_kamailio.ts";
+import { percentile } from "./harness/stats.ts";
 
 const RATE = Number(Deno.env.get("SIP_BENCH_RATE") ?? 50);
 const CALLS = Number(Deno.env.get("SIP_BENCH_CALLS") ?? 500);
@@ -132,9 +133,8 @@ export async function sipp(
 }
 
 export function summary(label: string, t: Timed): string {
-  const pct = (p: number) =>
-    t.ms[Math.min(t.ms.length - 1, Math.floor(p * t.ms.length))]?.toFixed(2);
-  return `  ${label}: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms ` +
+  const pct = (p: number) => (t.ms.length ? percentile(t.ms, p).toFixed(2) : undefined);
+  return `  ${label}: p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${pct(100)} ms ` +
     `(n=${t.ms.length}, sipp exit ${t.code})`;
 }
 

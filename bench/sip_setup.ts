@@ -6,6 +6,7 @@
 // Environment: SIP_BENCH_RATE (calls/s, 25), SIP_BENCH_CALLS (500), SIP_BENCH_HOLD_MS (2000).
 import process from "node:process";
 import { SipUas } from "../media/sip/uas.ts";
+import { percentile } from "./harness/stats.ts";
 
 const RATE = Number(Deno.env.get("SIP_BENCH_RATE") ?? 25);
 const CALLS = Number(Deno.env.get("SIP_BENCH_CALLS") ?? 500);
@@ -53,13 +54,13 @@ const setups = rttFile
     .map((l) => Number(l.split(";")[1])).filter((n) => Number.isFinite(n)).sort((a, b) => a - b)
   : [];
 await Deno.remove(dir, { recursive: true });
-const pct = (p: number) => setups[Math.min(setups.length - 1, Math.floor(p * setups.length))];
+const pct = (p: number) => (setups.length ? percentile(setups, p) : undefined);
 
 console.log(`SIP setup against the UAS: ${CALLS} calls at ${RATE}/s, held ${HOLD_MS} ms`);
 console.log(`  sipp exit ${out.code} (0: every call passed its scenario)`);
 console.log(`  answered ${answered}, ended by the caller's BYE ${ended}, peak concurrent ${peak}`);
 console.log(
-  `  INVITE → 200 at the peer: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${
+  `  INVITE → 200 at the peer: p50 ${pct(50)} ms, p99 ${pct(99)} ms, max ${
     setups.at(-1)
   } ms (n=${setups.length}; SIPp measures whole ms)`,
 );

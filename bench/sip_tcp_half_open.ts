@@ -1,6 +1,6 @@
 // SIP over TCP under half-open connections (issue 32): what 500 connections, each holding a
 // partial SIP head, cost the process that listens (the transport the redirect server and the
-// worker share, media/sip/tcp.ts), and how long they are held; and whether a slow-loris (a byte
+// worker share, sip/tcp.ts), and how long they are held; and whether a slow-loris (a byte
 // a second) is dropped. Each run starts a listener in a child process three times: as the
 // transport read before issue 32 (its readable stream, no bounds: the baseline, measured in the
 // same run), as it is now with its bounds off, and with the default bounds; and reports its RSS
@@ -11,8 +11,9 @@
 // Connections come from 20 loopback addresses (127.0.3.1-20, 25 each), under the per-source cap
 // of 32, so the total is what is measured. Knob: BENCH_SIP_TCP_CONNECTIONS (500).
 import net from "node:net";
-import { DEFAULT_STREAM_BOUNDS, listenTcp, type StreamBounds } from "../media/sip/tcp.ts";
-import { SipStreamFramer } from "../media/sip/stream.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { DEFAULT_STREAM_BOUNDS, listenTcp, type StreamBounds } from "../sip/tcp.ts";
+import { SipStreamFramer } from "../sip/stream.ts";
 
 const COUNT = Number(Deno.env.get("BENCH_SIP_TCP_CONNECTIONS") ?? 500);
 const OFF: StreamBounds = {
@@ -89,7 +90,6 @@ async function run(mode: "before" | "bounded" | "off") {
       }
     }
   })();
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   while (!port || !latest.rss) await sleep(50);
   await sleep(1000);
   const base = latest.rss;

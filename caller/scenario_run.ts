@@ -22,6 +22,7 @@ import { summarise } from "./turn_latency.ts";
 import { contains, describeStep, type Scenario, type Step, type Utterance } from "./scenario.ts";
 import type { SpokenTurn } from "./script.ts";
 import { readCallEnded } from "../proto/rtvi.ts";
+import { isEvent, type LoggedEvent } from "../common/session_events.ts";
 import { wordErrorRate } from "../media/stt/wer.ts";
 
 export interface ScenarioOptions extends DialOptions {
@@ -251,7 +252,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
     for (;;) {
       const log = await sessionLog(o, result.session_id!);
       const configs = log.map((e, i) => ({ e, i }))
-        .filter(({ e }) => e.source === "from_brain" && e.kind === "config");
+        .filter(({ e }) => isEvent(e, "from_brain", "config"));
       last = configs.map(({ e }) => e.data);
       const hit = configs.find(({ e, i }) => !configsSeen.has(i) && contains(e.data, step.config));
       if (hit) return void configsSeen.add(hit.i);
@@ -348,7 +349,7 @@ export async function runScenario(o: ScenarioOptions): Promise<ScenarioResult> {
 async function sessionLog(
   o: DialOptions,
   sessionId: string,
-): Promise<{ source: string; kind: string; data: unknown }[]> {
+): Promise<LoggedEvent<string>[]> {
   const res = await fetch(`${o.api.replace(/\/+$/, "")}/api/v1/sessions.get`, {
     method: "POST",
     headers: { authorization: `Bearer ${o.key}`, "content-type": "application/json" },

@@ -20,7 +20,7 @@ import { thisDenoCommand } from "./deno_command.ts";
 import { ensureSystemParts } from "./system_parts.ts";
 import { serveFolder } from "./static_files.ts";
 import { startSipRedirect } from "../api/sip/start.ts";
-import { bindUdp } from "../media/sip/udp.ts";
+import { bindUdp } from "../sip/udp.ts";
 import { DataDirInUse, lockDataDir } from "./data_dir_lock.ts";
 import { bindNamed, checkPortsFree, PortTaken } from "../common/port_taken.ts";
 import { type RunAddress, runAddress } from "./run_address.ts";

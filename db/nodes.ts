@@ -72,13 +72,6 @@ export async function listNodes(sql: Sql): Promise<WorkerNode[]> {
     heartbeat_at, draining, serves, sip_address, sip_port from worker_nodes order by id`;
 }
 
-export async function getNode(sql: Sql, nodeId: string): Promise<WorkerNode | undefined> {
-  const [row] = await sql<WorkerNode[]>`select id as node_id, offer_base_url, capacity,
-    active_calls, heartbeat_at, draining, serves, sip_address, sip_port from worker_nodes
-    where id = ${nodeId}`;
-  return row;
-}
-
 /**
  * What the live nodes serve: one matrix per node whose heartbeat is fresher than `staleSeconds`
  * and that is not draining (the nodes sessions.connect may choose).

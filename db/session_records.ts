@@ -2,6 +2,7 @@
 // with its workspace, usage and log, and the paging cursor of the list. The writes that move a
 // session through its life are in sessions.ts.
 import type { Sql } from "./client.ts";
+import type { LoggedEvent } from "../common/session_events.ts";
 import type { SessionStatus } from "./sessions.ts";
 
 export interface SessionRecord {
@@ -24,7 +25,8 @@ export interface SessionRecord {
   agent_input: unknown;
   display_name: string | null;
   metadata: Record<string, string>;
-  log: { at: Date; source: string; kind: string; data: unknown }[];
+  /** The session log, oldest first: the events common/session_events.ts declares. */
+  log: LoggedEvent[];
   usage: {
     call_seconds: number;
     recognised_seconds: number;

@@ -17,13 +17,8 @@ function loadRoot(): protobuf.Root {
 export const protoRoot: protobuf.Root = loadRoot();
 
 export const ConfigType: protobuf.Type = protoRoot.lookupType("voice.v1.Config");
-export const VoiceEnum: protobuf.Enum = protoRoot.lookupEnum("voice.v1.Voice");
-export const LanguageEnum: protobuf.Enum = protoRoot.lookupEnum("voice.v1.Language");
 export const ServiceFrameType: protobuf.Type = protoRoot.lookupType("voice.v1.ServiceFrame");
 export const BrainFrameType: protobuf.Type = protoRoot.lookupType("voice.v1.BrainFrame");
-
-export type VoiceName = string;
-export type LanguageName = string;
 
 /** The names of an enum other than its zero value. */
 export function enumNames(e: protobuf.Enum): string[] {

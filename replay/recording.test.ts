@@ -1,16 +1,18 @@
 import assert from "node:assert/strict";
-import { readRecording } from "./recording.ts";
+import { type LogEntry, readRecording } from "./recording.ts";
 import { diffExchanges, formatDiff } from "./diff.ts";
+import { loggedFrame as e } from "../tests/helpers/logged_frame.ts";
 
-const e = (source: string, kind: string, data: Record<string, unknown> = {}) => ({
-  source,
-  kind,
-  data: { seq: 1, ...data },
-});
+const started: LogEntry = {
+  at: "2026-01-01T00:00:00.000Z",
+  source: "worker",
+  kind: "call_started",
+  data: { about: null },
+};
 
 Deno.test("a recording groups the brain's answers by the caller event they followed", () => {
   const rec = readRecording("ses_1", [
-    e("worker", "call_started"),
+    started,
     e("to_brain", "session_start", { session_id: "ses_1", agent_id: "ag", init_json: "{}" }),
     e("from_brain", "greeting", { text: "Hello" }),
     e("to_brain", "heard", { unit_id: "greeting", turn_id: "greeting", text: "Hello" }),
@@ -53,7 +55,7 @@ Deno.test("a recording groups the brain's answers by the caller event they follo
 });
 
 Deno.test("a session that never reached its brain has nothing to replay", () => {
-  assert.throws(() => readRecording("ses_2", [e("worker", "call_started")]), /no session_start/);
+  assert.throws(() => readRecording("ses_2", [started]), /no session_start/);
 });
 
 Deno.test("exchanges after the brain ended early are reported as not replayed", () => {

@@ -4,13 +4,10 @@
 // exchange is what the brain answered after one caller event: exchange 0 is the greeting, the
 // answers after the session start. Speech units go with the turn they name (a slow brain's unit
 // can land in the log after the next turn); actions, config changes and the end go by position.
+import { isEvent, type LoggedEvent, type SessionEventKind } from "../common/session_events.ts";
 
-export interface LogEntry {
-  source: string;
-  kind: string;
-  // deno-lint-ignore no-explicit-any
-  data: any;
-}
+/** A session log entry as sessions.get returns it (JSON: `at` an ISO string). */
+export type LogEntry = LoggedEvent<string>;
 
 /** What the worker sent for the caller, as it was logged (the frame body without its seq). */
 export type CallerEvent =
@@ -69,7 +66,10 @@ function setOnly(v: unknown): unknown {
  * The brain-side answer a brain frame body is, or null for frames that are none (a unit with no
  * text only closes its turn).
  */
-export function answerOf(kind: string, body: Record<string, unknown>): Answer | null {
+export function answerOf(
+  kind: SessionEventKind<"from_brain">,
+  body: Record<string, unknown>,
+): Answer | null {
   switch (kind) {
     case "greeting":
       return { kind: "unit", turn_id: "greeting", text: String(body.text ?? "") };
@@ -88,7 +88,7 @@ export function answerOf(kind: string, body: Record<string, unknown>): Answer | 
 
 /** Reads a session's log; throws when it holds no session start (nothing to replay). */
 export function readRecording(sessionId: string, log: LogEntry[]): Recording {
-  const startEntry = log.find((e) => e.source === "to_brain" && e.kind === "session_start");
+  const startEntry = log.find((e) => isEvent(e, "to_brain", "session_start"));
   if (!startEntry) {
     throw new Error(`session ${sessionId} never reached its brain: its log has no session_start`);
   }

@@ -8,12 +8,7 @@ import { createBrain } from "../sdk/brain/mod.ts";
 import type { HeardText, SessionEndInfo } from "../sdk/brain/mod.ts";
 import { readRecording } from "../replay/recording.ts";
 import { replay } from "../replay/replay.ts";
-
-const entry = (source: string, kind: string, data: Record<string, unknown> = {}) => ({
-  source,
-  kind,
-  data: { seq: 1, ...data },
-});
+import { loggedFrame as entry } from "./helpers/logged_frame.ts";
 
 // A recorded call to the example brain: greeting, one turn, then "goodbye" and the brain's end.
 const recording = readRecording("ses_rec1", [

@@ -4,7 +4,13 @@
 // through to what a file pulls in, so a page module that reaches media code through a helper is
 // caught too; a violation is named by the import that crosses the line.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { circles, isProduct, readSources, type SourceFile } from "./helpers/import_graph.ts";
+import {
+  circles,
+  isProduct,
+  readSources,
+  type SourceFile,
+  withoutComments,
+} from "./helpers/import_graph.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 const MAX_LINES = 500;
@@ -38,6 +44,16 @@ const LAYERS: Layer[] = [
     may: under("proto"),
   },
   {
+    rule: "shared protocol code stands alone",
+    from: under("sip"),
+    may: under("sip", "common", "proto"),
+  },
+  {
+    rule: "the control plane imports no media code",
+    from: under("api"),
+    may: (p) => !under("media")(p),
+  },
+  {
     rule: "storage knows no routes, media or page",
     from: under("db"),
     may: under("db", "common", "proto"),
@@ -58,6 +74,37 @@ const LAYERS: Layer[] = [
     may: (p) => !under("media/engines", "media/call")(p),
   },
 ];
+
+/** The carriers whose names only their own folders and the registries may write. */
+const CARRIER_NAMES = ["twilio", "plivo", "exotel"];
+/**
+ * The files that list every carrier: the name type, the settings each is read with, and the two
+ * registries (the worker's and the control plane's) that map a name to its carrier.
+ */
+const CARRIER_LISTS = new Set([
+  "common/carrier.ts",
+  "common/telephony_settings.ts",
+  "media/phone/carriers/registry.ts",
+  "api/telephony/carriers.ts",
+]);
+const carrierFolders = (name: string) =>
+  under(`common/carriers/${name}`, `media/phone/carriers/${name}`, `api/telephony/${name}`);
+
+/**
+ * Carrier names (a string or an identifier; comments may name carriers) written outside the
+ * carrier's own folders and the lists: shared code asks a carrier's descriptor instead.
+ */
+const carrierNamesOutside = (graph: Map<string, SourceFile>) =>
+  [...graph.values()].flatMap((f) => {
+    if (CARRIER_LISTS.has(f.path)) return [];
+    const named = new Set(
+      [...f.code.matchAll(new RegExp(CARRIER_NAMES.join("|"), "gi"))].map((m) =>
+        m[0].toLowerCase()
+      ),
+    );
+    const foreign = [...named].filter((name) => !carrierFolders(name)(f.path));
+    return foreign.length > 0 ? [`carrier name outside its folder: ${f.path} (${foreign})`] : [];
+  });
 
 const files = await readSources(ROOT);
 const product = files.filter((f) => isProduct(f.path));
@@ -108,6 +155,7 @@ function allViolations(graph: Map<string, SourceFile>): string[] {
       ...LAYERS.flatMap((layer) => crossings(layer, graph)),
       ...testImports(graph),
       ...oversized(graph),
+      ...carrierNamesOutside(graph),
     ]),
   ];
 }
@@ -142,6 +190,10 @@ Deno.test(`no product file is over ${MAX_LINES} lines`, () => {
   assertEquals(unexpected(oversized(byPath)), "");
 });
 
+Deno.test("no carrier is named outside its own folders and the carrier lists", () => {
+  assertEquals(unexpected(carrierNamesOutside(byPath)), "");
+});
+
 Deno.test("every known exception still happens, so the list only shrinks", () => {
   const now = new Set(allViolations(byPath));
   const gone = Object.keys(KNOWN).filter((k) => !now.has(k));
@@ -171,6 +223,8 @@ Deno.test("each kind of violation added to the real graph is found", () => {
       ["web/call/view.ts", "media/rtvi/protocol.ts"],
       ["media/engines/routing.ts", "media/call/call.ts"],
       ["media/stt/wer.ts", "media/engines/routing.ts"],
+      ["sip/message.ts", "media/sip/sdp.ts"],
+      ["api/sip/redirect.ts", "media/sip/uas.ts"],
       ["cli/run.ts", "tests/helpers/assert.ts"],
     ]
   ) {
@@ -181,6 +235,11 @@ Deno.test("each kind of violation added to the real graph is found", () => {
     added(importing("web/call/view.ts", "caller/caller.ts")),
     (v) => v.startsWith("caller/caller.ts → media/"),
   );
+  // Through a helper: the control plane pulls in the caller, which pulls in media code.
+  finds(
+    added(importing("api/context.ts", "caller/caller.ts")),
+    (v) => v.startsWith("caller/caller.ts → media/"),
+  );
   finds(
     added(importing("api/context.ts", "api/app.ts")),
     (v) => v.startsWith("circle: ") && v.includes("api/context.ts → api/app.ts"),
@@ -189,4 +248,29 @@ Deno.test("each kind of violation added to the real graph is found", () => {
     added((graph) => graph.set("common/ids.ts", { ...graph.get("common/ids.ts")!, lines: 501 })),
     (v) => v === "over 500 lines: common/ids.ts",
   );
+  // A carrier's name in shared code, or in another carrier's folder, as a string or identifier;
+  // in a comment it is no code.
+  const naming = (path: string, code: string) => (graph: Map<string, SourceFile>) => {
+    assert(graph.has(path), `${path} is not a product file: pick another`);
+    graph.set(path, { ...graph.get(path)!, code: graph.get(path)!.code + code });
+  };
+  for (
+    const [path, code, found] of [
+      ["media/signaling/offer.ts", `if (carrier === "Twilio") {}`, "twilio"],
+      ["api/telephony/admit.ts", "const plivoNonce = 1;", "plivo"],
+      ["media/phone/carriers/twilio/dialect.ts", `const other = "exotel";`, "exotel"],
+    ]
+  ) {
+    finds(
+      added(naming(path, code)),
+      (v) => v === `carrier name outside its folder: ${path} (${found})`,
+    );
+  }
+  const commented = new Map(byPath);
+  const offer = commented.get("media/signaling/offer.ts")!;
+  commented.set(offer.path, {
+    ...offer,
+    code: offer.code + withoutComments("// Twilio\n/** Plivo, Exotel */\n"),
+  });
+  assertEquals(carrierNamesOutside(commented), carrierNamesOutside(byPath));
 });

@@ -16,7 +16,7 @@ import {
   until,
 } from "./helpers/stream_phone_call.ts";
 import { signPlivo } from "./fakes/plivo_audio_stream.ts";
-import { signTransferLink } from "../common/plivo_transfer_link.ts";
+import { signTransferLink } from "../common/carriers/plivo/transfer_link.ts";
 
 const OPTIONS = { sanitizeResources: false, sanitizeOps: false };
 

@@ -3,7 +3,7 @@
 // the banner) answers. Before, the laptop's worker ran no SIP, so every INVITE got 503.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { freePort, spawnDenoWith } from "./helpers/process.ts";
-import { bindUdp } from "../media/sip/udp.ts";
+import { bindUdp } from "../sip/udp.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 

@@ -2,7 +2,7 @@
 // has the Call-ID and our To tag but not the caller's From tag is not a request of the call: 481,
 // the call stays up, and the operator's log says who tried. The real caller's BYE still ends it.
 import { assertEquals } from "./helpers/assert.ts";
-import { header } from "../media/sip/message.ts";
+import { header } from "../sip/message.ts";
 import { RefusalLog } from "../media/sip/refusal_log.ts";
 import { OFFER, rawTrunk } from "./helpers/raw_trunk.ts";
 

@@ -2,7 +2,7 @@
 // do not reach. Time for the RFC timers is a hand-turned clock; the sockets are real.
 import fc from "fast-check";
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { header } from "../media/sip/message.ts";
+import { header } from "../sip/message.ts";
 import { OFFER, rawTrunk as setup } from "./helpers/raw_trunk.ts";
 
 Deno.test("a retransmitted INVITE makes one call and is answered with the last provisional", async () => {

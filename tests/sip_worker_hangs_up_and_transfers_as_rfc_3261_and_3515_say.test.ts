@@ -5,7 +5,7 @@
 import dgram from "node:dgram";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { ManualClock } from "./helpers/manual_clock.ts";
-import { header, parseMessage, type SipMessage, type SipRequest } from "../media/sip/message.ts";
+import { header, parseMessage, type SipMessage, type SipRequest } from "../sip/message.ts";
 import { type CallEvent, SipUas } from "../media/sip/uas.ts";
 
 const OFFER =

@@ -1,8 +1,7 @@
-// agents.create / list / get / update / delete (admin token).
+// agents.create / list / get / update / delete (the admin group, api/admin/routes.ts).
 import type { Context } from "hono";
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "../../db/agents.ts";
 import { createKey } from "../../db/keys.ts";
-import { requireAdmin } from "../auth/credentials.ts";
 import { optionalBool, optionalString, readObject, requiredString } from "../body.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
@@ -27,7 +26,6 @@ export function checkBrainUrl(value: string, field = "brain_url"): string {
 }
 
 export async function create(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["tenant", "name", "brain_url", "record_by_default"]);
   const tenant = requiredString(body, "tenant");
   const name = requiredString(body, "name");
@@ -59,13 +57,11 @@ export function createAgentWithKey(deps: ApiDeps, input: Parameters<typeof creat
 }
 
 export async function list(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["tenant"]);
   return c.json({ agents: await listAgents(deps.sql, optionalString(body, "tenant")) });
 }
 
 export async function get(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["agent_id"]);
   const agent = await getAgent(deps.sql, requiredString(body, "agent_id"));
   if (!agent) throw agentNotFound();
@@ -73,7 +69,6 @@ export async function get(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function update(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["agent_id", "name", "brain_url", "record_by_default"]);
   const brainUrl = optionalString(body, "brain_url");
   const agentId = requiredString(body, "agent_id");
@@ -92,7 +87,6 @@ export async function update(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function remove(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["agent_id"]);
   const agentId = requiredString(body, "agent_id");
   const revoked = await deleteAgent(deps.sql, agentId);

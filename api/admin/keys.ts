@@ -1,8 +1,7 @@
-// keys.create / list / revoke (admin token).
+// keys.create / list / revoke (the admin group, api/admin/routes.ts).
 import type { Context } from "hono";
 import { getAgent } from "../../db/agents.ts";
 import { createKey, listKeys, revokeKey } from "../../db/keys.ts";
-import { requireAdmin } from "../auth/credentials.ts";
 import { allowlistOrigin } from "../auth/origin.ts";
 import { optionalStringArray, readObject, requiredString } from "../body.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
@@ -10,7 +9,6 @@ import type { ApiDeps } from "../context.ts";
 import { agentNotFound } from "./agents.ts";
 
 export async function create(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["agent_id", "kind", "allowed_origins"]);
   const kind = requiredString(body, "kind");
   if (kind !== "secret" && kind !== "publishable") {
@@ -42,7 +40,6 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function list(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["agent_id"]);
   const agentId = requiredString(body, "agent_id");
   if (!await getAgent(deps.sql, agentId)) throw agentNotFound();
@@ -50,7 +47,6 @@ export async function list(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function revoke(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["key_id"]);
   const key = await revokeKey(deps.sql, requiredString(body, "key_id"));
   if (!key) throw new ApiError(404, "key_not_found", "No such key.");

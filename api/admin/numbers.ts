@@ -1,5 +1,5 @@
-// numbers.create / list / get / update / delete (admin token): E.164 numbers → agents, each
-// optionally behind a trunk that says who may send its calls.
+// numbers.create / list / get / update / delete (the admin group, api/admin/routes.ts): E.164
+// numbers → agents, each optionally behind a trunk that says who may send its calls.
 import type { Context } from "hono";
 import { getAgent } from "../../db/agents.ts";
 import {
@@ -10,7 +10,6 @@ import {
   updatePhoneNumber,
 } from "../../db/phone_numbers.ts";
 import { getTrunk } from "../../db/trunks.ts";
-import { requireAdmin } from "../auth/credentials.ts";
 import { optionalBool, optionalString, readObject, requiredString } from "../body.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
@@ -30,7 +29,6 @@ async function checkRefs(deps: ApiDeps, agentId?: string, trunkId?: string | nul
 }
 
 export async function create(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["number", "agent_id", "trunk_id", "enabled"]);
   const number = checkNumber(requiredString(body, "number"));
   const agentId = requiredString(body, "agent_id");
@@ -50,7 +48,6 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function list(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["agent_id", "trunk_id"]);
   const numbers = await listPhoneNumbers(deps.sql, {
     agent_id: optionalString(body, "agent_id"),
@@ -60,7 +57,6 @@ export async function list(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function get(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["number"]);
   const found = await getPhoneNumber(deps.sql, requiredString(body, "number"));
   if (!found) throw numberNotFound();
@@ -68,7 +64,6 @@ export async function get(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function update(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["number", "agent_id", "trunk_id", "enabled"]);
   const number = requiredString(body, "number");
   const agentId = optionalString(body, "agent_id");
@@ -86,7 +81,6 @@ export async function update(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function remove(c: Context, deps: ApiDeps): Promise<Response> {
-  requireAdmin(c, deps);
   const body = await readObject(c, ["number"]);
   const number = requiredString(body, "number");
   if (!await deletePhoneNumber(deps.sql, number)) throw numberNotFound();

@@ -42,12 +42,3 @@ export async function adminOrSecretKey(c: Context, deps: ApiDeps): Promise<Calle
   }
   return { kind: "key", grant };
 }
-
-export function requireAdmin(c: Context, deps: ApiDeps): void {
-  const raw = bearer(c);
-  if (isAdminToken(raw, deps.adminToken)) return;
-  if (kindOfRawKey(raw)) {
-    throw new ApiError(403, "forbidden", "This operation needs the admin token.");
-  }
-  throw new ApiError(401, "unauthorized", "The admin token is not valid.");
-}

@@ -3,6 +3,7 @@
 // longer be the agent's. Without this the operator had to find the entry in the raw log.
 import type { FC } from "hono/jsx";
 import type { SessionRecord } from "../../db/session_records.ts";
+import { isFailureEvent } from "../../common/session_events.ts";
 
 /** What to check, for the reasons whose cause the operator can fix from here. */
 const WHAT_TO_DO: Record<string, string> = {
@@ -26,13 +27,14 @@ export function readFailure(s: Pick<SessionRecord, "status" | "end_reason" | "lo
   | FailureView
   | undefined {
   if (s.status !== "failed" || !s.end_reason) return undefined;
-  const entry = s.log.findLast((e) => e.source === "worker" && e.kind === s.end_reason);
-  const data = (entry?.data ?? {}) as { detail?: unknown; brain_url?: unknown };
+  const found = s.log.filter(isFailureEvent).findLast((e) => e.kind === s.end_reason);
+  // Records written before the detail was logged have none: checked, not trusted.
+  const data: { detail?: unknown; brain_url?: unknown } = found?.data ?? {};
   return {
     reason: s.end_reason,
     ...(typeof data.detail === "string" ? { detail: data.detail } : {}),
     ...(typeof data.brain_url === "string" ? { brainUrl: data.brain_url } : {}),
-    ...(entry ? { at: entry.at } : {}),
+    ...(found ? { at: found.at } : {}),
   };
 }
 

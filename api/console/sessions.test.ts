@@ -3,6 +3,7 @@
 import { assert, assertEquals, assertMatch } from "../../tests/helpers/assert.ts";
 import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
 import { newId } from "../../common/ids.ts";
+import { SESSION_EVENTS } from "../../common/session_event_meanings.ts";
 import { signIn } from "../../tests/helpers/console_client.ts";
 import { SAMPLE_LATENCIES, seedSession } from "../../tests/helpers/sample_session.ts";
 
@@ -127,7 +128,9 @@ Deno.test("console session page", async (t) => {
       assertMatch(html, /<dd id="duration">24\.0 s<\/dd>/);
       assertMatch(html, /117/); // synthesized characters
       assertMatch(html, /T-1042/); // metadata
-      assertMatch(html, /<td class="mono small">playback_interrupted<\/td>/);
+      // Each kind says what it means when hovered.
+      const meaning = SESSION_EVENTS.to_brain.heard;
+      assert(html.includes(`<td class="mono small" title="${meaning}">heard</td>`));
       // Log data is escaped, never markup.
       assert(!html.includes("<b>world</b>"));
       assertMatch(html, /&lt;b&gt;world&lt;\/b&gt;/);

@@ -1,8 +1,10 @@
 // The session's log: wire frames to and from the brain, page messages and worker events, each
 // with its time since the session was created (the origin the turns' "At" shares) and its data
-// behind a disclosure, a chat frame's JSON text shown parsed.
+// behind a disclosure, a chat frame's JSON text shown parsed; hovering a kind says what it means
+// (common/session_event_meanings.ts).
 import type { FC } from "hono/jsx";
 import type { SessionRecord } from "../../db/session_records.ts";
+import { meaningOf } from "../../common/session_event_meanings.ts";
 import { readLogData, summary } from "./log_view.ts";
 import { SINCE_CREATED, sinceCreated } from "./records.ts";
 
@@ -45,7 +47,7 @@ export const WireLog: FC<{
                     {sinceCreated(e.at, from, 3)}
                   </td>
                   <td class="small">{e.source}</td>
-                  <td class="mono small">{e.kind}</td>
+                  <td class="mono small" title={meaningOf(e.source, e.kind)}>{e.kind}</td>
                   <td>
                     <details>
                       <summary class="mono small">{summary(d.value)}</summary>

@@ -6,15 +6,6 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
-export const AGENT_KEY_TOOL_NAMES = [
-  "get_agent",
-  "update_agent",
-  "delete_agent",
-  "create_key",
-  "list_keys",
-  "revoke_key",
-] as const;
-
 type Forward = (path: string) => (args: Record<string, unknown>) => Promise<CallToolResult>;
 
 const agentId = z.string().min(1).describe("The agent id (ag_...).");

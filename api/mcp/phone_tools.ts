@@ -4,19 +4,6 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
-export const PHONE_TOOL_NAMES = [
-  "create_trunk",
-  "list_trunks",
-  "get_trunk",
-  "update_trunk",
-  "delete_trunk",
-  "create_phone_number",
-  "list_phone_numbers",
-  "get_phone_number",
-  "update_phone_number",
-  "delete_phone_number",
-] as const;
-
 type Forward = (path: string) => (args: Record<string, unknown>) => Promise<CallToolResult>;
 
 const trunkId = z.string().min(1).describe("The trunk id (trk_...).");

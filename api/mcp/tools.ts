@@ -4,8 +4,8 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { PHONE_TOOL_NAMES, registerPhoneTools } from "./phone_tools.ts";
-import { AGENT_KEY_TOOL_NAMES, registerAgentKeyTools } from "./agent_key_tools.ts";
+import { registerPhoneTools } from "./phone_tools.ts";
+import { registerAgentKeyTools } from "./agent_key_tools.ts";
 
 /** A reply from an admin route: the HTTP status and the parsed JSON body (or raw text). */
 export interface AdminReply {
@@ -19,16 +19,6 @@ export interface AdminReply {
  * how: over the network for stdio, in-process for the API's own `/mcp`.
  */
 export type AdminCall = (path: string, body: unknown) => Promise<AdminReply>;
-
-/** The names of the tools this server offers (stable: clients and docs refer to them). */
-export const TOOL_NAMES = [
-  "create_agent",
-  "list_agents",
-  ...AGENT_KEY_TOOL_NAMES,
-  "get_session",
-  "list_sessions",
-  ...PHONE_TOOL_NAMES,
-] as const;
 
 const SERVER_INFO = { name: "voice-call-admin", version: "1.0.0" };
 

@@ -11,7 +11,7 @@
 // a captured Authorization, copied into another INVITE, opens nothing (RFC 7616 section 5.7's
 // one-time nonces).
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { splitList } from "../../media/sip/headers.ts";
+import { splitList } from "../../sip/headers.ts";
 
 export type DigestAlgorithm = "MD5" | "SHA-256";
 

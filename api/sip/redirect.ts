@@ -1,28 +1,25 @@
 // The control plane's SIP redirect server (RFC 3261 sections 8.3 and 21.3): a trunk's INVITE is
 // answered with a final response only, a 3xx naming the worker that takes the call or a refusal,
-// so no dialog and no media ever touch the control plane. It reuses the worker's SIP parser,
-// UDP/TCP transports and server transactions (media/sip/); what an INVITE gets is the `decide`
+// so no dialog and no media ever touch the control plane. It shares the SIP parser, UDP/TCP
+// transports and server transactions with the worker (sip/); what an INVITE gets is the `decide`
 // callback's answer (api/sip/phone_calls.ts).
 import { logger } from "../../common/log.ts";
-import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "../../media/sip/clock.ts";
-import { tagOf } from "../../media/sip/headers.ts";
+import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "../../sip/clock.ts";
+import { tagOf } from "../../sip/headers.ts";
 import {
   type Header,
   header,
   parseMessage,
   serialize,
   type SipRequest,
-} from "../../media/sip/message.ts";
-import { randomToken, responseTo } from "../../media/sip/response.ts";
-import {
-  InviteServerTransaction,
-  NonInviteServerTransaction,
-} from "../../media/sip/transaction.ts";
-import { stampVia, transactionKey } from "../../media/sip/keys.ts";
-import type { DatagramSocket, Peer } from "../../media/sip/udp.ts";
-import type { StreamBounds, StreamListener, StreamSource } from "../../media/sip/tcp.ts";
-import { listenUdpAndTcp, responsePeer } from "../../media/sip/listen.ts";
-import { refusedStream } from "../../media/sip/stream.ts";
+} from "../../sip/message.ts";
+import { randomToken, responseTo } from "../../sip/response.ts";
+import { InviteServerTransaction, NonInviteServerTransaction } from "../../sip/transaction.ts";
+import { stampVia, transactionKey } from "../../sip/keys.ts";
+import type { DatagramSocket, Peer } from "../../sip/udp.ts";
+import type { StreamBounds, StreamListener, StreamSource } from "../../sip/tcp.ts";
+import { listenUdpAndTcp, responsePeer } from "../../sip/listen.ts";
+import { refusedStream } from "../../sip/stream.ts";
 
 /** Where an INVITE came from: the transport's peer, what a trunk's allowlist is checked against. */
 export interface InviteSource extends Peer {
@@ -45,7 +42,7 @@ export interface RedirectOptions {
   decide: InviteDecision;
   clock?: SipClock;
   timers?: SipTimers;
-  /** Time and connection bounds on SIP over TCP (media/sip/tcp.ts's defaults). */
+  /** Time and connection bounds on SIP over TCP (sip/tcp.ts's defaults). */
   tcpBounds?: StreamBounds;
 }
 

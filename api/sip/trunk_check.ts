@@ -7,8 +7,8 @@
 // exists from one that does not (docs/security.md "Phone calls").
 import { inCidr, parseCidr, parseIp } from "../../common/ipaddr.ts";
 import type { TrunkCheck } from "../../db/trunks.ts";
-import { dialledUser } from "../../media/sip/headers.ts";
-import type { SipRequest } from "../../media/sip/message.ts";
+import { dialledUser } from "../../sip/headers.ts";
+import type { SipRequest } from "../../sip/message.ts";
 import { DEFAULT_REALM } from "../admin/phone_input.ts";
 import { challenges, type DigestNonces, parseAuthorization, responseMatches } from "./digest.ts";
 import type { InviteAnswer, InviteSource } from "./redirect.ts";

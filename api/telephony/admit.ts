@@ -14,10 +14,9 @@ import type { ApiDeps } from "../context.ts";
 import type { PhoneNumberRoute } from "../../db/phone_numbers.ts";
 import { createPhoneSession } from "../sip/phone_session.ts";
 import { formParams, onceKeys, replayed } from "./webhook_guard.ts";
+import type { StreamCarrier } from "../../common/carrier.ts";
 
 const log = logger("telephony");
-
-export type StreamCarrier = "twilio" | "plivo" | "exotel";
 
 export interface PhoneCallIn {
   carrier: StreamCarrier;

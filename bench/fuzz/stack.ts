@@ -8,7 +8,8 @@ import {
   type Tenant,
   type TestApi,
 } from "../../tests/helpers/api_server.ts";
-import { startWorkerProcess, type WorkerProcess } from "../../tests/helpers/process.ts";
+import { type BenchWorker, startBenchWorker } from "../harness/worker.ts";
+import { connectSession } from "../harness/session.ts";
 import { settingOrCreate } from "../../db/service_settings.ts";
 import { TokenSigner } from "../../common/token.ts";
 import { TestCaller } from "../../caller/caller.ts";
@@ -31,7 +32,7 @@ export interface WorkerHealth {
 
 export interface Stack {
   api: TestApi;
-  worker: WorkerProcess;
+  worker: BenchWorker;
   echo: Tenant;
   brain?: Tenant;
   signer: TokenSigner;
@@ -51,14 +52,13 @@ export async function startStack(
     RATE_LIMIT_PER_ADDRESS_PER_SECOND: "0",
     PENDING_SESSIONS_PER_KEY: "0",
   }, { node: false });
-  let worker: WorkerProcess | undefined;
+  let worker: BenchWorker | undefined;
   const callers: TestCaller[] = [];
   try {
-    worker = await startWorkerProcess(api.db.url, `node-fuzz-${crypto.randomUUID().slice(0, 6)}`, {
-      RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "fuzz-recordings-" }),
+    worker = await startBenchWorker(api.db.url, {
+      nodeId: `node-fuzz-${crypto.randomUUID().slice(0, 6)}`,
       // Every accepted offer takes a slot until its call ends (20 s without a connection).
-      WORKER_CAPACITY: "100000",
-      ...options.workerEnv,
+      env: { WORKER_CAPACITY: "100000", ...options.workerEnv },
     });
     let exited = false;
     worker.child.process.status.then(() => (exited = true));
@@ -71,16 +71,11 @@ export async function startStack(
     );
     const w = worker;
     const connect = async (tenant: Tenant, body: Record<string, unknown> = {}) => {
-      const r = await api.post(
-        "/api/v1/sessions.connect",
-        { agent_id: tenant.agent_id, ...body },
-        tenant.sk,
-      );
-      if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
+      const s = await connectSession(api, tenant, body);
       return {
-        session_id: r.body.session_id,
-        endpoint: r.body.webrtc_request_params.endpoint,
-        token: r.body.webrtc_request_params.headers.Authorization.slice(7),
+        session_id: s.sessionId,
+        endpoint: s.endpoint,
+        token: s.headers.Authorization.slice(7),
       };
     };
     return {

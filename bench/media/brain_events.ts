@@ -12,6 +12,7 @@ import { SCRIPTS, speech16k } from "../../tests/helpers/test_speech.ts";
 import { BrainEvents, INTERIM_MIN_MS } from "../../media/call/brain_events.ts";
 import { encodeServiceFrame } from "../../proto/frames.ts";
 import { setQuiet } from "../../common/log.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 setQuiet(true);
 const N = Number(Deno.env.get("BENCH_EVENTS_SCRIPTS") ?? 8);
@@ -44,7 +45,7 @@ for (const text of SCRIPTS.slice(0, N)) {
     stream.push(pcm.subarray(i, i + FRAME));
     // Real time: the next frame is due 20 ms after this one.
     const due = t0 + (i / FRAME + 1) * 20;
-    await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+    await sleep(Math.max(0, due - performance.now()));
   }
   speechMs += pcm.length / 16;
   await stream.finish();

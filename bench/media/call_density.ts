@@ -61,11 +61,8 @@
 //                            measured in the same run as the others, e.g.
 //                            BENCH_DENSITY_CONFIGS=echo,local,local@/tmp/before
 import { makeTenant, startTestApi, type Tenant } from "../../tests/helpers/api_server.ts";
-import {
-  freePort,
-  startWorkerNodeProcess,
-  startWorkerProcess,
-} from "../../tests/helpers/process.ts";
+import { startWorkerNodeProcess } from "../../tests/helpers/process.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 import { LatenessHistogram } from "../../media/audio/pacer.ts";
 import { callerSpeechWav } from "../../tests/helpers/audio.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
@@ -78,18 +75,23 @@ import {
   cpuSeconds,
   type CpuSplit,
   loadAverage,
+  machineTicks,
   pinSplit,
   pinTo,
   processTree,
-  resetPeak,
   snapshotTree,
-  statusKb,
   sumSplits,
   zeroSplit,
-} from "./proc.ts";
-import { LineChild } from "./line_child.ts";
+} from "../harness/proc.ts";
+import { LineChild } from "../harness/line_child.ts";
 import { hostSpeedProbe } from "./host_speed.ts";
 import { printProfile, Profiler } from "./profile.ts";
+import { percentile } from "../harness/stats.ts";
+import { markdownTable } from "../harness/table.ts";
+import { startBenchWorker, waitNoCalls, workerEnvFrom } from "../harness/worker.ts";
+import { connectSession } from "../harness/session.ts";
+import { RssPeak } from "../harness/rss.ts";
+import { GREETING, LINES as SCRIPT_LINES, REPLIES } from "../harness/script.ts";
 import type { DensityCall, DensityCallersConfig, DensityCallersResult } from "./density_callers.ts";
 
 /** "echo" or "local", optionally "@/checkout" whose worker to run (default BENCH_ROOT). */
@@ -113,12 +115,7 @@ const MAX_P99_MS = Number(env("BENCH_DENSITY_MAX_P99_MS") ?? 1000);
 const MAX_SKIPPED_PCT = Number(env("BENCH_DENSITY_MAX_SKIPPED_PCT") ?? 0.1);
 const JSON_PATH = env("BENCH_DENSITY_JSON");
 const ROOT = env("BENCH_ROOT") ?? new URL("../..", import.meta.url).pathname;
-const WORKER_ENV: Record<string, string> = Object.fromEntries(
-  (env("BENCH_WORKER_ENV") ?? "").split(/\s+/).filter((s) => s.includes("=")).map((s) => {
-    const i = s.indexOf("=");
-    return [s.slice(0, i), s.slice(i + 1)];
-  }),
-);
+const WORKER_ENV = workerEnvFrom("BENCH_WORKER_ENV");
 
 const IDLE_S = 4;
 /** lockstep: call i dials at i × STAGGER_MS, so every caller says its lines at about the same
@@ -143,16 +140,11 @@ const PROFILE_DIR = PROFILE && PROFILE_SETTING !== "1" ? PROFILE_SETTING : undef
 const SHOW_THREADS = env("BENCH_DENSITY_THREADS") === "1";
 const ECHO_PAUSE_MS = 3500;
 const GAP_MS = 700;
-const LINES = ["what is the weather like today", "please book a table for two"];
-const LAST_LINE = "i would like to check my order";
+/** The first two of the shared lines; the third is the last line, or the story asked for. */
+const LINES = SCRIPT_LINES.slice(0, 2);
+const LAST_LINE = SCRIPT_LINES[2];
 const STORY_LINE = "please tell me a long story";
 const BARGE_WORDS = "stop please";
-const GREETING = "Hello, how can I help?";
-const REPLIES = [
-  "It will be sunny and warm all day.",
-  "Your table for two is booked for seven tonight. Is there anything else?",
-  "Your order left the warehouse this morning. It should arrive tomorrow.",
-];
 const STORY = [
   "Once upon a time, a small robot lived in a lighthouse by the sea.",
   "Every night it counted the ships that passed and wished one of them would stop.",
@@ -160,22 +152,6 @@ const STORY = [
   "The fishermen followed the light home and came back the next day to say thank you.",
 ];
 const AFTER_BARGE = "Okay, I will stop.";
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Nearest rank: the value at floor(q·n) of the sorted samples (p99 of fewer than 100 = max). */
-const pct = (xs: number[], q: number) => {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
-
-/** Busy and total CPU ticks of the whole machine (/proc/stat). */
-function machineTicks(): { busy: number; total: number; steal: number } {
-  const f = Deno.readTextFileSync("/proc/stat").split("\n")[0].trim().split(/\s+/).slice(1)
-    .map(Number);
-  const total = f.slice(0, 8).reduce((a, b) => a + b, 0);
-  return { busy: total - f[3] - f[4], total, steal: f[7] };
-}
 
 // ---- the worker under test ----
 
@@ -208,22 +184,14 @@ async function startWorker(databaseUrl: string, root: string): Promise<Worker> {
 }
 
 async function spawnWorker(databaseUrl: string, root: string): Promise<Worker> {
-  Deno.chdir(root); // the worker is spawned as media/main.ts of the current directory
-  const extra: Record<string, string> = {
-    RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
-    ...WORKER_ENV,
-  };
   const runners = runnerCount();
   if (runners === 1) {
-    const inspect = PROFILE ? freePort() : 0;
-    const flags = inspect ? [`--inspect=127.0.0.1:${inspect}`] : [];
-    const w = await startWorkerProcess(databaseUrl, undefined, extra, flags);
-    const pid = w.child.process.pid;
-    const profiler = inspect ? await Profiler.connect(inspect) : undefined;
+    const w = await startBenchWorker(databaseUrl, { root, env: WORKER_ENV, inspect: PROFILE });
+    const profiler = w.inspectPort ? await Profiler.connect(w.inspectPort) : undefined;
     return {
-      pid,
+      pid: w.pid,
       urls: [w.url],
-      runnerPid: () => pid,
+      runnerPid: () => w.pid,
       profiler,
       stop: () => {
         profiler?.close();
@@ -231,6 +199,11 @@ async function spawnWorker(databaseUrl: string, root: string): Promise<Worker> {
       },
     };
   }
+  Deno.chdir(root); // startWorkerNodeProcess spawns media/main.ts of the current directory
+  const extra: Record<string, string> = {
+    RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
+    ...WORKER_ENV,
+  };
   // startWorkerNodeProcess sets WORKER_PROCESSES to the count it allotted ports for.
   delete extra.WORKER_PROCESSES;
   const w = await startWorkerNodeProcess(databaseUrl, runners, undefined, extra);
@@ -368,20 +341,17 @@ async function dial(
   const calls: DensityCall[] = [];
   const scripts: { sessionId: string; reference: string[] }[] = [];
   for (let i = 0; i < n; i++) {
-    const t = s.tenants[kindOf(config)];
-    const r = await s.api.post("/api/v1/sessions.connect", { agent_id: t.agent_id }, t.sk);
-    if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
+    const session = await connectSession(s.api, s.tenants[kindOf(config)]);
     const barge = (only.barge ?? true) && i % 2 === 0 && kindOf(config) === "local";
     const lines = only.lines ?? [...LINES, barge ? STORY_LINE : LAST_LINE];
-    if (barge) s.barging.add(r.body.session_id);
+    if (barge) s.barging.add(session.sessionId);
     scripts.push({
-      sessionId: r.body.session_id,
+      sessionId: session.sessionId,
       reference: barge ? [...lines, BARGE_WORDS] : lines,
     });
-    const p = r.body.webrtc_request_params;
     calls.push({
-      endpoint: p.endpoint,
-      headers: p.headers,
+      endpoint: session.endpoint,
+      headers: session.headers,
       lines: lines.map((l) => s.wavs.get(l)!),
       barge: barge ? s.wavs.get(BARGE_WORDS) : undefined,
     });
@@ -428,21 +398,13 @@ async function runCallers(
 }
 
 /** Waits (up to 10 s) until the worker has torn every call down. */
-async function tornDown(worker: Worker): Promise<void> {
-  const until = Date.now() + 10_000;
-  while (Date.now() < until) {
-    const st = await runnerStats(worker);
-    if (st.every((x) => !x || x.calls === 0)) break;
-    await sleep(100);
-  }
-}
+const tornDown = (worker: Worker) => waitNoCalls(worker.urls, 10_000);
 
 async function measure(s: Setup, config: Config, n: number): Promise<Row> {
   const started = performance.now();
   const worker = await startWorker(s.api.db.url, rootOf(config));
   const root = worker.pid;
-  let pids = [root];
-  let sampler: ReturnType<typeof setInterval> | undefined;
+  let rss: RssPeak | undefined;
   try {
     await sleep(1500); // past start-up's last allocations and timers
     if (WARMUP) {
@@ -456,22 +418,14 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
       await sleep(1500);
     }
     const hostProbeMs = hostSpeedProbe();
-    pids = processTree(root);
     const i0 = snapshotTree(root);
     await sleep(IDLE_S * 1000);
     const i1 = snapshotTree(root);
     const idleS = (i1.at - i0.at) / 1000;
     const idlePer = cpuBetween(i0, i1);
     const idleRate = addSplit(zeroSplit(), sumSplits(idlePer.values()), 1 / idleS);
-    const idleRss = new Map(pids.map((p) => [p, statusKb(p, "VmRSS")]));
-    const idleRssSum = [...idleRss.values()].reduce((a, b) => a + b, 0);
-    const hwm = pids.every((p) => resetPeak(p));
-    let sampledPeak = idleRssSum;
-    sampler = setInterval(() => {
-      const sum = pids.map((p) => statusKb(p, "VmRSS")).filter(Number.isFinite)
-        .reduce((a, b) => a + b, 0);
-      sampledPeak = Math.max(sampledPeak, sum);
-    }, 100);
+    rss = new RssPeak(root);
+    const { pids, idleSumKb: idleRssSum } = rss;
 
     const { calls, scripts } = await dial(s, config, n);
     await worker.profiler?.start();
@@ -495,8 +449,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
         await Deno.writeTextFile(`${PROFILE_DIR}/${name}`, JSON.stringify(profile));
       }
     }
-    clearInterval(sampler);
-    sampler = undefined;
+    const peakKb = rss.stop();
     const windowS = (c1.at - c0.at) / 1000;
     const per = cpuBetween(c0, c1);
     const gross = sumSplits(per.values());
@@ -504,9 +457,6 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     const callSeconds = result.calls.reduce((a, c) => a + c.seconds, 0);
     if (SHOW_THREADS) printThreads(`${config} × ${n}`, cpuByThreadName(c0, c1), callSeconds);
     const msPerCallS = addSplit(zeroSplit(), net, 1000 / callSeconds);
-    const peakKb = pids.length === 1 && hwm
-      ? Math.max(sampledPeak, statusKb(root, "VmHWM"))
-      : sampledPeak;
     const indexOf = new Map(worker.urls.map((_, i) => [worker.runnerPid(i), i]));
     const runners: Runner[] = pids.length === 1 ? [] : pids.map((pid) => {
       const idle = idlePer.get(pid)?.total ?? 0;
@@ -521,8 +471,8 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
         corePct: (gross / windowS) * 100,
         // Per call-second of its own calls (their share of all call-seconds, by count).
         msPerCallS: calls ? (used * 1000) / (callSeconds * calls / n) : NaN,
-        idleRssMb: (idleRss.get(pid) ?? NaN) / 1024,
-        peakRssMb: (hwm ? statusKb(pid, "VmHWM") : statusKb(pid, "VmRSS")) / 1024,
+        idleRssMb: (rss!.idleKb.get(pid) ?? NaN) / 1024,
+        peakRssMb: rss!.peakOf(pid) / 1024,
       };
     });
 
@@ -555,8 +505,8 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
       row.latency = {
         lines: n * 3,
         answered: ok.length,
-        p50: pct(ok, 0.5),
-        p99: pct(ok, 0.99),
+        p50: percentile(ok, 50),
+        p99: percentile(ok, 99),
         max: ok.length ? Math.max(...ok) : NaN,
       };
       const barges = result.calls.filter((c) => c.barge);
@@ -565,7 +515,7 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
         tried: scripts.filter((x) => s.barging.has(x.sessionId)).length,
         measured: stops.length,
         notOverBot: barges.filter((c) => !c.barge!.overBot).length,
-        p50: pct(stops, 0.5),
+        p50: percentile(stops, 50),
         max: stops.length ? Math.max(...stops) : NaN,
       };
       let errors = 0, words = 0;
@@ -597,9 +547,9 @@ async function measure(s: Setup, config: Config, n: number): Promise<Row> {
     row.wallS = (performance.now() - started) / 1000;
     return row;
   } finally {
-    clearInterval(sampler);
+    rss?.stop();
     await worker.stop();
-    const left = pids.filter((p) => {
+    const left = (rss?.pids ?? [root]).filter((p) => {
       try {
         return Deno.statSync(`/proc/${p}`).isDirectory;
       } catch {
@@ -711,11 +661,7 @@ function table(rows: Row[]): void {
       r.holds ? "yes" : "no",
     ]),
   ];
-  const widths = t[0].map((_, i) => Math.max(...t.map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
-  console.log(line(t[0]));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const r of t.slice(1)) console.log(line(r));
+  console.log(markdownTable(t));
   for (const r of rows.filter((r) => r.runners.length)) {
     console.log(
       `  ${r.config} × ${r.calls} per process (root first): ` +

@@ -10,6 +10,7 @@ import { startInProcessCallService } from "../../tests/helpers/call_harness.ts";
 import { LossyLink } from "../../tests/helpers/lossy_link.ts";
 import { rawBrain } from "../../tests/helpers/raw_brain.ts";
 import { TestCaller } from "../../caller/caller.ts";
+import { median } from "../harness/stats.ts";
 
 const rates = (Deno.env.get("BENCH_LOSS_RATES") ?? "0.1,0.2").split(",").map(Number);
 const runs = Number(Deno.env.get("BENCH_LOSS_RUNS") ?? 10);
@@ -56,11 +57,10 @@ try {
       console.log(JSON.stringify({ rate, run, stage, dropped: link.counts.dropped }));
       await caller.hangUp();
     }
-    openMs.sort((a, b) => a - b);
-    const median = openMs.length ? Math.round(openMs[Math.floor(openMs.length / 2)]) : null;
+    const mid = openMs.length ? Math.round(median(openMs)) : null;
     console.log(
       `loss ${rate * 100} %: opened ${opened}/${runs}, completed ${completed}/${runs}, ` +
-        `open median ${median} ms, max ${openMs.length ? Math.round(openMs.at(-1)!) : null} ms`,
+        `open median ${mid} ms, max ${openMs.length ? Math.round(Math.max(...openMs)) : null} ms`,
     );
   }
 } finally {

@@ -21,21 +21,18 @@ import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import { decodeBrainFrame, encodeServiceFrame } from "../../proto/frames.ts";
 import { EspeakEngine } from "../../media/tts/espeak_engine.ts";
+import { percentile as pct, sum } from "../harness/stats.ts";
+import { LINES as SCRIPT_LINES } from "../harness/script.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const TURNS = Number(Deno.args[0] ?? 6);
 const LINES = [
-  "what is the weather like today",
-  "please book a table for two",
-  "i would like to check my order",
+  ...SCRIPT_LINES,
   "can you hear me now",
   "thank you that is all",
   "what time is it",
 ];
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const fmt = (xs: number[]) =>
   xs.length
     ? `p50 ${pct(xs, 50).toFixed(2)} ms, max ${Math.max(...xs).toFixed(2)} ms (n=${xs.length})`
@@ -111,7 +108,7 @@ try {
         (m.data as { spoken_status: string }).spoken_status === "completed",
       60_000, // a loaded host (other sessions' runs) can take tens of seconds
     );
-    await new Promise((r) => setTimeout(r, 700));
+    await sleep(700);
   }
   // Barge-in, three times quiet and three times with two busy loops on the host: a long story,
   // interrupted 1.5 s into it by a noise and then words (issue 31's call).
@@ -124,7 +121,7 @@ try {
       unmeasured[loaded ? 1 : 0]++;
       continue;
     }
-    await new Promise((r) => setTimeout(r, 1500));
+    await sleep(1500);
     const load = loaded ? busyLoops(2) : undefined;
     try {
       const bargeIns = async () =>
@@ -133,7 +130,7 @@ try {
       const { startedAt, endedAt } = await caller.say(words);
       const onsetAt = startedAt + onsetMs;
       await eventually(async () => await bargeIns() > before, "a barge-in", 30_000);
-      await new Promise((r) => setTimeout(r, 1000));
+      await sleep(1000);
       const stop = botSilentAt(caller, onsetAt);
       if (stop === undefined) {
         unmeasured[loaded ? 1 : 0]++;
@@ -145,7 +142,7 @@ try {
     } finally {
       await load?.stop();
     }
-    await new Promise((r) => setTimeout(r, 2500));
+    await sleep(2500);
   }
   await caller.hangUp();
   const record = await service.record(sessionId, "ended");
@@ -171,7 +168,6 @@ console.log(`    of which synthesis, first chunk (alone):    ${fmt(synthFirst)}`
 console.log(`  end of turn → first audio (caller's wait):     ${fmt(endToAudio)}`);
 console.log(`  barge-in: true speech onset → bot silent:      ${fmt(bargeStop)}`);
 console.log(`    same, two busy loops on the host:           ${fmt(loadedStop)}`);
-const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 console.log(
   `    bot frames heard again after the stop: quiet ${sum(backQuiet)} in ${backQuiet.length}, ` +
     `loaded ${sum(backLoaded)} in ${backLoaded.length}; not measured: quiet ${unmeasured[0]}, ` +

@@ -11,7 +11,8 @@
 // first frame received after that whose RMS is above AUDIBLE, so the figures are what a caller
 // hears, message timing aside.
 import { BOT_LEVEL } from "../../caller/turn_latency.ts";
-import { streamLines } from "./line_child.ts";
+import { childSide } from "../harness/line_child.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { TestCaller } from "../../caller/caller.ts";
 import { readWav, to48k } from "../../caller/wav.ts";
@@ -69,9 +70,6 @@ export const SILENT = 100;
 export const STOP_GAP_MS = 600;
 export const BARGE_AFTER_MS = 1500;
 const REPLY_TIMEOUT_MS = 15_000;
-
-const say = (msg: Record<string, unknown>) => console.log(`@@density ${JSON.stringify(msg)}`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A caller's line is speech where a 10 ms window's RMS, its mean removed, reaches this: festival's
@@ -184,10 +182,7 @@ async function script(
 }
 
 async function main() {
-  const input = streamLines(Deno.stdin.readable);
-  const first = await input.next();
-  if (first.done) throw new Error("no config on stdin");
-  const config = JSON.parse(first.value) as DensityCallersConfig;
+  const { config, input, say } = await childSide<DensityCallersConfig>("@@density");
   const pcm = new Map<string, Int16Array>();
   for (const c of config.calls) {
     for (const p of [...c.lines, ...(c.barge ? [c.barge] : [])]) {
@@ -227,7 +222,7 @@ async function main() {
     loopLateP99Ms: stats.p99LateMs,
     loopSkipped: stats.skipped,
   };
-  say(result as unknown as Record<string, unknown>);
+  say(result);
   Deno.exit(0);
 }
 

@@ -5,7 +5,8 @@
 // "mark" (the steady-state window starts) and "stop" (it ends: report, hang up, exit).
 // stdout: lines `@@echo <json>` — {type:"ready"}, {type:"marked"}, {type:"result"}; anything
 // else on stdout (library chatter) is ignored by the driver.
-import { streamLines } from "./line_child.ts";
+import { childSide } from "../harness/line_child.ts";
+import { percentile } from "../harness/stats.ts";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { OpusRtpSender } from "../../media/rtc/rtp_sender.ts";
 import { TestCaller } from "../../caller/caller.ts";
@@ -78,19 +79,11 @@ function streamPackets(caller: TestCaller, packets: Uint8Array[]): Pacer {
   return pacer;
 }
 
-const say = (msg: Record<string, unknown>) => console.log(`@@echo ${JSON.stringify(msg)}`);
-
-const pct = (xs: number[], q: number) => {
-  if (!xs.length) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
+/** 0 for no samples: the result travels as JSON, where NaN would arrive as null. */
+const pct = (xs: number[], p: number) => (xs.length ? percentile(xs, p) : 0);
 
 async function main() {
-  const input = streamLines(Deno.stdin.readable);
-  const first = await input.next();
-  if (first.done) throw new Error("no config on stdin");
-  const config = JSON.parse(first.value) as CallersConfig;
+  const { config, input, say } = await childSide<CallersConfig>("@@echo");
 
   // The speech repeated to cover the whole call: one gapless stream per caller.
   const speech = to48k(await readWav(config.wav));
@@ -164,8 +157,8 @@ async function main() {
     return {
       packets: arrivals.length,
       expected: Math.round(windowMs / 20),
-      gapP50Ms: pct(gaps, 0.5),
-      gapP99Ms: pct(gaps, 0.99),
+      gapP50Ms: pct(gaps, 50),
+      gapP99Ms: pct(gaps, 99),
       gapMaxMs: gaps.length ? Math.max(...gaps) : 0,
       sent: c.sentAt.length - m.sent,
       echoRms: rms(received, m.samples),
@@ -180,7 +173,7 @@ async function main() {
     loopLateP99Ms: loopStats.p99LateMs,
     loopSkipped: loopStats.skipped,
   };
-  say(result as unknown as Record<string, unknown>);
+  say(result);
   await Promise.all(callers.map((c) => c.hangUp().catch(() => {})));
   Deno.exit(0);
 }

@@ -20,20 +20,21 @@
 // others, with taskset: the worker has a core of its own, as on a media node), BENCH_ECHO_PROFILE=1 (take a V8 CPU profile of each worker over each window through its
 // inspector and print where the main thread's time went; the profiler's own overhead makes the
 // CPU figures of such a run higher, so measure without it).
-import { LineChild } from "./line_child.ts";
-import postgres from "postgres";
+import { LineChild } from "../harness/line_child.ts";
+import { createBenchDatabase } from "../harness/database.ts";
 import { openDatabase } from "../../db/client.ts";
-import { randomBase62 } from "../../common/ids.ts";
 import { LatenessHistogram } from "../../media/audio/pacer.ts";
 import { makeTenant, startTestApi } from "../../tests/helpers/api_server.ts";
-import { freePort, spawnDenoWith, waitHealthy } from "../../tests/helpers/process.ts";
 import { speechWav } from "../../tests/helpers/audio.ts";
 import type { CallersResult } from "./echo_callers.ts";
-import { CLK_TCK, cpuSeconds, pinSplit, pinTo } from "./proc.ts";
+import { CLK_TCK, cpuSeconds, machineTicks, pinSplit, pinTo } from "../harness/proc.ts";
+import { median } from "../harness/stats.ts";
+import { markdownTable } from "../harness/table.ts";
+import { startBenchWorker, waitNoCalls } from "../harness/worker.ts";
+import { connectSession } from "../harness/session.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 import { printProfile, Profiler } from "./profile.ts";
 
-const ADMIN_URL = Deno.env.get("BENCH_DATABASE_URL") ??
-  "postgres://postgres@127.0.0.1:5432/postgres";
 const LEVELS = (Deno.env.get("BENCH_ECHO_LEVELS") ?? "1,10,50").split(",").map(Number);
 const WINDOW_S = Number(Deno.env.get("BENCH_ECHO_WINDOW_S") ?? 12);
 const WARMUP_S = Number(Deno.env.get("BENCH_ECHO_WARMUP_S") ?? 3);
@@ -49,17 +50,7 @@ const PROFILE = Deno.env.get("BENCH_ECHO_PROFILE") === "1";
 const PIN = Deno.env.get("BENCH_ECHO_PIN") === "1" ? pinSplit() : null;
 if (PIN && !pinTo(Deno.pid, PIN.bench)) throw new Error("BENCH_ECHO_PIN: taskset failed");
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-// ---- process CPU from /proc ----
-
-/** Busy CPU seconds of the whole machine (all cores): what else ran during a window. */
-function machineBusySeconds(): number {
-  const [cpu] = Deno.readTextFileSync("/proc/stat").split("\n");
-  const t = cpu.trim().split(/\s+/).slice(1).map(Number);
-  const total = t.slice(0, 8).reduce((a, b) => a + b, 0);
-  return (total - t[3] - t[4]) / CLK_TCK; // minus idle and iowait
-}
+// ---- worker figures ----
 
 interface Snapshot {
   at: number;
@@ -134,62 +125,33 @@ interface Variant {
 }
 
 async function startVariant(name: string, dir: string): Promise<Variant> {
-  const db = `bench_echo_${randomBase62(10).toLowerCase()}`;
-  const admin = postgres(ADMIN_URL, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${db}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${db}`;
-  const database = await openDatabase({ url: url.toString(), max: 4 });
+  const own = await createBenchDatabase("bench_echo");
+  const database = await openDatabase({ url: own.url, max: 4 });
   const api = await startTestApi({
     RATE_LIMIT_PER_SECOND: "1000",
     RATE_LIMIT_BURST: "1000",
     PENDING_SESSIONS_PER_KEY: "0",
   }, { db: database, node: false });
-  // As tests/helpers/process.ts starts a worker, but from `dir` and optionally under the inspector.
-  const port = freePort();
-  const inspect = PROFILE ? freePort() : 0;
-  const workerUrl = `http://127.0.0.1:${port}`;
-  const nodeId = `node-${crypto.randomUUID().slice(0, 8)}`;
-  const child = spawnDenoWith(
-    ["run", "-A", ...(inspect ? [`--inspect=127.0.0.1:${inspect}`] : []), "media/main.ts"],
-    {
-      DATABASE_URL: database.url,
-      WORKER_PORT: String(port),
-      NODE_ID: nodeId,
-      WORKER_PUBLIC_URL: workerUrl,
-      ICE_ADDRESSES: "127.0.0.1",
-      DRAIN_TIMEOUT_SECONDS: "2",
-      WORKER_CAPACITY: String(MAX_CALLS),
-    },
-    dir,
-  );
+  let worker: Awaited<ReturnType<typeof startBenchWorker>> | undefined;
   const close = async () => {
-    await child.stop();
+    await worker?.stop();
     await api.close();
     await database.close();
-    await admin.unsafe(`drop database if exists ${db} with (force)`);
-    await admin.end();
+    await own.drop();
   };
   try {
-    await waitHealthy(`${workerUrl}/healthz`, child);
-    // Registration is written just after the server listens.
-    const mine = postgres(database.url, { max: 1, onnotice: () => {} });
-    const until = Date.now() + 10_000;
-    while (Date.now() < until) {
-      const found = await mine`select 1 from worker_nodes where id = ${nodeId} and not draining`;
-      if (found.length) break;
-      await sleep(50);
-    }
-    await mine.end();
+    worker = await startBenchWorker(database.url, {
+      root: dir,
+      env: { WORKER_CAPACITY: String(MAX_CALLS) },
+      inspect: PROFILE,
+      pin: PIN?.worker,
+    });
     const tenant = await makeTenant(api, "bench", { brain_url: "echo:" });
-    const profiler = inspect ? await Profiler.connect(inspect) : undefined;
-    if (PIN && !pinTo(child.process.pid, PIN.worker)) {
-      throw new Error("BENCH_ECHO_PIN: taskset failed");
-    }
+    const profiler = worker.inspectPort ? await Profiler.connect(worker.inspectPort) : undefined;
     return {
       name,
-      workerUrl,
-      workerPid: child.process.pid,
+      workerUrl: worker.url,
+      workerPid: worker.pid,
       idle: 0,
       api,
       tenant,
@@ -206,7 +168,7 @@ async function startVariant(name: string, dir: string): Promise<Variant> {
 }
 
 async function main(): Promise<LevelResult[]> {
-  Deno.chdir(new URL("../..", import.meta.url)); // the worker is spawned as media/main.ts
+  Deno.chdir(new URL("../..", import.meta.url)); // BENCH_ECHO_TREES folders are relative to this checkout
   if (LEVELS.some((n) => !(n >= 1 && n <= MAX_CALLS))) throw new Error(`levels 1..${MAX_CALLS}`);
   let wav: string;
   try {
@@ -227,7 +189,7 @@ async function main(): Promise<LevelResult[]> {
       const stats = await res.json() as WorkerStats;
       return {
         at: performance.now(),
-        machine: machineBusySeconds(),
+        machine: machineTicks().busy / CLK_TCK, // what else ran during a window
         worker: cpuSeconds(v.workerPid),
         callers: callersPid ? cpuSeconds(callersPid) : undefined,
         stats,
@@ -252,13 +214,8 @@ async function main(): Promise<LevelResult[]> {
       for (const v of variants) {
         const calls = [];
         for (let i = 0; i < n; i++) {
-          const r = await v.api.post(
-            "/api/v1/sessions.connect",
-            { agent_id: v.tenant.agent_id },
-            v.tenant.sk,
-          );
-          if (r.status !== 200) throw new Error(`sessions.connect: ${JSON.stringify(r.body)}`);
-          calls.push(r.body.webrtc_request_params);
+          const { endpoint, headers } = await connectSession(v.api, v.tenant);
+          calls.push({ endpoint, headers });
         }
         const seconds = WARMUP_S + WINDOW_S + 60; // outlasts setup and the window; hang-up ends it
         const callers = new LineChild(
@@ -299,8 +256,7 @@ async function main(): Promise<LevelResult[]> {
           await callers.close();
         }
         // The next level starts on an empty node.
-        const until = Date.now() + 15_000;
-        while (Date.now() < until && (await snap(v)).stats.calls > 0) await sleep(200);
+        await waitNoCalls([v.workerUrl], 15_000);
       }
     }
   } finally {
@@ -323,10 +279,6 @@ function summarize(
   const callersCpuS = (s1.callers ?? 0) - (s0.callers ?? 0);
   const live = s1.stats.calls;
   const late = windowLateness(s0.stats, s1.stats);
-  const p = (xs: number[], q: number) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : 0;
-  };
   const packets = r.calls.reduce((a, c) => a + c.packets, 0);
   const expected = r.calls.reduce((a, c) => a + c.expected, 0);
   const echoes = r.calls.map((c) => c.echoRms);
@@ -348,7 +300,7 @@ function summarize(
     // Per-call p99s, then the worst call's and the median call's: one number per call keeps a
     // single bad call visible.
     rx: {
-      p50: p(r.calls.map((c) => c.gapP99Ms), 0.5),
+      p50: r.calls.length ? median(r.calls.map((c) => c.gapP99Ms)) : 0,
       p99: Math.max(0, ...r.calls.map((c) => c.gapP99Ms)),
       max: Math.max(0, ...r.calls.map((c) => c.gapMaxMs)),
       lossPct: expected ? Math.max(0, (1 - packets / expected) * 100) : 0,
@@ -400,8 +352,6 @@ function print(results: LevelResult[], variants: Variant[]): void {
       f(r.rssMb, 0),
     ]),
   ];
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
   console.log(
     `\nEcho calls, worker idle baseline ${
       variants.map((v) => `${v.name} ${f(v.idle * 100)}`).join(", ")
@@ -410,9 +360,7 @@ function print(results: LevelResult[], variants: Variant[]): void {
         results[0]?.echo.spokenRms.toFixed(0) ?? "-"
       }`,
   );
-  console.log(line(rows[0]));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const r of rows.slice(1)) console.log(line(r));
+  console.log(markdownTable(rows));
   for (const v of variants) {
     const mine = results.filter((r) => r.variant === v.name);
     const one = mine.find((r) => r.calls === 1), most = mine[mine.length - 1];
@@ -433,7 +381,6 @@ function print(results: LevelResult[], variants: Variant[]): void {
   // of the pairs' ratios is printed: the trees took turns, so the machine's other load falls
   // on both alike.
   const [base, ...others] = variants;
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const v of others) {
     for (const n of [...new Set(results.map((r) => r.calls))]) {
       const mine = results.filter((r) => r.variant === v.name && r.calls === n);

@@ -3,6 +3,8 @@
 // size per (type, name). Two censuses a few minutes apart name the objects a soak accumulates
 // (`diffCensus`): a per-call object that outlives its call shows as a count growing with calls.
 // Used by soak.ts (SOAK_HEAP_CENSUS=1).
+import { Inspector } from "../harness/inspector.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface Census {
   /** `type:name` → live objects and their shallow bytes. */
@@ -14,44 +16,6 @@ interface Snapshot {
   snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
   nodes: number[];
   strings: string[];
-}
-
-/** A connection to a worker's inspector (Chrome DevTools Protocol) on `port`. */
-export class Inspector {
-  #id = 0;
-  #pending = new Map<number, (result: Record<string, unknown>) => void>();
-  /** Called with each event's params, by method name. */
-  readonly onEvent = new Map<string, (params: Record<string, unknown>) => void>();
-
-  private constructor(readonly ws: WebSocket) {
-    ws.onmessage = (e) => {
-      const msg = JSON.parse(e.data);
-      if (msg.id !== undefined) this.#pending.get(msg.id)?.(msg.result ?? msg.error ?? {});
-      else this.onEvent.get(msg.method)?.(msg.params);
-    };
-  }
-
-  static async connect(port: number): Promise<Inspector> {
-    const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-    const ws = new WebSocket(list[0].webSocketDebuggerUrl);
-    await new Promise((resolve, reject) => {
-      ws.onopen = resolve;
-      ws.onerror = reject;
-    });
-    return new Inspector(ws);
-  }
-
-  call(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    const id = ++this.#id;
-    return new Promise((resolve) => {
-      this.#pending.set(id, resolve);
-      this.ws.send(JSON.stringify({ id, method, params }));
-    });
-  }
-
-  close(): void {
-    this.ws.close();
-  }
 }
 
 /** Takes a snapshot of the isolate behind the inspector on `port` and counts it (GC first). */
@@ -76,7 +40,7 @@ export async function heapCensus(port: number): Promise<Census> {
  */
 export async function settle(inspector: Inspector): Promise<void> {
   await inspector.call("HeapProfiler.collectGarbage");
-  await new Promise((r) => setTimeout(r, 500)); // array buffers are freed by a sweeper after GC
+  await sleep(500); // array buffers are freed by a sweeper after GC
   const module = new URL("../../common/freed_memory.ts", import.meta.url).href;
   await inspector.call("Runtime.evaluate", {
     expression: `import(${JSON.stringify(module)}).then((m) => m.releaseFreedMemory())`,

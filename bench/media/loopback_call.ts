@@ -8,6 +8,8 @@
 import { Pacer } from "../../media/audio/pacer.ts";
 import { WorkerPeer } from "../../media/rtc/peer.ts";
 import { TestCaller } from "../../caller/caller.ts";
+import { percentile as pct } from "../harness/stats.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const CALLS = Number(Deno.args[0] ?? 5);
 const SECONDS = Number(Deno.args[1] ?? 3);
@@ -45,10 +47,6 @@ for (let i = 0; i < tone.length; i++) {
   tone[i] = Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 48000));
 }
 
-const pct = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
 const f = (x: number) => x.toFixed(1).padStart(6);
 
 console.log("call  answer  open   ready  | echo rtt p50   p99   | lost");
@@ -62,26 +60,24 @@ for (let c = 0; c < CALLS; c++) {
   await caller.ready();
   const tReady = performance.now();
   await caller.stream(tone);
-  await new Promise((r) => setTimeout(r, 200));
+  await sleep(200);
   const n = Math.min(caller.sentAt.length, caller.arrivals.length);
   const rtt = Array.from({ length: n }, (_, i) => caller.arrivals[i].at - caller.sentAt[i]);
   allRtt.push(...rtt);
   console.log(
     `${String(c).padStart(4)} ${f(tAnswer - t0)} ${f(tOpen - t0)} ${f(tReady - t0)}  | ` +
-      `${f(pct(rtt, 0.5))} ${f(pct(rtt, 0.99))}  | ${
-        caller.sentAt.length - caller.arrivals.length
-      }`,
+      `${f(pct(rtt, 50))} ${f(pct(rtt, 99))}  | ${caller.sentAt.length - caller.arrivals.length}`,
   );
   await caller.hangUp();
 }
 console.log(
-  `all calls echo rtt ms: p50 ${pct(allRtt, 0.5).toFixed(2)} p99 ${pct(allRtt, 0.99).toFixed(2)}`,
+  `all calls echo rtt ms: p50 ${pct(allRtt, 50).toFixed(2)} p99 ${pct(allRtt, 99).toFixed(2)}`,
 );
 
 // The pacer alone, idle process: lateness of 500 ticks (10 s).
 const pacer = new Pacer(() => {}, { recordJitter: true });
 pacer.start();
-await new Promise((r) => setTimeout(r, 10_000));
+await sleep(10_000);
 pacer.stop();
 const s = pacer.stats();
 console.log(

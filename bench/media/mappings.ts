@@ -4,6 +4,8 @@
 // between two readings, which is how a soak's RSS slope is traced to its owner.
 // Run against a live process: deno run -A bench/media/mappings.ts PID [SECONDS_BETWEEN]
 
+import { setTimeout as sleep } from "node:timers/promises";
+
 export interface Mapping {
   /** Start address, hex, as /proc prints it: a mapping's identity between readings. */
   start: string;
@@ -77,7 +79,7 @@ if (import.meta.main) {
   const first = readMappings(pid);
   let prev = first;
   for (let i = 1;; i++) {
-    await new Promise((r) => setTimeout(r, every * 1000));
+    await sleep(every * 1000);
     const now = readMappings(pid);
     if (now.length === 0) break;
     const kinds = [...byKind(now)].map(([k, kb]) =>

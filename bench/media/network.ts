@@ -22,6 +22,7 @@
 // comma-separated; default all), BENCH_NET_CHROMIUM (1; 0 skips the Chromium rows),
 // BENCH_NET_CHROMIUM_CALLS (= BENCH_NET_CALLS), BENCH_NET_JSON (a file for every call's figures),
 // BENCH_NET_LINGER_MS (0: how long the simulator stays on the line after the call's end). Chromium rows need root, `ip` and iptables.
+import { setTimeout as sleep } from "node:timers/promises";
 import {
   askForTheStory,
   botSilentAt,
@@ -38,7 +39,7 @@ import type { SpokenTurn } from "../../caller/script.ts";
 import { HELD_SCRIPTS, SCRIPTS } from "../../tests/helpers/test_speech.ts";
 import { readCallEnded } from "../../proto/rtvi.ts";
 import { available } from "../../tests/helpers/netns.ts";
-import { cpuSeconds } from "./proc.ts";
+import { cpuSeconds } from "../harness/proc.ts";
 import { arrivalsThrough, receiverMs, speechLikePackets } from "./receiver_cost.ts";
 import { readRecord, type Shape, startChromiumBench } from "./network_chromium.ts";
 import { type CallFigures, formatTable, type Row, summariseRow } from "./network_table.ts";
@@ -85,8 +86,6 @@ const packets = speechLikePackets(3000);
 function receiverMsPerCallSecond(impairment: Impairment): number {
   return receiverMs(arrivalsThrough(packets, impairedLink({ ...impairment, seed: 11 }))) / 60;
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // --- the simulator rows -------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ import {
 import { serveStatic } from "../../tests/browser/helpers/static_server.ts";
 import { gilbertStep, mulberry32 } from "../../caller/lossy_link.ts";
 import type { Page } from "playwright-core";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const GREETING = "Hello. Say something, then send bye.";
 
@@ -109,7 +110,7 @@ function burstyDrops(ns: Netns, loss: number, burst: number, seed: number) {
       if (bad) badSlots++;
       if (bad !== was) await rule(bad ? "-I" : "-D");
       next += 20;
-      await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+      await sleep(Math.max(0, next - performance.now()));
     }
     if (bad) await rule("-D");
     return slots ? badSlots / slots : 0;

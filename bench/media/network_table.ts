@@ -1,6 +1,7 @@
 // network.ts's figures: per call what a caller measured, per row the pooled figures, and the
 // table with each row's ratios to the clean row of the same caller in the same run.
 import { werCount } from "../../media/stt/wer.ts";
+import { percentile } from "../harness/stats.ts";
 
 export interface TurnFigures {
   said: string;
@@ -66,13 +67,6 @@ export function werTally(pairs: { reference: string; hypothesis: string }[]): nu
     words += c.words;
   }
   return words === 0 ? NaN : errors / words;
-}
-
-/** Nearest-rank percentile; NaN for none. */
-export function percentile(xs: number[], p: number): number {
-  if (!xs.length) return NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
 /** |recording − call| / call for each call that has both. */

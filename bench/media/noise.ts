@@ -18,7 +18,6 @@
 //     end the VAD found only once the noise stopped (3 s after the words; 2 s of quiet follow);
 //  2. CPU per call-second of the stage alone (process.cpuUsage, this thread), split into
 //     RNNoise and the two resampler passes, and what decoding at 48 kHz would cost instead.
-import process from "node:process";
 import { setQuiet } from "../../common/log.ts";
 import type { NoiseSuppression } from "../../common/noise_suppression.ts";
 import { noise, type NoiseKind } from "../../caller/noise.ts";
@@ -37,6 +36,9 @@ import { Resampler } from "../../wasm/resampler.ts";
 import { OpusDecoder, OpusEncoder } from "../../wasm/opus.ts";
 import { concat, silence, speechBounds } from "../../tests/helpers/test_signals.ts";
 import { DEV_SCRIPTS, HELD_SCRIPTS, SCRIPTS, speech16k } from "../../tests/helpers/test_speech.ts";
+import { median } from "../harness/stats.ts";
+import { cpuMsOf } from "../harness/proc.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 setQuiet(true);
 const EN = "LANGUAGE_EN";
@@ -162,12 +164,12 @@ async function turn(
   for (let i = 0; i < pcm.length; i += FRAME) {
     await caller.push(pcm.subarray(i, i + FRAME));
     const until = Date.now() + 5000;
-    while (finalsPending > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 2));
+    while (finalsPending > 0 && Date.now() < until) await sleep(2);
   }
   // Recognition runs on its own threads: wait for the turn's words (none if it never ended).
   const end = Date.now() + 5000;
   while (!done && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 10));
+    await sleep(10);
   }
   caller.close();
   return result;
@@ -217,10 +219,6 @@ async function condition(
   return { wer: errors / words, endErrors, unended };
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor(s.length / 2)] : NaN;
-};
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 const ends = (r: Row) =>
   r.endErrors.length
@@ -250,12 +248,7 @@ async function werTable() {
 }
 
 /** CPU ms (user+system, this process, one thread busy) per second of audio for `work`. */
-function cpuPerSecond(seconds: number, work: () => void): number {
-  const before = process.cpuUsage();
-  work();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000 / seconds;
-}
+const cpuPerSecond = (seconds: number, work: () => void) => cpuMsOf(work) / seconds;
 
 function cpuTable() {
   const seconds = 60;

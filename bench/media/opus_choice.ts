@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { Decoder as EvanDecoder, Encoder as EvanEncoder } from "@evan/opus/wasm/index.mjs";
 import OpusScript from "opusscript";
 import { speechLikeFrames } from "./host_speed.ts";
+import { median } from "../harness/stats.ts";
 
 const FRAMES = Number(Deno.args[0] ?? 1500);
 const ROUNDS = 3;
@@ -124,11 +125,6 @@ function opusscriptRaw(): Codec {
     decode16: (p) => dec(d16, p),
     decode48: (p) => dec(e48, p),
   };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
 }
 
 const signal = speechLikeFrames(FRAMES, { noise: 0.03, amplitude: 32767 * 0.8 });

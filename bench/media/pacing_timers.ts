@@ -6,17 +6,15 @@
 import { FrameClock } from "../../media/audio/frame_clock.ts";
 import { Pacer } from "../../media/audio/pacer.ts";
 import { hostSpeedProbe } from "./host_speed.ts";
+import { cpuSeconds } from "../harness/proc.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const N = Number(Deno.args[0] ?? 50);
 const SECONDS = Number(Deno.args[1] ?? 8);
 const ROUNDS = Number(Deno.args[2] ?? 3);
 
-/** This process's CPU so far, ms (utime + stime, 10 ms ticks). */
-function cpuMs(): number {
-  const s = Deno.readTextFileSync("/proc/self/stat");
-  const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-  return (Number(f[11]) + Number(f[12])) * 10;
-}
+/** This process's CPU so far, ms (utime + stime, in clock ticks). */
+const cpuMs = () => cpuSeconds(Deno.pid) * 1000;
 
 async function run(shared: boolean) {
   const clock = shared ? new FrameClock() : undefined;
@@ -27,7 +25,7 @@ async function run(shared: boolean) {
   const pacers = Array.from({ length: N }, () => new Pacer(tick, clock ? { clock } : {}));
   const c0 = cpuMs(), t0 = performance.now();
   pacers.forEach((p) => p.start());
-  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  await sleep(SECONDS * 1000);
   pacers.forEach((p) => p.stop());
   const ms = cpuMs() - c0, wall = performance.now() - t0;
   const ticks = pacers.reduce((a, p) => a + p.ticks, 0);

@@ -86,6 +86,16 @@ interface Tally {
   ms: number;
 }
 
+/** Ends `r`'s utterance and adds its words against `text`, and the time finishing took, to `t`. */
+function score(r: CallRecogniser, text: string, t: Tally): void {
+  const t0 = performance.now();
+  const c = werCount(text, r.finish());
+  t.ms += performance.now() - t0;
+  r.close();
+  t.errors += c.errors;
+  t.words += c.words;
+}
+
 /** Each audio as a fresh call's first utterance from `prior` (null: cold, with the 2nd pass). */
 function firstUtterances(args: DecoderArgs, prior: readonly number[] | null, audios: Int16Array[]) {
   const pool = new FixedPriorPool(args, {
@@ -100,12 +110,7 @@ function firstUtterances(args: DecoderArgs, prior: readonly number[] | null, aud
     for (const [i, a] of audios.entries()) {
       const r = new CallRecogniser(pool, OPTIONS);
       push(r, a);
-      const t0 = performance.now();
-      const c = werCount(sentences[i], r.finish());
-      t.ms += performance.now() - t0;
-      r.close();
-      t.errors += c.errors;
-      t.words += c.words;
+      score(r, sentences[i], t);
     }
   } finally {
     pool.close();
@@ -128,12 +133,7 @@ function laterUtterances(args: DecoderArgs, prior: readonly number[], audios: In
       push(r, audios[(i + audios.length - 1) % audios.length]);
       r.finish();
       push(r, a);
-      const t0 = performance.now();
-      const c = werCount(sentences[i], r.finish());
-      t.ms += performance.now() - t0;
-      r.close();
-      t.errors += c.errors;
-      t.words += c.words;
+      score(r, sentences[i], t);
     }
   } finally {
     pool.close();
@@ -163,12 +163,7 @@ function callsInTurn(phoneChannel: ChannelKind, web: Int16Array[], phone: Int16A
       ) {
         const r = new CallRecogniser(pool, OPTIONS, channel);
         push(r, audio);
-        const t0 = performance.now();
-        const c = werCount(text, r.finish());
-        tally[kind].ms += performance.now() - t0;
-        r.close();
-        tally[kind].errors += c.errors;
-        tally[kind].words += c.words;
+        score(r, text, tally[kind]);
       }
     }
   } finally {

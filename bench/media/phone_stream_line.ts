@@ -3,14 +3,15 @@
 // caller timeline, 8 → 16 kHz) and the bot's (48 → 8 kHz, μ-law or PCM encode, base64,
 // JSON.stringify of the provider's message), for one minute of audio each way, per provider.
 //   deno run -A bench/media/phone_stream_line.ts
-import { twilioDialect } from "../../media/phone/providers/twilio/dialect.ts";
-import { plivoDialect } from "../../media/phone/providers/plivo/dialect.ts";
-import { exotelDialect } from "../../media/phone/providers/exotel/dialect.ts";
-import type { StreamDialect } from "../../media/phone/providers/dialect.ts";
-import { CallerTimeline } from "../../media/phone/providers/caller_timeline.ts";
-import { BotVoiceOut } from "../../media/phone/providers/bot_voice_out.ts";
+import { twilioDialect } from "../../media/phone/carriers/twilio/dialect.ts";
+import { plivoDialect } from "../../media/phone/carriers/plivo/dialect.ts";
+import { exotelDialect } from "../../media/phone/carriers/exotel/dialect.ts";
+import type { StreamDialect } from "../../media/phone/carriers/dialect.ts";
+import { CallerTimeline } from "../../media/phone/carriers/caller_timeline.ts";
+import { BotVoiceOut } from "../../media/phone/carriers/bot_voice_out.ts";
 import { CallerEdge } from "../../media/phone/edge_audio.ts";
 import { g711Decode, g711Encode } from "../../media/phone/g711.ts";
+import { median } from "../harness/stats.ts";
 
 const SECONDS = 60;
 const ROUNDS = 5;
@@ -88,8 +89,6 @@ function botSide(dialect: StreamDialect): number {
   if (bytes === 0) throw new Error("nothing sent");
   return ms;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 console.log(`| provider | caller side, ms per call-second | bot side, ms per call-second |`);
 console.log(`|---|---|---|`);

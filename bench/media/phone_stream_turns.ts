@@ -11,6 +11,7 @@ import {
   startStreamCallRig,
   until,
 } from "../../tests/helpers/stream_phone_call.ts";
+import { percentile as pct } from "../harness/stats.ts";
 
 const TURNS = Number(Deno.env.get("BENCH_PHONE_TURNS") ?? 8);
 const SENTENCES = ["hello there", "what time is it", "i would like to book a table", "thank you"];
@@ -21,9 +22,6 @@ function speechEndMs(pcm: Int16Array): number {
   for (let at = 0; at + 160 <= pcm.length; at += 160) if (rms(pcm, at, at + 160) > 300) end = at;
   return (end + 160) / 8;
 }
-
-const pct = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
 const rows: string[] = [];
 for (const provider of ["twilio", "plivo", "exotel"] as Provider[]) {
@@ -47,7 +45,7 @@ for (const provider of ["twilio", "plivo", "exotel"] as Provider[]) {
     await rig.close();
   }
   rows.push(
-    `| ${provider} | ${waits.length}/${TURNS} | ${pct(waits, 0.5).toFixed(0)} | ${
+    `| ${provider} | ${waits.length}/${TURNS} | ${pct(waits, 50).toFixed(0)} | ${
       Math.max(...waits).toFixed(0)
     } |`,
   );

@@ -1,6 +1,7 @@
 // A V8 CPU profile of a worker's main thread, taken through its inspector (the worker runs with
 // `--inspect=127.0.0.1:PORT`), and a print of where the time went by module and by function.
 // Used by echo_calls.ts (BENCH_ECHO_PROFILE) and call_density.ts (BENCH_DENSITY_PROFILE).
+import { Inspector } from "../harness/inspector.ts";
 
 export interface CpuProfile {
   nodes: {
@@ -15,49 +16,25 @@ export interface CpuProfile {
 }
 
 export class Profiler {
-  #ws: WebSocket;
-  #id = 0;
-  #pending = new Map<number, (r: Record<string, unknown>) => void>();
-
-  private constructor(ws: WebSocket) {
-    this.#ws = ws;
-    ws.onmessage = (e) => {
-      const msg = JSON.parse(e.data);
-      if (msg.id !== undefined) this.#pending.get(msg.id)?.(msg.result ?? {});
-    };
-  }
+  private constructor(readonly inspector: Inspector) {}
 
   static async connect(port: number): Promise<Profiler> {
-    const list = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
-    const ws = new WebSocket(list[0].webSocketDebuggerUrl);
-    await new Promise((resolve, reject) => {
-      ws.onopen = resolve;
-      ws.onerror = reject;
-    });
-    const p = new Profiler(ws);
-    await p.#call("Profiler.enable");
-    await p.#call("Profiler.setSamplingInterval", { interval: 500 });
-    return p;
-  }
-
-  #call(method: string, params: Record<string, unknown> = {}) {
-    const id = ++this.#id;
-    return new Promise<Record<string, unknown>>((resolve) => {
-      this.#pending.set(id, resolve);
-      this.#ws.send(JSON.stringify({ id, method, params }));
-    });
+    const inspector = await Inspector.connect(port);
+    await inspector.call("Profiler.enable");
+    await inspector.call("Profiler.setSamplingInterval", { interval: 500 });
+    return new Profiler(inspector);
   }
 
   async start(): Promise<void> {
-    await this.#call("Profiler.start");
+    await this.inspector.call("Profiler.start");
   }
 
   async stop(): Promise<CpuProfile> {
-    return (await this.#call("Profiler.stop")).profile as CpuProfile;
+    return (await this.inspector.call("Profiler.stop")).profile as CpuProfile;
   }
 
   close(): void {
-    this.#ws.close();
+    this.inspector.close();
   }
 }
 

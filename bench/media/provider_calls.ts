@@ -27,14 +27,17 @@ import {
   type Tenant,
   type TestApi,
 } from "../../tests/helpers/api_server.ts";
-import { startWorkerProcess, type WorkerProcess } from "../../tests/helpers/process.ts";
 import { speech } from "../../tests/helpers/call_harness.ts";
 import { startFakeSarvamStt } from "../../tests/fakes/sarvam_stt.ts";
 import { startFakeSarvamTts } from "../../tests/fakes/sarvam_tts.ts";
-import { TestCaller } from "../../caller/caller.ts";
-import { createBrain } from "../../sdk/brain/mod.ts";
+import { LINES, replyingBrain } from "../harness/script.ts";
 import { parseSpeechConfig } from "../../media/engines/speech_config.ts";
-import { CLK_TCK, loadAverage, resetPeak, statCpu, statusKb } from "./proc.ts";
+import { CLK_TCK, loadAverage, statCpu } from "../harness/proc.ts";
+import { RssPeak } from "../harness/rss.ts";
+import { markdownTable } from "../harness/table.ts";
+import { startBenchWorker, waitNoCalls } from "../harness/worker.ts";
+import { dialWebCall } from "../harness/session.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const LEVELS = (Deno.env.get("BENCH_PROVIDER_LEVELS") ?? "1,4").split(",").map(Number);
 type Config = "echo" | "local" | "provider";
@@ -44,20 +47,6 @@ const IDLE_S = 4;
 /** Echo calls have no reply: after each line they wait about as long as a reply lasts. */
 const ECHO_PAUSE_MS = 3500;
 const GAP_MS = 700;
-
-const LINES = [
-  "what is the weather like today",
-  "please book a table for two",
-  "i would like to check my order",
-];
-const GREETING = "Hello, how can I help?";
-const REPLIES = [
-  "It will be sunny and warm all day.",
-  "Your table for two is booked for seven tonight. Is there anything else?",
-  "Your order left the warehouse this morning. It should arrive tomorrow.",
-];
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // ---- /proc ----
 
@@ -98,16 +87,6 @@ interface CallResult {
   sessionId: string;
 }
 
-async function dial(api: TestApi, tenant: Tenant): Promise<{ caller: TestCaller; id: string }> {
-  const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
-  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
-  const params = r.body.webrtc_request_params;
-  const caller = await TestCaller.connect({ offerUrl: params.endpoint, headers: params.headers });
-  await caller.ready(15_000);
-  caller.openMicrophone();
-  return { caller, id: r.body.session_id };
-}
-
 async function runCall(
   api: TestApi,
   tenant: Tenant,
@@ -115,7 +94,7 @@ async function runCall(
   lines: Int16Array[],
 ): Promise<CallResult> {
   const t0 = performance.now();
-  const { caller, id } = await dial(api, tenant);
+  const { caller, sessionId: id } = await dialWebCall(api, tenant);
   let answered = 0;
   try {
     if (!echo) {
@@ -169,11 +148,8 @@ interface Env {
 }
 
 async function measure(env: Env, config: Config, n: number): Promise<Row> {
-  const worker: WorkerProcess = await startWorkerProcess(env.api.db.url, undefined, {
-    RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "bench-recordings-" }),
-    ...env.workerEnv(config),
-  });
-  const pid = worker.child.process.pid;
+  const worker = await startBenchWorker(env.api.db.url, { env: env.workerEnv(config) });
+  const pid = worker.pid;
   try {
     await sleep(1500); // past start-up's last allocations and timers
     const i0 = cpu(pid);
@@ -181,12 +157,8 @@ async function measure(env: Env, config: Config, n: number): Promise<Row> {
     const i1 = cpu(pid);
     const idleRate = (i1.total - i0.total) / ((i1.at - i0.at) / 1000);
     const idleMainRate = (i1.main - i0.main) / ((i1.at - i0.at) / 1000);
-    const idleRss = statusKb(pid, "VmRSS");
-    const hwm = resetPeak(pid);
-    let sampledPeak = idleRss;
-    const sampler = setInterval(() => {
-      sampledPeak = Math.max(sampledPeak, statusKb(pid, "VmRSS"));
-    }, 100);
+    const rss = new RssPeak(pid);
+    const idleRss = rss.idleSumKb;
     const t0 = threadsByName(pid);
     const c0 = cpu(pid);
     const tenant = config === "echo" ? env.echoTenant : env.brainTenant;
@@ -197,16 +169,10 @@ async function measure(env: Env, config: Config, n: number): Promise<Row> {
       }),
     );
     // Until the worker has torn every call down (its share of a call's cost).
-    const until = Date.now() + 10_000;
-    while (Date.now() < until) {
-      const stats = await (await fetch(`${worker.url}/stats`)).json() as { calls: number };
-      if (stats.calls === 0) break;
-      await sleep(100);
-    }
+    await waitNoCalls([worker.url], 10_000);
     const c1 = cpu(pid);
     const t1 = threadsByName(pid);
-    clearInterval(sampler);
-    const peakRss = Math.max(sampledPeak, hwm ? statusKb(pid, "VmHWM") : 0);
+    const peakRss = rss.stop();
     const windowS = (c1.at - c0.at) / 1000;
     const callSeconds = results.reduce((a, r) => a + r.seconds, 0);
     const total = ((c1.total - c0.total - idleRate * windowS) * 1000) / callSeconds;
@@ -289,11 +255,7 @@ function print(rows: Row[]): void {
       r.engines,
     ]),
   ];
-  const widths = table[0].map((_, i) => Math.max(...table.map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
-  console.log(line(table[0]));
-  console.log(`|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`);
-  for (const r of table.slice(1)) console.log(line(r));
+  console.log(markdownTable(table));
   console.log(
     "\nidle worker (% of a core, before each row's calls): " +
       rows.map((r) => `${r.config}/${r.calls} ${f(r.idleCorePct, 2)}`).join(", "),
@@ -316,7 +278,6 @@ function print(rows: Row[]): void {
 }
 
 async function main(): Promise<void> {
-  Deno.chdir(new URL("../..", import.meta.url)); // the worker is spawned as media/main.ts
   console.log(
     `provider_calls: CLK_TCK ${CLK_TCK}, ${navigator.hardwareConcurrency} cores, ` +
       `load average ${loadAverage()}`,
@@ -353,15 +314,7 @@ async function main(): Promise<void> {
     configs = configs.filter((c) => c !== "provider");
   }
 
-  const turnsOf = new Map<string, number>();
-  const brain = createBrain({
-    onSessionStart: () => GREETING,
-    onTurn(_turn, session) {
-      const k = turnsOf.get(session.id) ?? 0;
-      turnsOf.set(session.id, k + 1);
-      return REPLIES[k % REPLIES.length];
-    },
-  });
+  const brain = replyingBrain();
   const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
   const api = await startTestApi({ RATE_LIMIT_PER_SECOND: "0", PENDING_SESSIONS_PER_KEY: "0" }, {
     node: false,

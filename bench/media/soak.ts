@@ -16,20 +16,17 @@ import {
   type Tenant,
   type TestApi,
 } from "../../tests/helpers/api_server.ts";
-import { statusKb } from "./proc.ts";
+import { statusKb } from "../harness/proc.ts";
 import { byKind, readMappings } from "./mappings.ts";
-import {
-  type Census,
-  diffCensus,
-  formatDiff,
-  heapCensus,
-  Inspector,
-  settle,
-} from "./heap_census.ts";
-import { freePort, startWorkerProcess } from "../../tests/helpers/process.ts";
+import { type Census, diffCensus, formatDiff, heapCensus, settle } from "./heap_census.ts";
+import { Inspector } from "../harness/inspector.ts";
 import { speech } from "../../tests/helpers/call_harness.ts";
-import { TestCaller } from "../../caller/caller.ts";
-import { createBrain } from "../../sdk/brain/mod.ts";
+import { percentile, slope } from "../harness/stats.ts";
+import { markdownTable } from "../harness/table.ts";
+import { startBenchWorker, workerEnvFrom } from "../harness/worker.ts";
+import { dialWebCall } from "../harness/session.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { LINES, replyingBrain } from "../harness/script.ts";
 
 const CALLS = Number(Deno.env.get("SOAK_CALLS") ?? 10);
 const SECONDS = Number(Deno.env.get("SOAK_SECONDS") ?? 600);
@@ -42,25 +39,15 @@ const CENSUS = Deno.env.get("SOAK_HEAP_CENSUS") === "1";
  */
 const SETTLED = Deno.env.get("SOAK_SETTLED") === "1";
 /** Extra environment for the worker, `K=V K=V` (e.g. MALLOC_ARENA_MAX=2 to compare allocators). */
-const WORKER_ENV = Object.fromEntries(
-  (Deno.env.get("SOAK_WORKER_ENV") ?? "").split(/\s+/).filter(Boolean).map((kv) => {
-    const i = kv.indexOf("=");
-    return [kv.slice(0, i), kv.slice(i + 1)];
-  }),
-);
+const WORKER_ENV = workerEnvFrom("SOAK_WORKER_ENV");
 const TURNS_PER_CALL = 5;
 const ADMIN = "adm_soak_0123456789abcdef";
-const LINES = [
-  "what is the weather like today",
-  "please book a table for two",
-  "i would like to check my order",
-];
+/** Shorter than REPLIES (harness/script.ts): the soak's figures were taken with these. */
 const REPLIES = [
   "It will be sunny and warm all day.",
   "Your table for two is booked for seven tonight.",
   "Your order left the warehouse this morning.",
 ];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Sample {
   t: number;
@@ -82,21 +69,6 @@ async function metricValue(url: string, name: string): Promise<number> {
   return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : NaN;
 }
 
-/** Least-squares slope of y over x. */
-function slope(xs: number[], ys: number[]): number {
-  const n = xs.length;
-  if (n < 2) return NaN;
-  const mx = xs.reduce((a, b) => a + b, 0) / n, my = ys.reduce((a, b) => a + b, 0) / n;
-  let num = 0, den = 0;
-  for (let i = 0; i < n; i++) (num += (xs[i] - mx) * (ys[i] - my), den += (xs[i] - mx) ** 2);
-  return num / den;
-}
-
-function quantile(sorted: number[], q: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
 async function oneCall(
   api: TestApi,
   tenant: Tenant,
@@ -104,13 +76,8 @@ async function oneCall(
   latencies: { at: number; ms: number }[],
   until: number,
 ): Promise<boolean> {
-  const r = await api.post("/api/v1/sessions.connect", { agent_id: tenant.agent_id }, tenant.sk);
-  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
-  const params = r.body.webrtc_request_params;
-  const caller = await TestCaller.connect({ offerUrl: params.endpoint, headers: params.headers });
+  const { caller } = await dialWebCall(api, tenant);
   try {
-    await caller.ready(15_000);
-    caller.openMicrophone();
     await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 20_000).catch(() => {});
     for (let i = 0; i < TURNS_PER_CALL && performance.now() < until; i++) {
       const before = caller.messages.length;
@@ -133,16 +100,7 @@ async function oneCall(
 }
 
 if (import.meta.main) {
-  const turnsOf = new Map<string, number>();
-  const brain = createBrain({
-    onSessionStart: () => "Hello, how can I help?",
-    onTurn(_turn, session) {
-      const k = turnsOf.get(session.id) ?? 0;
-      turnsOf.set(session.id, k + 1);
-      return REPLIES[k % REPLIES.length];
-    },
-    onSessionEnd: (session) => void turnsOf.delete(session.id),
-  });
+  const brain = replyingBrain(REPLIES);
   const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
   const api = await startTestApi({
     RATE_LIMIT_PER_SECOND: "0",
@@ -151,14 +109,12 @@ if (import.meta.main) {
   }, {
     node: false,
   });
-  const inspectPort = CENSUS || SETTLED ? freePort() : undefined;
-  const worker = await startWorkerProcess(api.db.url, "node-soak", {
-    ADMIN_TOKEN: ADMIN,
-    WORKER_CAPACITY: String(CALLS + 5),
-    RECORDINGS_DIR: await Deno.makeTempDir({ prefix: "soak-recordings-" }),
-    ...WORKER_ENV,
-  }, inspectPort ? [`--inspect=127.0.0.1:${inspectPort}`] : []);
-  const pid = worker.child.process.pid;
+  const worker = await startBenchWorker(api.db.url, {
+    nodeId: "node-soak",
+    env: { ADMIN_TOKEN: ADMIN, WORKER_CAPACITY: String(CALLS + 5), ...WORKER_ENV },
+    inspect: CENSUS || SETTLED,
+  });
+  const { pid, inspectPort } = worker;
   const tenant = await makeTenant(api, "soak", { brain_url: served.url });
   const lines = await Promise.all(LINES.map((l) => speech(l)));
   const samples: Sample[] = [];
@@ -232,23 +188,23 @@ if (import.meta.main) {
   console.log(
     `calls completed ${callsDone}, failed ${callsFailed}; turns measured ${latencies.length}`,
   );
-  console.log("figure            after 1 min   at the end   slope per minute (after 1 min)");
-  for (
-    const [name, pick] of [
-      ["worker RSS MB", (s: Sample) => s.rssMb],
-      ["  anonymous MB", (s: Sample) => s.anonMb],
-      ["  C heap MB", (s: Sample) => s.cHeapMb],
-      ["JS heap MB", (s: Sample) => s.heapMb],
-      ["threads", (s: Sample) => s.threads],
-      ["open fds", (s: Sample) => s.fds],
-    ] as const
-  ) {
-    console.log(
-      `${name.padEnd(17)} ${pick(first).toFixed(1).padStart(11)}   ${
-        pick(last).toFixed(1).padStart(10)
-      }   ${perMin(pick).padStart(10)}`,
-    );
-  }
+  const figures: [string, (s: Sample) => number][] = [
+    ["worker RSS MB", (s: Sample) => s.rssMb],
+    ["  anonymous MB", (s: Sample) => s.anonMb],
+    ["  C heap MB", (s: Sample) => s.cHeapMb],
+    ["JS heap MB", (s: Sample) => s.heapMb],
+    ["threads", (s: Sample) => s.threads],
+    ["open fds", (s: Sample) => s.fds],
+  ];
+  console.log(markdownTable([
+    ["figure", "after 1 min", "at the end", "slope per minute (after 1 min)"],
+    ...figures.map(([name, pick]) => [
+      name,
+      pick(first).toFixed(1),
+      pick(last).toFixed(1),
+      perMin(pick),
+    ]),
+  ]));
   if (settled.length) {
     const w = settled.filter((s) => s.t >= 60);
     console.log(
@@ -267,16 +223,18 @@ if (import.meta.main) {
       (1000 * releaseS / releases).toFixed(1)
     } ms each on average (main thread)`,
   );
-  console.log("minute   turns   latency p50 ms   p99 ms");
-  for (let m = 0; m * 60 < SECONDS; m++) {
+  const minutes = Array.from({ length: Math.ceil(SECONDS / 60) }, (_, m) => {
     const inMin = latencies.filter((l) => l.at - t0 >= m * 60_000 && l.at - t0 < (m + 1) * 60_000)
-      .map((l) => l.ms).sort((a, b) => a - b);
-    console.log(
-      `${String(m + 1).padStart(6)}   ${String(inMin.length).padStart(5)}   ${
-        quantile(inMin, 0.5).toFixed(0).padStart(14)
-      }   ${quantile(inMin, 0.99).toFixed(0).padStart(6)}`,
-    );
-  }
+      .map((l) => l.ms);
+    return [
+      String(m + 1),
+      String(inMin.length),
+      percentile(inMin, 50).toFixed(0),
+      percentile(inMin, 99).toFixed(0),
+    ];
+  });
+  console.log(markdownTable([["minute", "turns", "latency p50 ms", "p99 ms"], ...minutes]));
+
   inspector?.close();
   await worker.stop();
   await api.close();

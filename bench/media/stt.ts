@@ -42,6 +42,8 @@ import {
 import { threadNames } from "../../common/thread_name.ts";
 import { werCount } from "../../media/stt/wer.ts";
 import { setQuiet } from "../../common/log.ts";
+import { mean, percentile as pct } from "../harness/stats.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 setQuiet(true);
 const UTTERANCES = Number(Deno.env.get("BENCH_STT_UTTERANCES") ?? 4);
@@ -83,12 +85,6 @@ const ORDER = (Deno.env.get("BENCH_STT_ORDER") ?? "old,new").split(",") as Schem
 const REC_DEFAULTS: RecogniserOptions = { interimMs: 300, firstUtteranceBatchMaxMs: 10_000 };
 
 const ms = (x: number) => `${x.toFixed(0)} ms`;
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
-};
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const sleep = (t: number) => new Promise<void>((r) => setTimeout(r, t));
 const rssMb = () =>
   Number(Deno.readTextFileSync("/proc/self/status").match(/VmRSS:\s+(\d+)/)![1]) / 1024;
 

@@ -15,6 +15,8 @@ import { EspeakEngine } from "../../media/tts/espeak_engine.ts";
 import type { SynthesisChunk } from "../../media/tts/engine.ts";
 import { Espeak } from "../../wasm/espeak.ts";
 import { resample, Resampler } from "../../wasm/resampler.ts";
+import { percentile as pct } from "../harness/stats.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const RUNS = Number(Deno.args[0] ?? 15);
 
@@ -34,10 +36,6 @@ const UNITS = {
   ],
 } as const;
 
-const pct = (xs: number[], q: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
-};
 const f1 = (x: number) => x.toFixed(1);
 const rssMb = () => Deno.memoryUsage().rss / 2 ** 20;
 
@@ -61,11 +59,11 @@ async function loopLag(ms: number, load?: (stop: () => boolean) => Promise<void>
     last = now;
   }, 20);
   const work = load?.(() => stopped);
-  await new Promise((r) => setTimeout(r, ms));
+  await sleep(ms);
   stopped = true;
   await work;
   clearInterval(timer);
-  return { p50: pct(lates, 0.5), p99: pct(lates, 0.99), max: Math.max(...lates), n: lates.length };
+  return { p50: pct(lates, 50), p99: pct(lates, 99), max: Math.max(...lates), n: lates.length };
 }
 
 console.log(`# bench/media/tts.ts — ${RUNS} runs per unit, ${navigator.hardwareConcurrency} cores`);
@@ -104,10 +102,10 @@ console.log(`# bench/media/tts.ts — ${RUNS} runs per unit, ${navigator.hardwar
     const first = rs.map((r) => r.first), total = rs.map((r) => r.total);
     const rtf = rs.map((r) => r.total / r.audioMs);
     console.log(
-      `${name.padEnd(10)} ${f1(pct(rs.map((r) => r.audioMs), 0.5)).padStart(7)}  ` +
-        `${f1(pct(first, 0.5)).padStart(6)} / ${f1(pct(first, 0.9)).padEnd(8)}  ` +
-        `${f1(pct(total, 0.5)).padStart(6)} / ${f1(pct(total, 0.9)).padEnd(8)}  ` +
-        `${pct(rtf, 0.5).toFixed(3)} / ${pct(rtf, 0.9).toFixed(3)}`,
+      `${name.padEnd(10)} ${f1(pct(rs.map((r) => r.audioMs), 50)).padStart(7)}  ` +
+        `${f1(pct(first, 50)).padStart(6)} / ${f1(pct(first, 90)).padEnd(8)}  ` +
+        `${f1(pct(total, 50)).padStart(6)} / ${f1(pct(total, 90)).padEnd(8)}  ` +
+        `${pct(rtf, 50).toFixed(3)} / ${pct(rtf, 90).toFixed(3)}`,
     );
   }
 
@@ -143,7 +141,7 @@ console.log(`# bench/media/tts.ts — ${RUNS} runs per unit, ${navigator.hardwar
       espeak.setVoice("en-us+m3");
       while (!stop()) {
         espeak.synthesize(longText, () => {});
-        await new Promise((r) => setTimeout(r, 0)); // yields between units, as a naive caller would
+        await sleep(0); // yields between units, as a naive caller would
       }
     }),
   );
@@ -161,7 +159,7 @@ for (const threads of [1, 2]) {
     const rs = await Promise.all([0, 1, 2, 3].map(() => timeUnit(engine, language, text)));
     firsts.push(rs.map((r) => r.first));
   }
-  const med = [0, 1, 2, 3].map((i) => pct(firsts.map((f) => f[i]), 0.5));
+  const med = [0, 1, 2, 3].map((i) => pct(firsts.map((f) => f[i]), 50));
   console.log(
     `${threads} thread${threads > 1 ? "s" : " "}: ${
       med.map((x) => f1(x).padStart(6)).join(" ")
@@ -196,8 +194,8 @@ for (const quality of [3, 5, 8]) {
     down.push((performance.now() - t) / 10);
   }
   console.log(
-    `quality ${quality}: 22.05→48 kHz ${pct(up, 0.5).toFixed(3)} ms/s, 48→16 kHz ${
-      pct(down, 0.5).toFixed(3)
+    `quality ${quality}: 22.05→48 kHz ${pct(up, 50).toFixed(3)} ms/s, 48→16 kHz ${
+      pct(down, 50).toFixed(3)
     } ms/s`,
   );
 }

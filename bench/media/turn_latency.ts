@@ -21,16 +21,17 @@ import {
   startCallService,
 } from "../../tests/helpers/call_harness.ts";
 import type { TestCaller } from "../../caller/caller.ts";
-import { percentile, summarise } from "../../caller/turn_latency.ts";
+import { summarise } from "../../caller/turn_latency.ts";
+import { percentile } from "../harness/stats.ts";
 import { createExampleBrain } from "../../sdk/brain/example/brain.ts";
 import { decodeServiceFrame } from "../../proto/frames.ts";
 import { CLIENT_LATENCY_T } from "../../media/rtvi/protocol.ts";
+import { LINES as SCRIPT_LINES } from "../harness/script.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 const MODES = (Deno.args[0] ?? "fixed,adaptive").split(",");
 const LINES = [
-  "what is the weather like today",
-  "please book a table for two",
-  "i would like to check my order",
+  ...SCRIPT_LINES,
   "can you hear me now",
   "what time is it",
   "where is the nearest station",
@@ -43,8 +44,6 @@ const BACKCHANNELS = ["yeah", "okay", "right", "sure"];
 const STORY = "please tell me a long story";
 const INTERRUPT = "wait stop what time is it";
 const REPLY_TIMEOUT_MS = 15_000;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The example brain behind a WebSocket proxy that counts the Cancel frames the worker sends. */
 function countingBrain() {

@@ -28,6 +28,7 @@ import {
   speech16k,
   speech48k,
 } from "../../tests/helpers/test_signals.ts";
+import { median } from "../harness/stats.ts";
 
 const LEVELS = (Deno.env.get("BENCH_VAD_LEVELS") ?? "1,10,50").split(",").map(Number);
 const SECONDS = Number(Deno.env.get("BENCH_VAD_SECONDS") ?? 20);
@@ -101,7 +102,6 @@ async function drive(streams: Streamer[], pcm: Int16Array): Promise<Result> {
 }
 
 const fmt = (x: number, d = 3) => x.toFixed(d);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const model = await sileroModel();
 const load = () => Deno.loadavg().map((x) => x.toFixed(2)).join(" ");

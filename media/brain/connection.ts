@@ -8,13 +8,14 @@ import {
   type Frame,
   type ServiceFrameKind,
 } from "../../proto/frames.ts";
-import { BrainDialError, BrainSocket, type FrameViolation } from "./socket.ts";
+import type { SessionEventWriter } from "../../common/session_events.ts";
+import { BrainDialError, BrainSocket, type DialFailure, type FrameViolation } from "./socket.ts";
 import { BrainLiveness } from "./liveness.ts";
 
 export { BrainDialError } from "./socket.ts";
 
 /** Why a dial failed, as the call's end reason. */
-export function dialFailure(err: unknown): string {
+export function dialFailure(err: unknown): DialFailure {
   return err instanceof BrainDialError ? err.reason : "brain_unreachable";
 }
 
@@ -29,10 +30,6 @@ export type BrainViolation =
   | "brain_frame_too_large"
   | "brain_unresponsive";
 
-export interface FrameLog {
-  add(source: string, kind: string, data?: unknown): void;
-}
-
 export interface BrainConnectionOptions {
   /** Give up dialling (TCP and the WebSocket handshake) after this long. */
   dialTimeoutMs?: number;
@@ -43,7 +40,7 @@ export interface BrainConnectionOptions {
    * 0 never does. See liveness.ts.
    */
   unresponsiveMs?: number;
-  log: FrameLog;
+  log: SessionEventWriter;
   onFrame(frame: BrainFrame): void;
   /** The brain has been silent, pings unanswered, and the call ends in `leftMs` unless it speaks. */
   onSilent?(detail: string, leftMs: number): void;

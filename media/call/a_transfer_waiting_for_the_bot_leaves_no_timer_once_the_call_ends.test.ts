@@ -4,10 +4,15 @@
 // off by default for timers; it is asked for here, so a timer left running fails the test.
 import { assert } from "../../tests/helpers/assert.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
-import { localEngines } from "../engines/local_engines.ts";
+import { localEngines } from "../../tests/helpers/local_engines.ts";
 import { defaultConfig } from "./call_config.ts";
 import { Conversation } from "./conversation.ts";
 import { SessionLog } from "./session_log.ts";
+import type {
+  SessionEventData,
+  SessionEventKind,
+  SessionSource,
+} from "../../common/session_events.ts";
 
 /** The session log as written, in this process (no database). */
 class KeptLog extends SessionLog {
@@ -15,7 +20,11 @@ class KeptLog extends SessionLog {
   constructor() {
     super(undefined as never, "ses_transfer", 500, { write: () => Promise.resolve() });
   }
-  override add(source: string, kind: string, data?: unknown): void {
+  override add<S extends SessionSource, K extends SessionEventKind<S>>(
+    source: S,
+    kind: K,
+    data: SessionEventData<S, K>,
+  ): void {
     this.kinds.push(kind);
     super.add(source, kind, data);
   }

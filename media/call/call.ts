@@ -11,7 +11,7 @@ import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
 import { Conversation, type ConversationOutcome } from "./conversation.ts";
-import { type CallLine, type EndStatus, endStatusOf } from "./line.ts";
+import { type CallLine, type EndStatus, endStatusOf, type PhoneAbout } from "./line.ts";
 import { KeyPresses } from "./key_presses.ts";
 import { PageRecord } from "./page_record.ts";
 import { CallRecording } from "./recording.ts";
@@ -81,16 +81,16 @@ export class Call {
 
   /** Starts the call when its line is ready: a phone line now, a page at its client-ready. */
   open(): void {
-    const start = (about: unknown) =>
+    const start = (about: { about: unknown } | PhoneAbout) =>
       this.start(about).catch((err) => {
         log.error("call failed to start", { session_id: this.sessionId, error: String(err) });
         void this.end("failed", "start_failed");
       });
-    if (!this.line.onReady) return void start(this.line.phone);
+    if (!this.line.onReady) return void start(this.line.phone ?? { about: null });
     this.detach.push(this.line.onReady.on((about) => void start({ about })));
   }
 
-  private async start(about: unknown): Promise<void> {
+  private async start(about: { about: unknown } | PhoneAbout): Promise<void> {
     const o = this.opts, line = this.line;
     this.log.add("worker", "call_started", about);
     const active = await activateSession(o.sql, this.sessionId);
@@ -151,7 +151,7 @@ export class Call {
     // What the line still holds of the caller (a jitter buffer played out) reaches the recording
     // and the conversation before it finishes: its frames are heard until it has hung up.
     await this.line.hangUp({ status, reason }).catch((err) =>
-      this.log.add("worker", "hang_up_failed", { detail: (err as Error).message })
+      this.log.add("phone", "hang_up_failed", { detail: (err as Error).message })
     );
     this.offFrames();
     if (this.line.stats) this.log.add("phone", "line", this.line.stats());

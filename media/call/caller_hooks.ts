@@ -2,6 +2,7 @@
 // brain told of the caller's speech, turns and idles sent to the brain with their reply timers,
 // the bot paused, resumed or cut off (barge-in), the brain's Say played, a deaf call failed.
 import { logger } from "../../common/log.ts";
+import type { CallFailure } from "../../common/session_events.ts";
 import type { ServiceFrameKind } from "../../proto/frames.ts";
 import type { CallerHooks } from "../caller_audio/caller_audio.ts";
 import type { RtviObserver } from "../rtvi/observer.ts";
@@ -34,7 +35,7 @@ export interface CallerSide {
   unit(turnId: string, unitId: string, text: string, last: boolean): void;
   /** A turn played out or was cut off. */
   turnOver(turnId: string): void;
-  fail(reason: string, detail: string): void;
+  fail(reason: CallFailure, detail: string): void;
 }
 
 export function callerHooks(c: CallerSide): CallerHooks {

@@ -3,6 +3,7 @@
 // caller_hooks.ts) → the brain → the bot's voice (bot_voice.ts); the page hears of it through the
 // RTVI observer; what waits for the bot to fall quiet is when_quiet.ts. docs/decisions.md.
 import { logger } from "../../common/log.ts";
+import type { CallFailure } from "../../common/session_events.ts";
 import { BrainConnection, type BrainFrame } from "../brain/connection.ts";
 import { heardBody, readBrainFrame } from "../brain/frames.ts";
 import { brainLimits } from "../brain/limits.ts";
@@ -174,7 +175,7 @@ export class Conversation {
     };
   }
 
-  private fail(reason: string, detail: string): void {
+  private fail(reason: CallFailure, detail: string): void {
     if (this.finished) return;
     log.warn("conversation failed", { session_id: this.opts.sessionId, reason, detail });
     // A brain failure names the URL dialled: the agent's may have changed since (console).

@@ -1,6 +1,6 @@
 // A call's line: what one call (call.ts) needs from whatever carries it. A page's WebRTC peer
 // (web_line.ts), SIP with RTP (media/sip/sip_line.ts) and a carrier's media stream
-// (media/phone/providers/stream_line.ts) each implement it at their edge, where their audio
+// (media/phone/carriers/stream_line.ts) each implement it at their edge, where their audio
 // becomes the pipeline's 16 kHz caller frames and the bot's 48 kHz frames become theirs again.
 // The call's lifecycle (activate, record, converse, close) is written once, over this.
 import type { Emitter } from "../rtc/emitter.ts";

@@ -9,7 +9,7 @@ import { callerSpeechWav } from "../../tests/helpers/audio.ts";
 import { freshDatabase } from "../../tests/helpers/database.ts";
 import { readWav } from "../../caller/wav.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
-import { localEngines } from "../engines/local_engines.ts";
+import { localEngines } from "../../tests/helpers/local_engines.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
 import type { DtmfDigit } from "../phone/line.ts";

@@ -2,6 +2,7 @@
 // brain's socket), so the call waits for the slowest of them, not their sum. When one fails,
 // the VAD and recognition that opened are closed; the brain's socket is kept so that it hears
 // the call's end (Finalize, End) with the reason.
+import type { CallFailure } from "../../common/session_events.ts";
 import { dialFailure } from "../brain/connection.ts";
 
 interface Closable {
@@ -10,7 +11,7 @@ interface Closable {
 
 export type Opened<V, S, B> =
   | { ok: true; vad: V; recognition: S; brain: B }
-  | { ok: false; brain?: B; reason: string; detail: string };
+  | { ok: false; brain?: B; reason: CallFailure; detail: string };
 
 /**
  * All three, or why not: a brain that could not be dialled is named by dialFailure, an engine

@@ -1,5 +1,6 @@
 // A call without a page (a phone call): what a web call's RTVI would tell the page is written to
 // the session log instead, so the record tells the same story whatever the line.
+import type { PhoneEvents, RtviEvents } from "../../common/session_events.ts";
 import type { RtviEmitter } from "../rtvi/observer.ts";
 import type { SessionLog } from "./session_log.ts";
 
@@ -11,11 +12,11 @@ import type { SessionLog } from "./session_log.ts";
 export class PageRecord implements RtviEmitter {
   constructor(private readonly log: SessionLog) {}
 
-  emit(type: string, data?: unknown): boolean {
+  emit<T extends keyof RtviEvents>(type: T, data?: PhoneEvents[T]): boolean {
     const d = data as Record<string, unknown> | undefined;
     if (type === "user-transcription" && !d?.final) return true;
     if (type === "bot-output" && d?.spoken_status !== "completed") return true;
-    this.log.add("phone", type, data);
+    this.log.add("phone", type, data ?? ({} as PhoneEvents[T])); // stored as {} either way
     return true;
   }
 }

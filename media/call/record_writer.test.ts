@@ -65,9 +65,9 @@ function setUp(firstTryWaitMs = 3000) {
 
 Deno.test("an end that cannot be written is retried until the database takes it, log first", async () => {
   const { db, log, records, end } = setUp();
-  log.add("worker", "call_started");
+  log.add("worker", "call_started", { about: null });
   db.up = false;
-  log.add("worker", "call_ended");
+  log.add("worker", "call_ended", { status: "ended", reason: "hangup" });
   const write = end();
   await write.firstTry;
   assertEquals(records.pending, 1, "still pending after a failed first try");
@@ -84,7 +84,7 @@ Deno.test("an end that cannot be written is retried until the database takes it,
 Deno.test("a session the API already failed keeps its record; the worker's end goes to its log", async () => {
   const { db, log, end } = setUp();
   db.row = ["failed", "worker_lost"];
-  log.add("worker", "call_ended");
+  log.add("worker", "call_ended", { status: "ended", reason: "hangup" });
   assertEquals(await end().done, "already_ended");
   assertEquals(db.row, ["failed", "worker_lost"]);
   const note = db.events.find((e) => e.kind === "end_not_recorded")!;
@@ -111,7 +111,7 @@ Deno.test("an end whose write committed without an answer is not noted as someon
     readStatus: () => Promise.resolve(db.row),
     retry: FAST,
   });
-  log.add("worker", "call_ended");
+  log.add("worker", "call_ended", { status: "ended", reason: "hangup" });
   const write = records.write({
     sql: {} as Sql,
     sessionId: "ses_2",
@@ -146,7 +146,7 @@ Deno.test("the first try does not keep the call waiting on a write that hangs", 
 Deno.test("when the worker stops, pending ends get a last bounded try, then are given up", async () => {
   const stillDown = setUp();
   stillDown.db.up = false;
-  stillDown.log.add("worker", "call_ended");
+  stillDown.log.add("worker", "call_ended", { status: "ended", reason: "hangup" });
   const lost = stillDown.end();
   await lost.firstTry;
   const started = performance.now();

@@ -14,6 +14,12 @@
 import type { Sql } from "../../db/client.ts";
 import { appendEvents, type SessionEvent } from "../../db/events.ts";
 import { logger } from "../../common/log.ts";
+import type {
+  SessionEventData,
+  SessionEventKind,
+  SessionEventWriter,
+  SessionSource,
+} from "../../common/session_events.ts";
 import {
   Backoff,
   type BackoffPolicy,
@@ -61,7 +67,7 @@ export interface SessionLogOptions {
   write?: (events: SessionEvent[]) => Promise<void>;
 }
 
-export class SessionLog {
+export class SessionLog implements SessionEventWriter {
   #queue: Entry[] = [];
   #bytes = 0;
   /** How many entries at the head of the queue are being written now (never dropped). */
@@ -100,7 +106,12 @@ export class SessionLog {
     return { dropped: this.#dropped, rejected: this.#rejected };
   }
 
-  add(source: string, kind: string, data?: unknown): void {
+  /** One event, of a kind common/session_events.ts declares, with its data. */
+  add<S extends SessionSource, K extends SessionEventKind<S>>(
+    source: S,
+    kind: K,
+    data: SessionEventData<S, K>,
+  ): void {
     const event: SessionEvent = { session_id: this.sessionId, source, kind, data, at: new Date() };
     const entry = { event, bytes: estimate(event) };
     this.#queue.push(entry);

@@ -22,6 +22,7 @@ import {
 } from "../turn/turn_taking.ts";
 import type { VadEvent, VoiceActivity } from "../vad/voice_activity.ts";
 import type { NoiseSuppression } from "../../common/noise_suppression.ts";
+import type { SessionEventWriter } from "../../common/session_events.ts";
 import { NoiseSuppressor } from "./noise_suppressor.ts";
 import { PreRoll } from "./pre_roll.ts";
 
@@ -90,10 +91,6 @@ export interface UtteranceRecord {
   typedSent(id: string, text: string, now: number): void;
 }
 
-export interface EventLog {
-  add(source: string, kind: string, data?: unknown): void;
-}
-
 export interface CallerAudioOptions {
   vad: VoiceActivity;
   recognition: RoutedStream;
@@ -109,7 +106,7 @@ export interface CallerAudioOptions {
   bargeInMs?: number;
   hooks: CallerHooks;
   record: UtteranceRecord;
-  log: EventLog;
+  log: SessionEventWriter;
 }
 
 /** The call's own events for the turn machine (the caller's come from the audio). */
@@ -137,7 +134,7 @@ export class CallerAudio {
   readonly #preRoll = new PreRoll(PRE_ROLL_KEEP_MS);
   readonly #hooks: CallerHooks;
   readonly #record: UtteranceRecord;
-  readonly #log: EventLog;
+  readonly #log: SessionEventWriter;
   /** Runs before everything else: the pre-roll, the recogniser and the VAD hear its output. */
   readonly #denoiser?: NoiseSuppressor;
   #recognising = false;

@@ -2,7 +2,7 @@
 // and /api/v1/capabilities then report) is exactly what the worker's local engines serve.
 import { assertEquals } from "../../tests/helpers/assert.ts";
 import { LOCAL_SERVES } from "../../common/capabilities.ts";
-import { localEngines } from "./local_engines.ts";
+import { localEngines } from "../../tests/helpers/local_engines.ts";
 
 Deno.test("the local engines serve exactly the advertised voices and languages", async () => {
   const engines = await localEngines();

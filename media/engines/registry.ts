@@ -3,7 +3,7 @@
 // environment variables it reads, how to start it, on the provider base of media/providers/base/)
 // and is one line here; the local engines, which need nothing outside this machine, are declared
 // here beside them. From these declarations come the default speech config (speech_config.ts),
-// docs/languages.md (languages_doc.ts) and the deploy files' variable lists (a test keeps
+// docs/languages.md (cli/languages_doc.ts) and the deploy files' variable lists (a test keeps
 // deploy/compose.yaml and deploy/k8s/ in step).
 import type { EngineStart, EngineType } from "../providers/base/declaration.ts";
 import {

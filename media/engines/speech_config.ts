@@ -10,9 +10,15 @@
 //               "synthesis": { "*": ["sarvam-bulbul", "indic-parler", "espeak-ng"] } },
 //   "options": { "sarvam-saaras": { "url": "wss://api.sarvam.ai" } }
 // }
-import { ENGINE_TYPES, type EngineType } from "./registry.ts";
+import {
+  ENGINE_TYPES,
+  type EngineType,
+  type RecognitionEngineType,
+  type SynthesisEngineType,
+} from "./registry.ts";
 import { missingVariables } from "../providers/base/declaration.ts";
-import type { Routes } from "./serve_matrix.ts";
+import { type Routes, serveMatrix } from "./serve_matrix.ts";
+import type { ServeMatrix } from "../../common/capabilities.ts";
 
 export interface SpeechConfig {
   recognition: string[];
@@ -143,4 +149,17 @@ export async function loadSpeechConfig(env: Env): Promise<SpeechConfig> {
     throw new SpeechConfigError(`SPEECH_ENGINES is not JSON: ${(err as Error).message}`);
   }
   return parseSpeechConfig(json, env);
+}
+
+/** The matrix a speech config would serve, from the registry's declarations alone. */
+export function declaredMatrix(config: SpeechConfig): ServeMatrix {
+  const recognition = config.recognition.map((name) => {
+    const t = ENGINE_TYPES[name] as RecognitionEngineType;
+    return { name, kind: t.kind, languages: t.languages };
+  });
+  const synthesis = config.synthesis.map((name) => {
+    const t = ENGINE_TYPES[name] as SynthesisEngineType;
+    return { name, kind: t.kind, catalog: t.catalog, related: t.related };
+  });
+  return serveMatrix(recognition, synthesis, config.routes);
 }

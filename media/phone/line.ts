@@ -1,9 +1,10 @@
 // A phone line's words: who carries it, a key press, how it ends, a transfer's outcome. The line
 // itself is a CallLine (media/call/line.ts), as SIP with RTP (media/sip/sip_line.ts) and each
-// carrier's media stream (providers/stream_line.ts) implement it.
+// carrier's media stream (carriers/stream_line.ts) implement it.
+import type { StreamCarrier } from "../../common/carrier.ts";
 
-/** Who carries the call: SessionStart's `phone.carrier`. */
-export type Carrier = "sip" | "twilio" | "plivo" | "exotel";
+/** Who carries the call: SessionStart's `phone.carrier` ("sip" is a kind of line, not a carrier). */
+export type Carrier = "sip" | StreamCarrier;
 
 /** One RFC 4733 / provider DTMF key press, reported once, when it ends. */
 export interface DtmfDigit {

@@ -12,7 +12,7 @@
 // - Another source takes over only when it has passed probation and the latched one (or, before
 //   any latch, the stream's start) has been quiet for RELATCH_QUIET_MS: a live trunk, sending
 //   every 20 ms, is never displaced, and a stranger never gets in before the trunk's first packet.
-import type { Peer } from "../sip/udp.ts";
+import type { Peer } from "../../sip/udp.ts";
 
 /** Packets in sequence a new source must send before it is heard (Asterisk's strictrtp: 4). */
 export const PROBATION = 4;

@@ -33,7 +33,7 @@ import { type FrameClock, sharedFrameClock } from "../audio/frame_clock.ts";
 import { type LatenessHistogram, Pacer } from "../audio/pacer.ts";
 import { Emitter } from "../rtc/emitter.ts";
 import type { AnswerChoice } from "../sip/sdp.ts";
-import { bindUdp, type DatagramSocket, type Peer } from "../sip/udp.ts";
+import { bindUdp, type DatagramSocket, type Peer } from "../../sip/udp.ts";
 import { CallerTimeline, COMFORT_NOISE_PT } from "./caller_timeline.ts";
 import { BotEdge, LINE_FRAME } from "./edge_audio.ts";
 import type { DtmfDigit } from "./line.ts";

@@ -1,7 +1,7 @@
 // RTP_PORTS: a phone call's RTP port is a free even port of the operator's range, a port held by
 // anything else is skipped, and a full range is a clear error, not a port outside it.
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
-import { bindUdp } from "../sip/udp.ts";
+import { bindUdp } from "../../sip/udp.ts";
 import { RtpMedia } from "./rtp_media.ts";
 
 async function freeEvenPair(): Promise<number> {

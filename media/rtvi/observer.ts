@@ -1,10 +1,13 @@
 // What the page is told about the call, in one place (Pipecat's RTVIObserver): call events in,
-// RTVI messages out. The call names what happened; the message shapes live here only.
+// RTVI messages out. The call names what happened; the message shapes are declared with the
+// session events (a phone call logs them: common/session_events.ts's RtviEvents).
+import type { RtviEvents } from "../../common/session_events.ts";
+
 export interface RtviEmitter {
-  emit(type: string, data?: unknown): boolean;
+  emit<T extends keyof RtviEvents>(type: T, data?: RtviEvents[T]): boolean;
 }
 
-export type SpokenStatus = "new" | "in-progress" | "completed";
+export type SpokenStatus = RtviEvents["bot-output"]["spoken_status"];
 
 export class RtviObserver {
   constructor(private rtvi: RtviEmitter, private clock: () => Date = () => new Date()) {}

@@ -59,7 +59,7 @@ export interface RtviHandlers {
    * request from a fire-and-forget message: both carry an id, and a response to the latter is
    * ignored); a throw becomes an error-response.
    */
-  onPageMessage?(message: RtviMessage): unknown | Promise<unknown>;
+  onPageMessage?(message: PageMessage): unknown | Promise<unknown>;
   /**
    * The page's own end-of-speech-to-first-audio figure (a client-message with the reserved
    * `t` "client-latency", already validated); never a page message for the brain. Returns
@@ -96,7 +96,11 @@ export interface RtviCounts {
   handlerErrors: number;
 }
 
+/** A message the page sends for the brain: logged as a `page` event of its type, forwarded. */
+export type PageMessage = RtviMessage & { type: "client-message" | "ui-event" };
+
 const PAGE_TYPES = new Set(["client-message", "ui-event"]);
+const isPageMessage = (m: RtviMessage): m is PageMessage => PAGE_TYPES.has(m.type);
 
 export class RtviSession {
   /** performance.now() of the last frame of any kind from the page (pings included). */
@@ -332,7 +336,7 @@ export class RtviSession {
       return this.clientLatency(m, text);
     }
     if (m.type === SEND_TEXT) return this.sendText(m, text);
-    if (PAGE_TYPES.has(m.type)) {
+    if (isPageMessage(m)) {
       // What the page sends is logged (jsonb) and forwarded to the brain (JSON in a frame): data
       // neither can carry is refused here rather than failing there.
       const problem = unstorable({ type: m.type, data: m.data });

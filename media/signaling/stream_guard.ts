@@ -9,6 +9,7 @@ import { logger } from "../../common/log.ts";
 import { RefusalLog } from "../../common/refusal_log.ts";
 import { sessionTokenState } from "../../db/sessions.ts";
 import type { OfferNode } from "./offer.ts";
+import type { LineCarrier } from "../phone/carriers/carrier.ts";
 
 /** Streams upgraded but not yet started on this worker, at most (the rest: 503). */
 export const MAX_STREAMS_WAITING_FOR_START = 256;
@@ -25,23 +26,23 @@ const waiting = new Set<string>();
 export async function guardUpgrade(
   c: Context,
   w: Pick<OfferNode, "sql" | "nodeId">,
-  carrier: string,
+  carrier: Pick<LineCarrier, "name" | "sessionToken">,
   sessionId: string,
   queryToken: string | undefined,
   checkToken: () => Promise<unknown>,
 ): Promise<() => void> {
   try {
     if (queryToken) await checkToken();
-    else if (carrier !== "twilio") {
-      // Plivo's and Exotel's stream URLs carry the token (api/telephony/ puts it there).
+    else if (carrier.sessionToken === "url") {
+      // This carrier's stream URL carries the token (its webhook in api/telephony/ puts it there).
       throw new ApiError(
         401,
         "unauthorized",
         "Send the session token as session_token in the stream URL.",
       );
     } else {
-      // Twilio's stream URL takes no query: its token comes in the start message. Before that,
-      // the session must be one the control plane opened on this node and still waiting.
+      // The stream URL takes no query (Twilio's): the token comes in the start message. Before
+      // that, the session must be one the control plane opened on this node and still waiting.
       // The codes are the offer route's for the same cases.
       const state = await sessionTokenState(w.sql, sessionId);
       if (!state) throw new ApiError(404, "session_not_found", "No such session.");
@@ -65,7 +66,7 @@ export async function guardUpgrade(
       const peer = peerOf(c);
       refusals.refused("stream upgrade refused", peer.address, err.code, {
         port: peer.port,
-        carrier,
+        carrier: carrier.name,
         session_id: sessionId,
       });
     }

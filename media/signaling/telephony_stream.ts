@@ -1,5 +1,6 @@
 // The worker's WebSocket route for telephony providers' media streams:
-// GET /telephony/{twilio|plivo|exotel}/{session_id}, upgraded. The control plane's webhook
+// GET /telephony/{carrier}/{session_id}, upgraded, for each carrier of media/phone/carriers/
+// registry.ts, whose descriptor says all this route asks of it. The control plane's webhook
 // (api/telephony/) opened the session and told the provider this URL with the session token:
 // in the URL's query (`session_token`, Plivo and Exotel), or, since Twilio's stream URL takes no
 // query string, as a `<Parameter>` that arrives in the start message's customParameters. The
@@ -20,22 +21,11 @@ import type { SessionClaims } from "../../common/token.ts";
 import type { TelephonySettings } from "../../common/telephony_settings.ts";
 import { logger } from "../../common/log.ts";
 import { checkSessionToken, type OfferNode, spendSessionToken } from "./offer.ts";
-import type { StreamDialect } from "../phone/providers/dialect.ts";
-import { type CallControl, StreamPhoneLine } from "../phone/providers/stream_line.ts";
-import { twilioDialect } from "../phone/providers/twilio/dialect.ts";
-import { plivoDialect } from "../phone/providers/plivo/dialect.ts";
-import { exotelDialect } from "../phone/providers/exotel/dialect.ts";
-import { TwilioCallControl } from "../phone/providers/twilio/rest.ts";
-import { PlivoCallControl } from "../phone/providers/plivo/rest.ts";
+import { StreamPhoneLine } from "../phone/carriers/stream_line.ts";
+import { carrierNamed } from "../phone/carriers/registry.ts";
 import { guardUpgrade } from "./stream_guard.ts";
 
 const log = logger("telephony-stream");
-
-const DIALECTS: Record<string, StreamDialect> = {
-  twilio: twilioDialect,
-  plivo: plivoDialect,
-  exotel: exotelDialect,
-};
 
 /** The token's name in the stream URL's query and in Twilio's custom parameters. */
 export const SESSION_TOKEN_PARAM = "session_token";
@@ -51,29 +41,6 @@ export interface TelephonyNode extends Pick<OfferNode, "verifier" | "nodeId" | "
   telephony?: TelephonySettings;
   /** Runs the call over the line (media/call's phone call); absent, the node takes no phone calls. */
   startPhoneCall?: (call: AdmittedPhoneCall) => void;
-}
-
-function controlFor(
-  carrier: string,
-  t: TelephonySettings | undefined,
-  sessionId: string,
-): CallControl | undefined {
-  if (carrier === "twilio" && t?.twilio.accountSid && t.twilio.authToken) {
-    return new TwilioCallControl({
-      accountSid: t.twilio.accountSid,
-      authToken: t.twilio.authToken,
-      apiUrl: t.twilio.apiUrl,
-    });
-  }
-  if (carrier === "plivo" && t?.plivo.authId && t.plivo.authToken) {
-    return new PlivoCallControl({
-      authId: t.plivo.authId,
-      authToken: t.plivo.authToken,
-      apiUrl: t.plivo.apiUrl,
-      publicApiUrl: t.publicApiUrl,
-    }, sessionId);
-  }
-  return undefined;
 }
 
 /**
@@ -97,10 +64,9 @@ const sameCarrier = (carrier: string) => (claims: SessionClaims) => {
 };
 
 export async function telephonyStream(c: Context, w: TelephonyNode): Promise<Response> {
-  const carrier = c.req.param("carrier")!;
+  const named = carrierNamed(c.req.param("carrier")!);
   const sessionId = c.req.param("session_id")!;
-  const dialect = DIALECTS[carrier];
-  if (!dialect) {
+  if (!named) {
     throw new ApiError(404, "unknown_carrier", "No media stream of that provider is served here.");
   }
   if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
@@ -110,21 +76,22 @@ export async function telephonyStream(c: Context, w: TelephonyNode): Promise<Res
     throw new ApiError(503, "phone_calls_off", "This worker node does not take phone calls.");
   }
   const start = w.startPhoneCall;
+  const carrier = named.name;
   // A token in the URL is checked before the upgrade, so a refusal is a plain HTTP answer; it is
   // spent once the provider's start message has come (a stream that never starts spends nothing).
   const queryToken = c.req.query(SESSION_TOKEN_PARAM);
   const release = await guardUpgrade(
     c,
     w,
-    carrier,
+    named,
     sessionId,
     queryToken,
     () => checkSessionToken(w, sessionId, queryToken!, sameCarrier(carrier)),
   );
 
   const { socket, response } = Deno.upgradeWebSocket(c.req.raw);
-  const line = new StreamPhoneLine(socket, dialect, {
-    control: controlFor(carrier, w.telephony, sessionId),
+  const line = new StreamPhoneLine(socket, named.dialect, {
+    control: w.telephony && named.control(w.telephony, sessionId),
   });
   void line.started.then(release, release);
   void admit(line, sessionId, carrier, w, queryToken).then((claims) => {

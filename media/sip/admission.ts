@@ -10,7 +10,7 @@ import { getSession } from "../../db/session_records.ts";
 import type { Pool } from "../../db/client.ts";
 import { type SessionClaims, TokenError, type TokenVerifier } from "../../common/token.ts";
 import { refusalFor } from "../signaling/offer.ts";
-import { parseParams } from "./headers.ts";
+import { parseParams } from "../../sip/headers.ts";
 import type { SipRefusal } from "./uas_types.ts";
 
 export interface SipAdmissionNode {

@@ -2,11 +2,11 @@
 // BYE to hang up, REFER to transfer (RFC 3515), and the NOTIFYs that report a REFER's progress
 // (message/sipfrag, RFC 3420). Requests carry the dialog's identifiers, our CSeq, the route set the
 // INVITE's Record-Route gave, and go out on the transport the INVITE came on.
-import type { SipClock, SipTimers } from "./clock.ts";
-import { type ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
-import { parseNameAddr } from "./headers.ts";
-import { type Header, header, headerList, serialize, type SipRequest } from "./message.ts";
-import { randomToken } from "./response.ts";
+import type { SipClock, SipTimers } from "../../sip/clock.ts";
+import { type ClientOutcome, NonInviteClientTransaction } from "../../sip/client_transaction.ts";
+import { parseNameAddr } from "../../sip/headers.ts";
+import { type Header, header, headerList, serialize, type SipRequest } from "../../sip/message.ts";
+import { randomToken } from "../../sip/response.ts";
 
 /** How long a REFER accepted with 202 may take to report its final status by NOTIFY. */
 export const REFER_OUTCOME_MS = 32_000;

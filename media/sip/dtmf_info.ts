@@ -4,9 +4,9 @@
 // FreeSWITCH and SIPp send) and application/dtmf (the key alone). Signal values 10-15 are the
 // RFC 4733 event codes (*, #, A-D), which some gateways send instead of the character.
 import type { DtmfDigit } from "../phone/line.ts";
-import type { SipRequest, SipResponse } from "./message.ts";
-import { header } from "./message.ts";
-import { responseTo } from "./response.ts";
+import type { SipRequest, SipResponse } from "../../sip/message.ts";
+import { header } from "../../sip/message.ts";
+import { responseTo } from "../../sip/response.ts";
 
 /** The INFO bodies taken, for the Accept of a 415. */
 export const INFO_TYPES = "application/dtmf-relay, application/dtmf";

@@ -2,10 +2,10 @@
 // throws, so one hostile datagram cannot take the worker's SIP side down.
 import fc from "fast-check";
 import { assert } from "../../tests/helpers/assert.ts";
-import { parseMessage } from "./message.ts";
+import { parseMessage } from "../../sip/message.ts";
 import { answerOffer } from "./sdp.ts";
-import { SipStreamFramer } from "./stream.ts";
-import { dialledUser, parseNameAddr, parseVia } from "./headers.ts";
+import { SipStreamFramer } from "../../sip/stream.ts";
+import { dialledUser, parseNameAddr, parseVia } from "../../sip/headers.ts";
 
 const VALID = [
   "INVITE sip:+15550100@192.0.2.9 SIP/2.0",

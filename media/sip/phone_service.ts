@@ -5,8 +5,8 @@
 import { getAgent } from "../../db/agents.ts";
 import type { SessionClaims } from "../../common/token.ts";
 import { logger } from "../../common/log.ts";
-import { dialledUser, parseNameAddr } from "./headers.ts";
-import { header, type SipRequest } from "./message.ts";
+import { dialledUser, parseNameAddr } from "../../sip/headers.ts";
+import { header, type SipRequest } from "../../sip/message.ts";
 import { SipUas } from "./uas.ts";
 import type { CallEvent } from "./uas_types.ts";
 import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./admission.ts";

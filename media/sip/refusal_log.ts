@@ -5,7 +5,7 @@
 // most LINES_PER_WINDOW lines are written per window in all.
 import type { Logger } from "../../common/log.ts";
 import { RefusalLog as Limited } from "../../common/refusal_log.ts";
-import type { Peer } from "./udp.ts";
+import type { Peer } from "../../sip/udp.ts";
 
 const MAX_KEYS = 1024;
 const LINES_PER_WINDOW = 20;

@@ -17,8 +17,14 @@
 import dgram from "node:dgram";
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { ManualClock } from "../../tests/helpers/manual_clock.ts";
-import { header, headerList, parseMessage, type SipMessage, type SipResponse } from "./message.ts";
-import { dialledUser, parseNameAddr, parseVia, tagOf } from "./headers.ts";
+import {
+  header,
+  headerList,
+  parseMessage,
+  type SipMessage,
+  type SipResponse,
+} from "../../sip/message.ts";
+import { dialledUser, parseNameAddr, parseVia, tagOf } from "../../sip/headers.ts";
 import { SipUas } from "./uas.ts";
 
 const BT = "`";

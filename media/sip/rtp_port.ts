@@ -1,6 +1,6 @@
 // The RTP port a call's SDP answer names. Until the call pipeline takes phone audio (issue 27,
 // docs/sip.md) it only counts what arrives, so the port in the answer is a real open one.
-import { bindUdp, type DatagramSocket } from "./udp.ts";
+import { bindUdp, type DatagramSocket } from "../../sip/udp.ts";
 
 export interface RtpPort {
   readonly port: number;

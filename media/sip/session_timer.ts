@@ -3,9 +3,9 @@
 // (the UAS sends no INVITE or UPDATE), so we take them only with refresher=uac; a caller that
 // cannot refresh (no "timer" in Supported) or asks us to (refresher=uas) gets a UAS without the
 // extension, which RFC 4028 section 9 allows: no Session-Expires in the 200.
-import type { SipClock } from "./clock.ts";
-import { type Header, header, headerList, type SipRequest } from "./message.ts";
-import { parseParams } from "./headers.ts";
+import type { SipClock } from "../../sip/clock.ts";
+import { type Header, header, headerList, type SipRequest } from "../../sip/message.ts";
+import { parseParams } from "../../sip/headers.ts";
 
 /** The smallest interval we take (RFC 4028 section 4 recommends 90 s as the floor). */
 export const MIN_SE = 90;

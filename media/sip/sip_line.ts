@@ -2,6 +2,7 @@
 // UAS for hanging up and transferring, its RTP media (media/phone/rtp_media.ts) for the audio and
 // DTMF. What the far end does (BYE, no ACK, no RTP) becomes the line's end reason.
 import { Emitter } from "../rtc/emitter.ts";
+import type { SessionEventNote } from "../../common/session_events.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
 import type { DtmfDigit, LineEndReason, TransferResult } from "../phone/line.ts";
 import { type CallLine, type LinePacing, type PhoneAbout, sentTo } from "../call/line.ts";
@@ -55,7 +56,7 @@ export class SipLine implements CallLine {
     private readonly media: LineMedia,
     choice: AnswerChoice,
     /** The line's SIP events for the session record. */
-    private readonly note: (kind: string, data: Record<string, unknown>) => void,
+    private readonly note: SessionEventNote<"sip">,
     /** The address the INVITE came from (RtpMedia hears it as the SDP's c= address). */
     signalling?: string,
   ) {

@@ -1,11 +1,12 @@
-// A SIP user agent server on UDP and TCP (RFC 3261 sections 8.2, 12, 13.3, 15, 17.2): it answers
-// the calls its lookup admits (180 then 200 with an SDP answer), takes CANCEL, BYE, OPTIONS and a
-// REFER's NOTIFYs, and refuses the rest with the RFC's codes. Once a call is answered the worker
-// may speak first in its dialog (dialog.ts: BYE, REFER). Media goes to the port openMedia gives.
+// A SIP user agent server on UDP and TCP (RFC 3261 sections 8.2, 13.3, 15, 17.2): it matches each
+// message to its transaction, answers the calls its lookup admits (180 then 200 with an SDP
+// answer), takes CANCEL and OPTIONS, and refuses the rest with the RFC's codes. A call it takes is
+// held by in_dialog.ts, which answers the requests inside its dialog and sends the worker's own
+// (BYE, REFER). Media goes to the port openMedia gives.
 import { logger } from "../../common/log.ts";
-import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "./clock.ts";
-import type { CallEndReason, CallEvent, PhoneTarget, SipRefusal, UasOptions } from "./uas_types.ts";
-import { dialledUser, parseNameAddr, tagOf } from "./headers.ts";
+import { realClock, RFC_TIMERS, type SipClock, type SipTimers } from "../../sip/clock.ts";
+import type { CallEvent, PhoneTarget, SipRefusal, UasOptions } from "./uas_types.ts";
+import { dialledUser, parseNameAddr, tagOf } from "../../sip/headers.ts";
 import {
   type Header,
   header,
@@ -13,20 +14,20 @@ import {
   parseMessage,
   serialize,
   type SipRequest,
-} from "./message.ts";
-import { contactFor, randomToken, responseTo } from "./response.ts";
-import { SessionTimer, tooShort, unsupported } from "./session_timer.ts";
+} from "../../sip/message.ts";
+import { contactFor, randomToken, responseTo } from "../../sip/response.ts";
+import { tooShort, unsupported } from "./session_timer.ts";
 import { acceptsSdp, answerOffer } from "./sdp.ts";
 import { openRtpPort, type RtpPort } from "./rtp_port.ts";
-import { InviteServerTransaction, NonInviteServerTransaction } from "./transaction.ts";
-import type { ClientOutcome, NonInviteClientTransaction } from "./client_transaction.ts";
-import { SipDialog } from "./dialog.ts";
-import { clientKey, stampVia, transactionKey } from "./keys.ts";
-import type { DatagramSocket, Peer } from "./udp.ts";
-import type { StreamListener, StreamSource } from "./tcp.ts";
-import { refusedStream } from "./stream.ts";
-import { listenUdpAndTcp, responsePeer } from "./listen.ts";
+import { InviteServerTransaction, NonInviteServerTransaction } from "../../sip/transaction.ts";
+import type { ClientOutcome } from "../../sip/client_transaction.ts";
+import { stampVia, transactionKey } from "../../sip/keys.ts";
+import type { DatagramSocket, Peer } from "../../sip/udp.ts";
+import type { StreamListener, StreamSource } from "../../sip/tcp.ts";
+import { refusedStream } from "../../sip/stream.ts";
+import { listenUdpAndTcp, responsePeer } from "../../sip/listen.ts";
 import type { Channel, UasCall } from "./uas_call.ts";
+import type { TransferOutcome } from "./dialog.ts";
 import { InDialog } from "./in_dialog.ts";
 import { RefusalLog } from "./refusal_log.ts";
 
@@ -41,10 +42,6 @@ export class SipUas {
   private socket?: DatagramSocket;
   private tcp?: StreamListener;
   private readonly transactions = new Map<string, Transaction>();
-  /** Our own requests' transactions, by branch and method. */
-  private readonly clientTransactions = new Map<string, NonInviteClientTransaction>();
-  /** Calls by Call-ID and our tag (the UAS half of a dialog id, section 12). */
-  private readonly calls = new Map<string, UasCall>();
   private readonly clock: SipClock;
   private readonly timers: SipTimers;
   private readonly inDialog: InDialog;
@@ -55,8 +52,9 @@ export class SipUas {
     this.timers = opts.timers ?? RFC_TIMERS;
     this.refusals = opts.refusals ?? new RefusalLog(log);
     this.inDialog = new InDialog({
-      calls: this.calls,
-      endCall: (call, reason) => this.endCall(call, reason),
+      clock: this.clock,
+      timers: this.timers,
+      where: () => ({ host: this.announced, port: this.port }),
       emit: (event) => this.emit(event),
       ok: (request, call, sdp) => this.ok(request, call, sdp),
       local: (call) => this.local(call),
@@ -93,36 +91,21 @@ export class SipUas {
 
   /** Calls held: ringing or answered. An ended call is forgotten at once. */
   get activeCalls(): number {
-    return this.calls.size;
+    return this.inDialog.calls.size;
   }
 
   /** The worker hangs up an answered call: BYE, then the call is forgotten. */
-  async hangUp(callId: string): Promise<ClientOutcome | undefined> {
-    const call = this.findCall(callId);
-    if (!call?.dialog) return undefined;
-    const bye = call.dialog.bye();
-    await this.endCall(call, "hung_up_here");
-    return await bye;
+  hangUp(callId: string): Promise<ClientOutcome | undefined> {
+    return this.inDialog.hangUp(callId);
   }
 
   /** REFER in the call's dialog; resolves when the far end reports the transfer's outcome. */
-  transfer(callId: string, referTo: string) {
-    const call = this.findCall(callId);
-    if (!call?.dialog) return Promise.resolve({ ok: false, detail: "The call is not up." });
-    return call.dialog.transfer(referTo);
-  }
-
-  private findCall(callId: string): UasCall | undefined {
-    return [...this.calls.values()].find((c) => c.callId === callId && c.state !== "ended");
+  transfer(callId: string, referTo: string): Promise<TransferOutcome> {
+    return this.inDialog.transfer(callId, referTo);
   }
 
   async close(): Promise<void> {
-    // An answered call still up gets our BYE (once: the socket closes after).
-    for (const call of [...this.calls.values()]) {
-      void call.dialog?.bye();
-      await this.endCall(call, "shutdown");
-    }
-    for (const tx of [...this.clientTransactions.values()]) tx.stop();
+    await this.inDialog.close();
     await this.socket?.close();
     await this.tcp?.close();
   }
@@ -165,9 +148,7 @@ export class SipUas {
       return;
     }
     const request = parsed.message;
-    if (request.kind !== "request") {
-      return this.clientTransactions.get(clientKey(request))?.receive(request);
-    }
+    if (request.kind !== "request") return this.inDialog.response(request);
     stampVia(request, from);
     const key = transactionKey(request);
     if (request.method === "ACK") return this.ack(request, key);
@@ -241,12 +222,12 @@ export class SipUas {
   private cancel(request: SipRequest, tx: NonInviteServerTransaction): void {
     const invite = this.transactions.get(transactionKey(request, "INVITE"));
     if (!(invite instanceof InviteServerTransaction)) return tx.respond(responseTo(request, 481));
-    const call = [...this.calls.values()].find((c) => c.invite === invite);
+    const call = [...this.inDialog.calls.values()].find((c) => c.invite === invite);
     // Before the lookup ends there is no call yet, so no tag: the 487 below gets the same one.
     const tag = call?.localTag ?? randomToken();
     tx.respond(responseTo(request, 200, { toTag: tag }));
     if (invite.answered) return;
-    if (call) return void this.endCall(call, "caller_cancelled");
+    if (call) return void this.inDialog.end(call, "caller_cancelled");
     invite.respond(responseTo(invite.request, 487, { toTag: tag }));
     this.emit({ type: "ended", callId: header(request, "Call-ID")!, reason: "caller_cancelled" });
   }
@@ -345,37 +326,16 @@ export class SipUas {
       await rtp.close();
       return refusal && !tx.answered ? refuse(refusal.refuse, refusal.reason) : undefined;
     }
-    this.calls.set(`${callId};${call.localTag}`, call);
+    this.inDialog.hold(call);
     tx.respond(
       responseTo(request, 180, { toTag: call.localTag, headers: [this.contact(request)] }),
     );
     call.answerTimer = this.clock.after(this.opts.ringingMs ?? 0, () => {
       if (call.state !== "ringing" || tx.answered) return;
-      call.state = "answered";
-      call.dialog = this.dialog(request, call);
-      call.session = SessionTimer.start(request, this.clock, () => this.expired(call));
+      this.inDialog.answer(request, call);
       tx.respond(this.ok(request, call, answer.sdp));
       const signalling = channel.from.address;
       this.emit({ type: "answered", callId, target, media: answer.choice, rtp, signalling });
-    });
-  }
-
-  private dialog(invite: SipRequest, call: UasCall): SipDialog {
-    const channel = call.channel;
-    return new SipDialog({
-      invite,
-      localTag: call.localTag,
-      host: this.announced,
-      port: this.port,
-      transport: channel.transport,
-      // Toward where the INVITE came from: a trunk behind NAT is reachable there (RFC 3581).
-      send: (bytes) => channel.send(bytes, invite),
-      clock: this.clock,
-      timers: this.timers,
-      track: (key, tx) => {
-        this.clientTransactions.set(key, tx);
-        return () => this.clientTransactions.delete(key);
-      },
     });
   }
 
@@ -395,29 +355,6 @@ export class SipUas {
     return responseTo(request, 200, { toTag: call.localTag, headers, body });
   }
 
-  /** The caller stopped refreshing the session (RFC 4028 section 10): our BYE ends it. */
-  private expired(call: UasCall): void {
-    void call.dialog?.bye();
-    void this.endCall(call, "session_expired");
-  }
-
-  private async endCall(call: UasCall, reason: CallEndReason): Promise<void> {
-    if (call.state === "ended") return;
-    call.state = "ended";
-    // Forgotten at once: a retransmitted BYE is answered by its transaction, not the dialog.
-    this.calls.delete(`${call.callId};${call.localTag}`);
-    call.answerTimer?.cancel();
-    call.session?.stop();
-    // Still ringing: the INVITE gets its final answer (section 15.1.2), 503 if we are going away.
-    if (!call.invite.answered) {
-      const status = reason === "shutdown" ? 503 : 487;
-      call.invite.respond(responseTo(call.invite.request, status, { toTag: call.localTag }));
-    }
-    call.invite.acknowledged(); // a BYE before the ACK stops the 2xx retransmissions too
-    await call.rtp?.close();
-    this.emit({ type: "ended", callId: call.callId, reason });
-  }
-
   private txOptions(request: SipRequest, key: string, channel: Channel, callId?: string) {
     return {
       clock: this.clock,
@@ -426,14 +363,7 @@ export class SipUas {
       send: (bytes: Uint8Array) => channel.send(bytes, request),
       onEnd: (reason: "done" | "no_ack") => {
         this.transactions.delete(key);
-        if (reason !== "no_ack" || callId === undefined) return;
-        // Timer L with no ACK: section 13.3.1.4 says end the session with a BYE.
-        const call = [...this.calls.values()].find((c) =>
-          c.callId === callId && c.state === "answered"
-        );
-        if (!call) return;
-        void call.dialog?.bye();
-        void this.endCall(call, "no_ack");
+        if (reason === "no_ack" && callId !== undefined) this.inDialog.noAck(callId);
       },
     };
   }
@@ -468,6 +398,3 @@ export class SipUas {
     }
   }
 }
-
-// The redirect server (api/sip) stamps Vias the same way.
-export { stampVia, transactionKey } from "./keys.ts";

@@ -1,11 +1,11 @@
 // One call as the UAS holds it (uas.ts, in_dialog.ts): its INVITE transaction, its dialog once
 // answered, its RTP port, and how its requests came in.
 import type { SipDialog } from "./dialog.ts";
-import type { SipRequest } from "./message.ts";
+import type { SipRequest } from "../../sip/message.ts";
 import type { RtpPort } from "./rtp_port.ts";
 import type { SessionTimer } from "./session_timer.ts";
-import type { InviteServerTransaction } from "./transaction.ts";
-import type { Peer } from "./udp.ts";
+import type { InviteServerTransaction } from "../../sip/transaction.ts";
+import type { Peer } from "../../sip/udp.ts";
 
 /** How a request came in and how its responses go back. */
 export interface Channel {

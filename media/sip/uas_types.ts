@@ -1,7 +1,7 @@
 // What the SIP UAS (uas.ts) and the worker say to each other: who takes a call, how an INVITE is
 // refused, and the call events the worker follows.
-import type { SipClock, SipTimers } from "./clock.ts";
-import type { Header, SipRequest } from "./message.ts";
+import type { SipClock, SipTimers } from "../../sip/clock.ts";
+import type { Header, SipRequest } from "../../sip/message.ts";
 import type { AnswerChoice } from "./sdp.ts";
 import type { RtpPort } from "./rtp_port.ts";
 import type { DtmfDigit } from "../phone/line.ts";

@@ -4,7 +4,8 @@
  * Audio comes in chunks of any size (the worker pushes 320 samples per 20 ms Opus packet); it is
  * cut into 512-sample (32 ms) frames and each frame is run through the call's own Silero stream,
  * one at a time, in order. Timestamps are audio time: ms since the first sample pushed, so the
- * same audio always gives the same events however it was chunked and however fast it ran.
+ * same audio always gives the same events however it was chunked and however fast it ran. It keeps
+ * no audio: the pre-roll a recogniser hears from a turn's onset is media/caller_audio/pre_roll.ts.
  *
  * Decisions (Pipecat's start/stop windows, silero-vad's hysteresis):
  * - a frame is speech when p >= positiveThreshold; speech starts once consecutive speech frames
@@ -21,7 +22,6 @@
 import {
   SILERO_FRAME_MS,
   SILERO_FRAME_SAMPLES,
-  SILERO_SAMPLE_RATE,
   type SileroModel,
   sileroModel,
   type SileroStream,
@@ -78,22 +78,14 @@ export interface VadFrame {
 export interface VoiceActivityOptions {
   /** Called for every frame, in order, before any event that frame produces. */
   onFrame?: (frame: VadFrame) => void;
-  /** How much recent PCM is kept for audioSince()/recentAudio() (default 2000 ms). */
-  keepMs?: number;
 }
 
 type State = "quiet" | "starting" | "speaking" | "stopping";
-
-const SAMPLES_PER_MS = SILERO_SAMPLE_RATE / 1000;
 
 export class VoiceActivity {
   readonly #stream: SileroStream;
   readonly #settings: Required<VadSettings>;
   readonly #onFrame?: (frame: VadFrame) => void;
-
-  // Recent PCM, a ring of `#history.length` samples ending at sample `#pushed`.
-  readonly #history: Int16Array;
-  #pushed = 0;
 
   // Framing: the frame being filled, and whole frames waiting for the model.
   #filling: Float32Array;
@@ -117,9 +109,6 @@ export class VoiceActivity {
     this.#settings = { ...DEFAULT_VAD_SETTINGS };
     this.configure(settings);
     this.#onFrame = options.onFrame;
-    const keepMs = options.keepMs ?? 2000;
-    if (!(keepMs >= 0)) throw new RangeError(`keepMs must be >= 0, got ${keepMs}`);
-    this.#history = new Int16Array(Math.ceil(keepMs * SAMPLES_PER_MS));
     this.#filling = new Float32Array(SILERO_FRAME_SAMPLES);
   }
 
@@ -178,37 +167,9 @@ export class VoiceActivity {
     this.#paused = false;
   }
 
-  /** Audio time of everything pushed so far, in ms. */
-  get pushedMs(): number {
-    return this.#pushed / SAMPLES_PER_MS;
-  }
-
   /** Audio time up to which frames have been decided, in ms. */
   get processedMs(): number {
     return this.#frames * SILERO_FRAME_MS;
-  }
-
-  /**
-   * Copy of the PCM pushed from audio time `fromMs` to now (e.g. a speech_start's onsetMs, so the
-   * recogniser hears the turn from its true onset). Starts later if that is older than keepMs.
-   */
-  audioSince(fromMs: number): Int16Array {
-    const oldest = Math.max(0, this.#pushed - this.#history.length);
-    const from = Math.min(this.#pushed, Math.max(oldest, Math.round(fromMs * SAMPLES_PER_MS)));
-    const out = new Int16Array(this.#pushed - from);
-    const cap = this.#history.length;
-    for (let done = 0; done < out.length;) {
-      const at = (from + done) % cap;
-      const n = Math.min(out.length - done, cap - at);
-      out.set(this.#history.subarray(at, at + n), done);
-      done += n;
-    }
-    return out;
-  }
-
-  /** Copy of the last `ms` of PCM pushed (at most keepMs). */
-  recentAudio(ms: number): Int16Array {
-    return this.audioSince(this.pushedMs - ms);
   }
 
   /**
@@ -218,7 +179,6 @@ export class VoiceActivity {
    */
   push(pcm: Int16Array): Promise<VadEvent[]> {
     if (this.#closed) return Promise.reject(new Error("VoiceActivity is closed"));
-    this.#remember(pcm);
     const frames: Float32Array[] = [];
     for (let i = 0; i < pcm.length;) {
       const n = Math.min(pcm.length - i, SILERO_FRAME_SAMPLES - this.#filled);
@@ -241,23 +201,6 @@ export class VoiceActivity {
   /** Stops accepting audio. Frames already pushed are still decided. */
   close(): void {
     this.#closed = true;
-  }
-
-  #remember(pcm: Int16Array): void {
-    const cap = this.#history.length;
-    if (cap === 0) {
-      this.#pushed += pcm.length;
-      return;
-    }
-    const src = pcm.length > cap ? pcm.subarray(pcm.length - cap) : pcm;
-    this.#pushed += pcm.length - src.length;
-    for (let done = 0; done < src.length;) {
-      const at = this.#pushed % cap;
-      const n = Math.min(src.length - done, cap - at);
-      this.#history.set(src.subarray(done, done + n), at);
-      done += n;
-      this.#pushed += n;
-    }
   }
 
   async #decide(frames: Float32Array[]): Promise<VadEvent[]> {

@@ -13,7 +13,7 @@ import { concat, pinkNoise } from "./test_signals.ts";
 import { assert } from "./assert.ts";
 import { TokenVerifier } from "../../common/token.ts";
 import { signingJwk } from "../../db/signing_key.ts";
-import { localEngines } from "../../media/engines/local_engines.ts";
+import { localEngines } from "./local_engines.ts";
 import type { CallEngines } from "../../media/engines/call_engines.ts";
 import { registerWorkerNode } from "../../media/node/registration.ts";
 import { createWorkerApp, type WorkerContext } from "../../media/worker.ts";

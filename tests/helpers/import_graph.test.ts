@@ -1,7 +1,14 @@
 // The import reader behind tests/architecture_layers_hold.test.ts finds every form of import
 // deno fmt writes, and nothing in comments; circles are found with their files in order.
 import { assertEquals } from "./assert.ts";
-import { circles, importsOf, isProduct, resolve, type SourceFile } from "./import_graph.ts";
+import {
+  circles,
+  importsOf,
+  isProduct,
+  resolve,
+  type SourceFile,
+  withoutComments,
+} from "./import_graph.ts";
 
 Deno.test("every form of import is read, and commented-out ones are not", () => {
   const text = `// A header that mentions import { x } from "./not_this.ts";
@@ -58,6 +65,7 @@ Deno.test("circles are found once each, in import order", () => {
   const file = (path: string, ...to: string[]): SourceFile => ({
     path,
     lines: 1,
+    code: "",
     imports: to.map((t) => ({ to: t, typeOnly: t.endsWith("type.ts"), dynamic: false })),
   });
   const graph = [
@@ -78,4 +86,20 @@ Deno.test("circles are found once each, in import order", () => {
     "e.ts",
     "e.ts",
   ]]);
+});
+
+Deno.test("a file's code is its text without comments, strings kept whole", () => {
+  const text = `// header naming("this")
+/** A doc comment, "quoted". */
+const a = "// not a comment"; /* inline */ const b = 'x';
+const t = \`/* kept */ \${a}\`; // trailing
+`;
+  assertEquals(
+    withoutComments(text),
+    `
+
+const a = "// not a comment";  const b = 'x';
+const t = \`/* kept */ \${a}\`; 
+`,
+  );
 });

@@ -18,6 +18,8 @@ export interface SourceFile {
   path: string;
   lines: number;
   imports: Import[];
+  /** The file's text with its comments taken out (strings kept): what the code itself names. */
+  code: string;
 }
 
 const CLAUSE = String.raw`(?:[\w$]+\s*,\s*)?(?:\{[^}]*\}|\*\s*as\s+[\w$]+|\*|[\w$]+)`;
@@ -31,6 +33,15 @@ const STATIC = new RegExp(
  */
 const TOKEN =
   /\bimport\(\s*("[^"\n]*"|'[^'\n]*')\s*\)|("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g;
+
+/** `text` with its comments dropped; string and template literals are kept whole. */
+export function withoutComments(text: string): string {
+  return text.replace(
+    TOKEN,
+    (token, _loaded: string | undefined, literal: string | undefined) =>
+      token.startsWith("/") ? "" : literal ?? token,
+  );
+}
 
 export interface ImportSpec {
   specifier: string;
@@ -94,7 +105,7 @@ export async function readSources(root: string): Promise<SourceFile[]> {
           if (to !== undefined) imports.push({ to, typeOnly: i.typeOnly, dynamic: i.dynamic });
         }
         const lines = text.endsWith("\n") ? text.split("\n").length - 1 : text.split("\n").length;
-        files.push({ path, lines, imports });
+        files.push({ path, lines, imports, code: withoutComments(text) });
       }
     }
   }

@@ -1,5 +1,5 @@
 // A SipClock turned by hand: timers fire when the test advances time past them, in order.
-import type { SipClock } from "../../media/sip/clock.ts";
+import type { SipClock } from "../../sip/clock.ts";
 
 export class ManualClock implements SipClock {
   now = 0;

@@ -6,7 +6,7 @@ import type { TestApi } from "./api_server.ts";
 import { TokenVerifier } from "../../common/token.ts";
 import { signingJwk } from "../../db/signing_key.ts";
 import { startSipPhones } from "../../media/sip/phone_service.ts";
-import { parseMessage, type SipResponse } from "../../media/sip/message.ts";
+import { parseMessage, type SipResponse } from "../../sip/message.ts";
 
 const OFFER =
   "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n";

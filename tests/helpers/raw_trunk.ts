@@ -3,7 +3,7 @@
 import dgram from "node:dgram";
 import { assert } from "./assert.ts";
 import { ManualClock } from "./manual_clock.ts";
-import { parseMessage, type SipRequest, type SipResponse } from "../../media/sip/message.ts";
+import { parseMessage, type SipRequest, type SipResponse } from "../../sip/message.ts";
 import { type CallEvent, SipUas, type UasOptions } from "../../media/sip/uas.ts";
 
 export const OFFER =

@@ -2,6 +2,7 @@
 // it (turn records, wire-frame log, usage, recording): for the console's tests.
 import type { Sql } from "../../db/client.ts";
 import { newId } from "../../common/ids.ts";
+import type { LoggedEvent } from "../../common/session_events.ts";
 
 export interface SampleSession {
   session_id: string;
@@ -102,22 +103,59 @@ export async function seedSession(
   await sql`insert into usage (session_id, workspace_id, agent_id, call_seconds,
       recognised_seconds, synthesized_characters)
     values (${id}, ${input.workspace_id}, ${input.agent_id}, 24, 3.2, 117)`;
-  const events: [number, string, string, unknown][] = [
-    [400, "worker", "offer_accepted", { node_id: "node-test-1" }],
-    [880, "worker", "dtls_connected", {}],
-    [900, "worker", "call_started", {}],
-    [902, "to_brain", "session_start", { seq: 1, timestamp_ms: 902, session_id: id }],
-    [1_041, "from_brain", "speech_unit", { seq: 1, unit_id: "u1", text: turns[0].units[0].text }],
-    [5_900, "to_page", "user-transcription", { text: said, final: true }],
-    [6_147, "to_brain", "user_turn", { seq: 2, turn_id: "t1", text: said }],
-    [6_535, "from_brain", "speech_unit", { seq: 2, unit_id: "u2", text: heard + cut }],
-    [7_400, "to_brain", "playback_interrupted", { seq: 3, unit_id: "u2", heard }],
-    [20_000, "page", "client-message", { type: "note", data: { hello: "<b>world</b>" } }],
-    [24_900, "worker", "call_ended", { reason: "caller_hung_up" }],
+  // As the worker writes them (common/session_events.ts), `at` in ms after creation.
+  const page = (type: string, data: unknown) => JSON.stringify({ label: "rtvi-ai", type, data });
+  const events: LoggedEvent<number>[] = [
+    { at: 400, source: "worker", kind: "offer_accepted", data: { pc_id: "pc_1" } },
+    { at: 880, source: "worker", kind: "dtls_connected", data: { by: "connected" } },
+    { at: 900, source: "worker", kind: "call_started", data: { about: null } },
+    { at: 902, source: "to_brain", kind: "session_start", data: { seq: 1, session_id: id } },
+    {
+      at: 1_041,
+      source: "from_brain",
+      kind: "speech_unit",
+      data: { seq: 1, timestamp_ms: 1_040, unit_id: "u1", text: turns[0].units[0].text },
+    },
+    {
+      at: 5_900,
+      source: "to_page",
+      kind: "chat",
+      data: page("user-transcription", { text: said, final: true }),
+    },
+    {
+      at: 6_147,
+      source: "to_brain",
+      kind: "user_turn",
+      data: { seq: 2, turn_id: "t1", text: said },
+    },
+    {
+      at: 6_535,
+      source: "from_brain",
+      kind: "speech_unit",
+      data: { seq: 2, timestamp_ms: 6_530, unit_id: "u2", text: heard + cut },
+    },
+    {
+      at: 7_400,
+      source: "to_brain",
+      kind: "heard",
+      data: { seq: 3, unit_id: "u2", turn_id: "t1", text: heard, cut_off: true },
+    },
+    {
+      at: 20_000,
+      source: "page",
+      kind: "client-message",
+      data: { t: "note", d: { hello: "<b>world</b>" } },
+    },
+    {
+      at: 24_900,
+      source: "worker",
+      kind: "call_ended",
+      data: { status: "ended", reason: "caller_hung_up" },
+    },
   ];
-  for (const [ms, source, kind, data] of events) {
+  for (const e of events) {
     await sql`insert into session_events (session_id, at, source, kind, data)
-      values (${id}, ${at(ms)}, ${source}, ${kind}, ${sql.json(data as never)})`;
+      values (${id}, ${at(e.at)}, ${e.source}, ${e.kind}, ${sql.json(e.data as never)})`;
   }
   return { session_id: id, heard, cut, said };
 }

@@ -7,6 +7,7 @@ import { RTCPeerConnection } from "werift";
 import { peerConfig } from "../../../media/rtc/config.ts";
 import { keepCandidates, mediaSections, stripCandidates } from "../../../media/rtc/sdp.ts";
 import { anyJson, headerText, type Json, nastyString, notJson, serialize } from "./json.ts";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** A real offer's SDP, with and without its host candidates (trickled or not). */
 export interface BaseOffer {
@@ -25,7 +26,7 @@ export async function makeBaseOffer(): Promise<BaseOffer> {
     await pc.setLocalDescription(await pc.createOffer());
     const until = Date.now() + 3000;
     while (pc.iceGatheringState !== "complete" && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
     const full = keepCandidates(pc.localDescription!.sdp, new Set(["127.0.0.1"]));
     return { trickled: stripCandidates(full), full };

@@ -70,11 +70,6 @@ const SILENT_MARKS = new Set(["\u1C79", "\u1C7B", "\u1C7C", "\u1C7D"]);
 const PUNCTUATION: Readonly<Record<string, string>> = { "\u1C7E": "।", "\u1C7F": "॥" };
 const VIRAMA = "्";
 
-/** Whether `text` has any Ol Chiki in it. */
-export function hasOlChiki(text: string): boolean {
-  return /[\u1C50-\u1C7F]/.test(text);
-}
-
 export function olChikiToDevanagari(text: string): Transliteration {
   const b = new TransliterationBuilder();
   /** The bare consonant last written (waiting for its vowel), with its source span. */

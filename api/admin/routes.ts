@@ -1,0 +1,31 @@
+// The admin route group: everything only the admin token may call. api/app.ts mounts it behind
+// api/auth/admin_auth.ts, so none of these handlers checks the caller.
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { ApiDeps } from "../context.ts";
+import { metricsResponse } from "../../common/metrics/http.ts";
+import * as agents from "./agents.ts";
+import * as keys from "./keys.ts";
+import * as trunks from "./trunks.ts";
+import * as numbers from "./numbers.ts";
+
+type Handler = (c: Context, deps: ApiDeps) => Response | Promise<Response>;
+
+export function adminRoutes(deps: ApiDeps): Hono {
+  const group = new Hono();
+  const route = (h: Handler) => (c: Context) => h(c, deps);
+  const crud = [["agents", agents], ["trunks", trunks], ["numbers", numbers]] as const;
+  for (const [noun, m] of crud) {
+    group.post(`/api/v1/${noun}.create`, route(m.create));
+    group.post(`/api/v1/${noun}.list`, route(m.list));
+    group.post(`/api/v1/${noun}.get`, route(m.get));
+    group.post(`/api/v1/${noun}.update`, route(m.update));
+    group.post(`/api/v1/${noun}.delete`, route(m.remove));
+  }
+  group.post("/api/v1/keys.create", route(keys.create));
+  group.post("/api/v1/keys.list", route(keys.list));
+  group.post("/api/v1/keys.revoke", route(keys.revoke));
+  // Prometheus text with the admin token; METRICS_PORT serves it without (common/metrics/).
+  group.get("/metrics", () => metricsResponse(deps.metrics.registry));
+  return group;
+}

@@ -1,0 +1,44 @@
+// Twilio's voice webhook (the number's "A call comes in" URL):
+// POST /api/v1/telephony/twilio/{agent_id}. Checks X-Twilio-Signature with TWILIO_AUTH_TOKEN,
+// opens the session as connect does, and answers TwiML that connects the call to the chosen
+// worker's media stream (`<Connect><Stream>`, https://www.twilio.com/docs/voice/twiml/stream).
+// The stream URL may not carry a query string, so the session token (and the numbers) go in
+// `<Parameter>`s, which Twilio hands the worker in the start message's customParameters.
+import type { Context } from "hono";
+import type { ApiDeps } from "../../context.ts";
+import {
+  badSignature,
+  callOfForm,
+  notConfigured,
+  openPhoneSession,
+  signedForm,
+  xmlAnswer,
+  xmlEscape,
+} from "../admit.ts";
+import { sameSecret } from "../signatures.ts";
+import { twilioSignature } from "./signature.ts";
+import { loggedRefusals } from "../webhook_guard.ts";
+
+export const twilioVoice = loggedRefusals("twilio", async (c: Context, deps: ApiDeps) => {
+  const twilio = deps.telephony?.twilio;
+  if (!twilio?.authToken) throw notConfigured("Twilio", "TWILIO_AUTH_TOKEN");
+  const { params, url } = await signedForm(c, deps);
+  const expected = await twilioSignature(twilio.authToken, url, params);
+  if (!sameSecret(c.req.header("x-twilio-signature") ?? "", expected)) {
+    throw badSignature("Twilio");
+  }
+  const form = Object.fromEntries(params);
+  // Another account's call, signed with its own token, would not verify: this is belt and braces.
+  if (twilio.accountSid && form.AccountSid !== twilio.accountSid) throw badSignature("Twilio");
+  const opened = await openPhoneSession(deps, callOfForm(c, "twilio", form, "CallSid"));
+  // No worker can take it (nothing was written): the caller hears busy, not an error.
+  if (!opened) return xmlAnswer(c, `<Reject reason="busy"/>`);
+  const param = (name: string, value: string) =>
+    `<Parameter name="${name}" value="${xmlEscape(value)}"/>`;
+  return xmlAnswer(
+    c,
+    `<Connect><Stream url="${xmlEscape(opened.streamUrl)}">` +
+      param("session_token", opened.token) + param("from", form.From ?? "") +
+      param("to", form.To ?? "") + `</Stream></Connect>`,
+  );
+});

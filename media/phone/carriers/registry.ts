@@ -1,0 +1,16 @@
+// The worker's carriers by name: the composition root, and with api/telephony/carriers.ts and
+// common/telephony_settings.ts the only code that lists them. Adding a carrier: docs/
+// telephony-websocket.md, "Adding a carrier".
+import type { StreamCarrier } from "../../../common/carrier.ts";
+import type { LineCarrier } from "./carrier.ts";
+import { twilio } from "./twilio/carrier.ts";
+import { plivo } from "./plivo/carrier.ts";
+import { exotel } from "./exotel/carrier.ts";
+
+/** Keyed by the name type: a carrier in common/carrier.ts but missing here fails the check. */
+export const CARRIERS: Readonly<Record<StreamCarrier, LineCarrier>> = { twilio, plivo, exotel };
+
+/** The carrier a stream route names, or undefined for a name no carrier has. */
+export function carrierNamed(name: string): LineCarrier | undefined {
+  return Object.hasOwn(CARRIERS, name) ? CARRIERS[name as StreamCarrier] : undefined;
+}
