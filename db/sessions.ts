@@ -1,6 +1,7 @@
 // Sessions: the connect-time reservation and the status transitions of a session's life (the
 // record operators read is session_records.ts).
 import type { Sql } from "./client.ts";
+import { textArray } from "./text_array.ts";
 import { type CallSpeech, callSpeech } from "../common/capabilities.ts";
 
 export type SessionStatus = "created" | "connecting" | "active" | "ended" | "failed" | "expired";
@@ -113,6 +114,7 @@ export async function reserveSession(
     sourceLimit > 0 ? admission.source?.key : undefined,
   );
   const onceKeys = admission.once?.keys ?? [];
+  const once = textArray(sql, onceKeys);
   const phone = admission.phone === true;
   const sipOnly = admission.sip === true;
   const holdUntil = admission.holdSeconds === undefined
@@ -136,7 +138,7 @@ export async function reserveSession(
     >`
     with pending as (${pending}), trunk_pending as (${trunkPending}),
     source_pending as (${sourcePending}), replayed as (
-      select exists (select 1 from admission_keys where key = any(${onceKeys}::text[])
+      select exists (select 1 from admission_keys where key = any(${once})
         and expires_at > now()) as yes
     ), over as (
       select case
@@ -190,7 +192,7 @@ export async function reserveSession(
     ), used as (
       insert into admission_keys (key, session_id, expires_at)
       select k, ${s.session_id}, now() + make_interval(secs => ${admission.once?.seconds ?? 0})
-      from node, unnest(${onceKeys}::text[]) as k
+      from node, unnest(${once}) as k
     )
     select (select ok from admitted) as admitted, (select yes from replayed) as replayed,
       (select which from over) as over,

@@ -2,6 +2,7 @@
 // credentials, of which only the HA1 hashes are kept (RFC 7616 section 3.4.2: H(user:realm:pass),
 // MD5 and SHA-256); the password never reaches the database.
 import type { Sql } from "./client.ts";
+import { textArray } from "./text_array.ts";
 import { newId } from "../common/ids.ts";
 
 /** A trunk as the admin API shows it: the credentials' username and realm, never a hash. */
@@ -41,7 +42,9 @@ export async function createTrunk(
   const [row] = await sql<Trunk[]>`
     insert into trunks (id, name, allowed_sources, auth_username, auth_realm, auth_ha1_md5,
                         auth_ha1_sha256)
-    values (${newId("trk")}, ${input.name}, ${input.allowed_sources}, ${c?.username ?? null},
+    values (${newId("trk")}, ${input.name}, ${textArray(sql, input.allowed_sources)}, ${
+    c?.username ?? null
+  },
             ${c?.realm ?? null}, ${c?.ha1_md5 ?? null}, ${c?.ha1_sha256 ?? null})
     returning ${TRUNK_COLUMNS(sql)}`;
   return row;
@@ -75,7 +78,8 @@ export async function updateTrunk(
   const [row] = await sql<Trunk[]>`
     update trunks set
       name = coalesce(${changes.name ?? null}, name),
-      allowed_sources = coalesce(${changes.allowed_sources ?? null}::text[], allowed_sources),
+      allowed_sources = case when ${changes.allowed_sources === undefined}::boolean
+        then allowed_sources else ${textArray(sql, changes.allowed_sources ?? [])} end,
       auth_username = case when ${keep}::boolean then auth_username else ${c?.username ?? null} end,
       auth_realm = case when ${keep}::boolean then auth_realm else ${c?.realm ?? null} end,
       auth_ha1_md5 = case when ${keep}::boolean then auth_ha1_md5 else ${c?.ha1_md5 ?? null} end,
