@@ -9,7 +9,7 @@ import dgram from "node:dgram";
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { callerSpeechWav } from "./helpers/audio.ts";
 import { bestLag, snrDb } from "./helpers/signal_compare.ts";
-import { freeUdpPort, SIPP } from "./helpers/sipp.ts";
+import { freeUdpPort, freeUdpPortRun, SIPP } from "./helpers/sipp.ts";
 import { sdp, XML_HEAD } from "./helpers/sipp_scenario.ts";
 import { readWav } from "../caller/wav.ts";
 import { RtpMedia } from "../media/phone/rtp_media.ts";
@@ -95,7 +95,7 @@ Deno.test("festival speech that SIPp plays as μ-law RTP is heard: one frame per
   const media = await RtpMedia.open({ host: "127.0.0.1" });
   const frames: Int16Array[] = [];
   media.onCallerFrame.on((f) => frames.push(f.slice()));
-  const [sipPort, sippMedia] = [await freeUdpPort(), await freeUdpPort()];
+  const [sipPort, sippMedia] = [await freeUdpPort(), await freeUdpPortRun(4)];
   const sipp = new Deno.Command(SIPP, {
     args: [
       ...["-sf", `${dir}/uas.xml`, "-m", "1", "-i", "127.0.0.1", "-p", String(sipPort)],

@@ -1,7 +1,14 @@
 // The SIP UAS (media/sip/) against a real SIP peer, SIPp 3.6: each scenario fails SIPp's call (exit
 // code 1) on any unexpected or missing message, and the UAS's own events say what it did.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { assertSippPassed, freeUdpPort, runSipp, SIPP, type SippRun } from "./helpers/sipp.ts";
+import {
+  assertSippPassed,
+  freeUdpPort,
+  freeUdpPortRun,
+  runSipp,
+  SIPP,
+  type SippRun,
+} from "./helpers/sipp.ts";
 import {
   ackOfRefusal,
   NO_BODY,
@@ -185,7 +192,7 @@ Deno.test("50 calls at once are all answered, ACKed and hung up by the caller", 
           "-p",
           String(await freeUdpPort()),
           "-mp",
-          String(await freeUdpPort()),
+          String(await freeUdpPortRun(4)),
         ],
         ...["-nostdin", "-timeout", "60", "-timeout_error"],
       ],

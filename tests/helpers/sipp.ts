@@ -28,6 +28,35 @@ export async function freeUdpPort(): Promise<number> {
 }
 
 /**
+ * The first of `count` consecutive UDP ports free right now. SIPp's `-mp` port is the first of
+ * four it binds (audio RTP and RTCP, then video RTP and RTCP at +2 and +3, used or not): with only
+ * the first checked, CI saw SIPp fail "Unable to bind video RTP socket" on a port a worker held.
+ */
+export async function freeUdpPortRun(count: number): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const first = await freeUdpPort();
+    if (first + count > 65536) continue;
+    const held: dgram.Socket[] = [];
+    try {
+      for (let i = 1; i < count; i++) {
+        const socket = dgram.createSocket("udp4");
+        await new Promise<void>((ok, fail) => {
+          socket.once("error", fail);
+          socket.bind(first + i, "127.0.0.1", ok);
+        });
+        held.push(socket);
+      }
+      return first;
+    } catch {
+      // One of the run is taken: try another first port.
+    } finally {
+      for (const socket of held) await new Promise<void>((ok) => socket.close(() => ok()));
+    }
+  }
+  throw new Error(`no ${count} consecutive free UDP ports found`);
+}
+
+/**
  * Plays `scenario` (SIPp XML) once against `port`, dialling `service` (the Request-URI user), over
  * UDP or one TCP connection.
  */
@@ -42,7 +71,7 @@ export async function runSipp(
   const dir = await Deno.makeTempDir({ prefix: "sipp-" });
   try {
     await Deno.writeTextFile(`${dir}/scenario.xml`, scenario);
-    const [local, media] = [await freeUdpPort(), await freeUdpPort()];
+    const [local, media] = [await freeUdpPort(), await freeUdpPortRun(4)];
     const out = await new Deno.Command(SIPP, {
       args: [
         `127.0.0.1:${port}`,
