@@ -113,6 +113,8 @@ export class TestCaller {
   }
   /** performance.now() of each frame handed to the network by stream(). */
   readonly sentAt: number[] = [];
+  /** Frames the pacer skipped after a stall: never sent, but the RTP clock moved over them. */
+  skippedFrames = 0;
   pingsSent = 0;
 
   #opts: CallerOptions;
@@ -269,7 +271,7 @@ export class TestCaller {
         }
         // Frames the pacer skipped after a stall are dropped, as a live microphone's would be;
         // the RTP clock still moves over them.
-        if (t.frame > next) this.#tx.skip(t.frame - next);
+        if (t.frame > next) this.#skip(t.frame - next);
         next = t.frame + 1;
         const start = t.frame * FRAME_SAMPLES_48K;
         frame.fill(0);
@@ -285,6 +287,11 @@ export class TestCaller {
   }
 
   #mic: Microphone | undefined;
+
+  #skip(frames: number): void {
+    this.skippedFrames += frames;
+    this.#tx.skip(frames);
+  }
 
   /**
    * A live microphone: from now on a 20 ms frame goes out every 20 ms, silence unless something
@@ -304,7 +311,7 @@ export class TestCaller {
         encoder.close();
         return;
       }
-      if (t.frame > next) this.#tx.skip(t.frame - next);
+      if (t.frame > next) this.#skip(t.frame - next);
       next = t.frame + 1;
       frame.fill(0);
       const item = mic.queue[0];
