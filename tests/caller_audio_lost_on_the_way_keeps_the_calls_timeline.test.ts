@@ -53,7 +53,9 @@ Deno.test("caller audio lost on the way keeps the call's timeline", async () => 
       `${framesSeen} frames for ${sent} sent and ${skipped} skipped`,
     );
     const stats = record.log.find((e: { kind: string }) => e.kind === "caller_audio")?.data;
-    assert(stats && stats.lost >= dropped / 3 - 1, JSON.stringify(stats));
+    // Each burst of three is seen in the record, lost or rebuilt (RED and Opus FEC rebuild more of
+    // a burst when the caller's timing shifts under load: CI read lost 6, recovered 6 of 24).
+    assert(stats && stats.lost + stats.recovered >= dropped / 3 - 1, JSON.stringify(stats));
   } finally {
     await service.close();
   }
