@@ -39,12 +39,11 @@ export async function createTrunk(
   input: { name: string; allowed_sources: string[]; credentials: StoredCredentials | null },
 ): Promise<Trunk> {
   const c = input.credentials;
+  const sources = textArray(sql, input.allowed_sources);
   const [row] = await sql<Trunk[]>`
     insert into trunks (id, name, allowed_sources, auth_username, auth_realm, auth_ha1_md5,
                         auth_ha1_sha256)
-    values (${newId("trk")}, ${input.name}, ${textArray(sql, input.allowed_sources)}, ${
-    c?.username ?? null
-  },
+    values (${newId("trk")}, ${input.name}, ${sources}, ${c?.username ?? null},
             ${c?.realm ?? null}, ${c?.ha1_md5 ?? null}, ${c?.ha1_sha256 ?? null})
     returning ${TRUNK_COLUMNS(sql)}`;
   return row;

@@ -31,6 +31,7 @@ export async function freeUdpPort(): Promise<number> {
  * The first of `count` consecutive UDP ports free right now. SIPp's `-mp` port is the first of
  * four it binds (audio RTP and RTCP, then video RTP and RTCP at +2 and +3, used or not): with only
  * the first checked, CI saw SIPp fail "Unable to bind video RTP socket" on a port a worker held.
+ * The UDP twin of tests/helpers/process.ts freePortRun (TCP, synchronous: Deno.listen).
  */
 export async function freeUdpPortRun(count: number): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {
@@ -39,12 +40,13 @@ export async function freeUdpPortRun(count: number): Promise<number> {
     const held: dgram.Socket[] = [];
     try {
       for (let i = 1; i < count; i++) {
+        // Held before it binds, so a socket whose port was taken is closed too.
         const socket = dgram.createSocket("udp4");
+        held.push(socket);
         await new Promise<void>((ok, fail) => {
           socket.once("error", fail);
           socket.bind(first + i, "127.0.0.1", ok);
         });
-        held.push(socket);
       }
       return first;
     } catch {
