@@ -23,10 +23,19 @@ Deno.test("the Python example brain passes its example scenario through the work
   const dir = await Deno.makeTempDir({ prefix: "scenario-" });
   try {
     const junit = `${dir}/report.xml`;
-    const r = await call([
-      ...["--scenario", SCENARIO, "--junit", junit, "--api", service.api.url],
-      ...["--key", service.tenant.sk, "--agent", service.tenant.agent_id],
-    ]);
+    const run = () =>
+      call([
+        ...["--scenario", SCENARIO, "--junit", junit, "--api", service.api.url],
+        ...["--key", service.tenant.sk, "--agent", service.tenant.agent_id],
+      ]);
+    // Eleven spoken steps hang on pocketsphinx hearing four sayings through WebRTC; on a loaded
+    // CI machine one of them was once misheard (a 15 s expectation ran out). A second call is
+    // allowed and the first one's whole transcript printed; a brain that cannot pass fails both.
+    let r = await run();
+    if (r.code !== 0) {
+      console.log(`first call failed (exit ${r.code}); calling again. Its transcript:\n${r.text}`);
+      r = await run();
+    }
     assertEquals(r.code, 0, r.text);
     assert(/caller voice: festival/.test(r.text), r.text);
     assert(/said vs heard: "what is the weather like today"/.test(r.text), r.text);
