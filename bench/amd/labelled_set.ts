@@ -147,7 +147,7 @@ export function recipes(): Recipe[] {
       voice,
       leadMs: 150 + Math.round(r() * 600),
       second,
-      tailMs: 3000,
+      tailMs: 4500,
       snrDb: SNRS[i % 3],
       seed: seed++,
     });
@@ -333,7 +333,9 @@ if (import.meta.main) {
     const beep = c.beepStartMs !== undefined ? ` beep ${r.beep!.hz} Hz @${c.beepStartMs}` : "";
     console.log(
       `${r.label.padEnd(7)} ${r.voice.engine}:${r.voice.name}@${r.voice.rate} ` +
-        `speech ${c.speechStartMs}-${Math.round(c.speechEndMs)} ms${beep} snr ${r.snrDb} "${r.text}"`,
+        `speech ${c.speechStartMs}-${
+          Math.round(c.speechEndMs)
+        } ms${beep} snr ${r.snrDb} "${r.text}"`,
     );
   }
   console.log(`${set.length} clips in ${((performance.now() - started) / 1000).toFixed(1)} s`);

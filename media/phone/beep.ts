@@ -8,7 +8,12 @@
 // strongest filter holds at least `purity` of the frame's energy and the frame is louder than
 // floorDbfs. Speech spreads its energy over harmonics and formants (a single filter seldom holds
 // half of it), noise over the whole band, so neither passes; a run of tonal frames at one
-// frequency (within driftHz) is a tone.
+// frequency (within driftHz) is a tone. One more check when a run reaches minMs: over its last
+// checkMs, a finer bank (2 Hz apart around the run's frequency, a window long enough to resolve
+// ~8 Hz) must still find `finePurity` of the energy at one frequency. A beep's frequency is fixed,
+// while a voice's harmonic glides with its pitch and smears over that window: a high voice on a
+// phone line (its fundamental below the 300 Hz band edge) can leave one harmonic with 80-90 % of
+// a 20 ms frame's energy, and the short test alone took such a vowel for a beep.
 //
 // Written here, not a dependency: npm's Goertzel packages are DTMF decoders at fixed frequencies,
 // unmaintained for years; the bank is ~30 lines and costs ~65 × 160 multiply-adds per frame.
@@ -29,6 +34,9 @@ export interface BeepOptions {
   driftHz?: number;
   /** A tone still going after this long is reported anyway (default 2000 ms). */
   maxMs?: number;
+  /** The fine check's window (default 120 ms) and the share it needs (default 0.85). */
+  checkMs?: number;
+  finePurity?: number;
 }
 
 export const DEFAULT_BEEP_OPTIONS: Readonly<Required<BeepOptions>> = Object.freeze({
@@ -38,8 +46,10 @@ export const DEFAULT_BEEP_OPTIONS: Readonly<Required<BeepOptions>> = Object.free
   purity: 0.6,
   floorDbfs: -40,
   minMs: 150,
-  driftHz: 40,
+  driftHz: 25,
   maxMs: 2000,
+  checkMs: 120,
+  finePurity: 0.85,
 });
 
 /** What one frame showed. */
@@ -56,6 +66,37 @@ export interface Beep {
   startMs: number;
   endMs: number;
   hz: number;
+}
+
+/** Goertzel power of `pcm` at coefficient c (2·cos(2πf/rate)). */
+function goertzel(pcm: ArrayLike<number>, c: number): number {
+  let s1 = 0, s2 = 0;
+  for (let i = 0; i < pcm.length; i++) {
+    const s = pcm[i] + c * s1 - s2;
+    s2 = s1;
+    s1 = s;
+  }
+  return s1 * s1 + s2 * s2 - c * s1 * s2;
+}
+
+/** The largest share of `pcm`'s energy at one frequency in lowHz..highHz, stepHz apart. */
+export function purityOf(
+  pcm: ArrayLike<number>,
+  sampleRate: number,
+  lowHz: number,
+  highHz: number,
+  stepHz: number,
+): { hz: number; purity: number } {
+  let energy = 0;
+  for (let i = 0; i < pcm.length; i++) energy += pcm[i] * pcm[i];
+  let best = 0, hz = lowHz;
+  for (let f = lowHz; f <= highHz; f += stepHz) {
+    const p = goertzel(pcm, 2 * Math.cos((2 * Math.PI * f) / sampleRate));
+    if (p > best) (best = p, hz = f);
+  }
+  // A full-length sinusoid of amplitude A on a bin gives power (N·A/2)² and energy N·A²/2:
+  // 2·power / (N·energy) is its share, 1 for a pure tone on the bin.
+  return { hz, purity: energy > 0 ? Math.min(1, (2 * best) / (pcm.length * energy)) : 0 };
 }
 
 /** The Goertzel bank on one frame. */
@@ -84,18 +125,10 @@ export class ToneBank {
     if (n === 0 || energy / n < this.#floor) return { tonal: false, hz: 0, purity: 0 };
     let best = 0, bestK = 0;
     for (let k = 0; k < this.#coeffs.length; k++) {
-      const c = this.#coeffs[k];
-      let s1 = 0, s2 = 0;
-      for (let i = 0; i < n; i++) {
-        const s = pcm[i] + c * s1 - s2;
-        s2 = s1;
-        s1 = s;
-      }
-      const power = s1 * s1 + s2 * s2 - c * s1 * s2;
+      const power = goertzel(pcm, this.#coeffs[k]);
       if (power > best) (best = power, bestK = k);
     }
-    // A full-length sinusoid of amplitude A on a bin gives power (N·A/2)² and energy N·A²/2:
-    // 2·power / (N·energy) is its share, 1 for a pure tone on the bin.
+    // As in purityOf: 1 for a pure tone on the bin.
     const purity = Math.min(1, (2 * best) / (n * energy));
     return { tonal: purity >= this.options.purity, hz: this.#freqs[bestK], purity };
   }
@@ -110,12 +143,27 @@ export class BeepDetector {
   readonly options: Required<BeepOptions>;
   readonly #bank: ToneBank;
   #clockMs = 0;
-  #run?: { startMs: number; hz: number; reported: boolean };
+  /** checked: the run passed the fine check (or is not yet minMs long); failed: it did not. */
+  #run?: { startMs: number; hz: number; reported: boolean; checked: boolean; failed: boolean };
+  /** The last checkMs of audio, oldest first (a ring, `#at` its next write). */
+  readonly #history: Float64Array;
+  #at = 0;
   tonalNow = false;
 
   constructor(readonly sampleRate = 8000, options: BeepOptions = {}) {
     this.options = { ...DEFAULT_BEEP_OPTIONS, ...options };
     this.#bank = new ToneBank(sampleRate, this.options);
+    this.#history = new Float64Array(Math.round((this.options.checkMs * sampleRate) / 1000));
+  }
+
+  /** The fine check over the last `ms` of audio (at most checkMs) around `hz`. */
+  #steady(hz: number, ms: number): boolean {
+    const h = this.#history, n = Math.min(h.length, Math.round((ms * this.sampleRate) / 1000));
+    const window = new Float64Array(n);
+    for (let i = 0; i < n; i++) window[i] = h[(this.#at - n + i + h.length) % h.length];
+    const { stepHz } = this.options;
+    return purityOf(window, this.sampleRate, hz - stepHz, hz + stepHz, 2).purity >=
+      this.options.finePurity;
   }
 
   /** Audio time after the last frame pushed, ms. */
@@ -131,20 +179,31 @@ export class BeepDetector {
   push(pcm: Int16Array): Beep | undefined {
     const startMs = this.#clockMs;
     this.#clockMs += (pcm.length * 1000) / this.sampleRate;
+    const h = this.#history;
+    for (let i = 0; i < pcm.length; i++) {
+      (h[this.#at] = pcm[i], this.#at = (this.#at + 1) % h.length);
+    }
     const f = this.#bank.frame(pcm);
     const run = this.#run;
     const same = run !== undefined && f.tonal && Math.abs(f.hz - run.hz) <= this.options.driftHz;
     this.tonalNow = f.tonal;
     if (same) {
-      if (!run.reported && this.#clockMs - run.startMs >= this.options.maxMs) {
+      const long = this.#clockMs - run.startMs;
+      if (!run.checked && long >= this.options.minMs) {
+        run.checked = true;
+        run.failed = !this.#steady(run.hz, long);
+      }
+      if (!run.reported && !run.failed && long >= this.options.maxMs) {
         run.reported = true;
         return { startMs: run.startMs, endMs: this.#clockMs, hz: run.hz };
       }
       return undefined;
     }
     // The run (if any) ended at this frame's start; a tonal frame at another pitch starts anew.
-    this.#run = f.tonal ? { startMs, hz: f.hz, reported: false } : undefined;
-    if (run && !run.reported && startMs - run.startMs >= this.options.minMs) {
+    this.#run = f.tonal
+      ? { startMs, hz: f.hz, reported: false, checked: false, failed: false }
+      : undefined;
+    if (run && !run.reported && !run.failed && startMs - run.startMs >= this.options.minMs) {
       return { startMs: run.startMs, endMs: startMs, hz: run.hz };
     }
     return undefined;

@@ -7,17 +7,21 @@
 // - `audio`: the callee's PCM in 20 ms frames (8 kHz by default; the worker's 16 kHz frames work
 //   with sampleRate 16000). It drives the clock and the beep detector (beep.ts).
 // - `vad`: one VAD frame (media/vad/voice_activity.ts's VadFrame: startMs, endMs, probability),
-//   the Silero the worker already runs on the call's 16 kHz audio. Feed each audio frame before
-//   the VAD frames over it, as the worker does (the VAD scores audio after it arrives).
+//   the Silero the worker already runs on the call's 16 kHz audio (phone audio is resampled to
+//   16 kHz at the line's edge, media/phone/edge_audio.ts, before the VAD hears it). Silero scores a
+//   steady tone near 0 (measured on the set's beeps: ≤ 0.06), so a beep never reads as speech.
 //
 // The decision (the field's heuristics, Asterisk app_amd's defaults where they fit):
-// - speech is VAD frames at or above speechThreshold (staying speech down to keepThreshold), not
-//   counting frames inside a tone; a greeting is speech from its first onset whose gaps stay
+// - speech is VAD frames at or above speechThreshold (staying speech down to keepThreshold); a
+//   run shorter than minSpeechMs is ignored; a greeting is speech from its first onset whose gaps stay
 //   under afterGreetingSilenceMs.
 // - machine ("long_greeting"): the greeting has run machineSpeechMs (a machine talks long and
 //   without a pause a person would leave for the answer).
 // - human ("short_greeting"): a greeting of at most humanGreetingMaxMs then afterGreetingSilenceMs
 //   of silence (a person says "hello?" and waits).
+// - machine ("long_speech"): a greeting longer than that, a pause, and more speech, adding up to
+//   machineSpeechMs (a recorded greeting that pauses between sentences; a person who said a whole
+//   sentence has not paused for an answer and spoken on by then).
 // - machine ("tone"): a beep before any decision (a machine that only beeps, or a fax or network
 //   tone: no person to talk to either way).
 // - at ceilingMs, undecided: machine ("long_greeting_at_ceiling") while a greeting longer than
@@ -64,7 +68,7 @@ export const DEFAULT_MACHINE_DETECTION: Readonly<Required<Omit<MachineDetectionO
     minSpeechMs: 100,
     machineSpeechMs: 2500,
     humanGreetingMaxMs: 1500,
-    afterGreetingSilenceMs: 800,
+    afterGreetingSilenceMs: 1200,
     noBeepSilenceMs: 3000,
     beepTimeoutMs: 30000,
     sampleRate: 8000,
@@ -77,6 +81,7 @@ export type AmdInput =
 export type AmdWhy =
   | "long_greeting"
   | "short_greeting"
+  | "long_speech"
   | "tone"
   | "long_greeting_at_ceiling"
   | "silence"
@@ -105,12 +110,12 @@ export class MachineDetection {
   readonly #beeps: BeepDetector;
   #clockMs = 0;
   #decidedMs = 0;
-  /** Audio times of tonal frames' [start, end), kept while a VAD frame may still cover them. */
-  #tonal: [number, number][] = [];
   #speaking = false;
   /** Onset of the current speech run (not yet minSpeechMs long: not a greeting yet). */
   #runOnsetMs = 0;
   #greeting?: Greeting;
+  /** Speech in greetings before the current one (each from its onset to its last speech). */
+  #earlierMs = 0;
 
   constructor(options: MachineDetectionOptions = {}) {
     const { beep, ...rest } = options;
@@ -132,12 +137,8 @@ export class MachineDetection {
   }
 
   #audio(pcm: Int16Array, out: AmdOutcome[]): void {
-    const startMs = this.#beeps.clockMs;
     const beep = this.#beeps.push(pcm);
     this.#clockMs = Math.max(this.#clockMs, this.#beeps.clockMs);
-    if (this.#beeps.tonalNow || this.#beeps.runStartMs !== undefined) {
-      this.#tonal.push([startMs, this.#beeps.clockMs]);
-    }
     if (beep) this.#onBeep(beep, out);
     this.#tick(out);
   }
@@ -149,23 +150,18 @@ export class MachineDetection {
     this.state = "done";
   }
 
-  #inTone(startMs: number, endMs: number): boolean {
-    const mid = (startMs + endMs) / 2;
-    // VAD frames arrive in order: tonal spans ending well before this one are no longer needed.
-    while (this.#tonal.length > 0 && this.#tonal[0][1] < startMs - 100) this.#tonal.shift();
-    return this.#tonal.some(([s, e]) => mid >= s && mid < e);
-  }
-
   #vad(startMs: number, endMs: number, p: number, out: AmdOutcome[]): void {
     const o = this.options;
-    const speech = !this.#inTone(startMs, endMs) &&
-      p >= (this.#speaking ? o.keepThreshold : o.speechThreshold);
+    const speech = p >= (this.#speaking ? o.keepThreshold : o.speechThreshold);
     if (speech && !this.#speaking) this.#runOnsetMs = startMs;
     this.#speaking = speech;
     if (speech && endMs - this.#runOnsetMs >= o.minSpeechMs) {
       const g = this.#greeting;
       if (g && this.#runOnsetMs - g.lastSpeechMs < o.afterGreetingSilenceMs) g.lastSpeechMs = endMs;
-      else this.#greeting = { onsetMs: this.#runOnsetMs, lastSpeechMs: endMs };
+      else {
+        if (g) this.#earlierMs += g.lastSpeechMs - g.onsetMs;
+        this.#greeting = { onsetMs: this.#runOnsetMs, lastSpeechMs: endMs };
+      }
     }
     this.#clockMs = Math.max(this.#clockMs, endMs);
     this.#tick(out);
@@ -177,6 +173,8 @@ export class MachineDetection {
     if (this.state === "listening") {
       if (g && g.lastSpeechMs - g.onsetMs >= o.machineSpeechMs) {
         this.#decide("machine", "long_greeting", now, out);
+      } else if (g && this.#earlierMs + g.lastSpeechMs - g.onsetMs >= o.machineSpeechMs) {
+        this.#decide("machine", "long_speech", now, out);
       } else if (
         g && now - g.lastSpeechMs >= o.afterGreetingSilenceMs &&
         g.lastSpeechMs - g.onsetMs <= o.humanGreetingMaxMs
