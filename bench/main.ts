@@ -16,6 +16,9 @@ const BENCHES = [
   // Whole scripted calls (local engines vs echo) at 1, 4, 8 and up to the largest N held; ~6 min.
   "bench/media/call_density.ts",
   "bench/media/vad.ts",
+  // Answering machine detection over festival/espeak-ng greetings and openings through G.711; ~15 s
+  // (the first run also makes the labelled set, ~10 s more).
+  "bench/machine_detection.ts",
   // The brain's InterimText frames for real speech: every hypothesis vs the 250 ms bound; ~2 min.
   "bench/media/brain_events.ts",
   "bench/media/tts.ts",

@@ -69,7 +69,10 @@ export const MACHINE_TEXTS = [
   "Hey, it's Sam, leave a message.",
 ];
 
-/** How people answer: short, then they wait. */
+/**
+ * How people answer: short, then they wait. The last is the detector's known blind spot, kept to
+ * measure it: a person (a receptionist) who answers with a whole sentence.
+ */
 export const HUMAN_TEXTS = [
   "Hello?",
   "Yes?",
@@ -77,6 +80,7 @@ export const HUMAN_TEXTS = [
   "Speaking.",
   "Hi, this is Anna.",
   "Hello, good morning.",
+  "Good afternoon, Johnson and Partners, Maria speaking, how can I help you?",
 ];
 const SECOND_TEXTS = ["Hello?", "Anyone there?", "Hello, can you hear me?"];
 /** Hindi: "Haan, bolo?" ("yes, go on?"), spoken by espeak-ng's hi voice. */

@@ -171,6 +171,12 @@ export class BeepDetector {
     return this.#clockMs;
   }
 
+  /** The tone in progress once it has lasted minMs and passed the fine check (still going). */
+  get tone(): { startMs: number; hz: number } | undefined {
+    const run = this.#run;
+    return run?.checked && !run.failed ? { startMs: run.startMs, hz: run.hz } : undefined;
+  }
+
   /** Start of the tone run in progress (any length), if one is. */
   get runStartMs(): number | undefined {
     return this.#run?.startMs;

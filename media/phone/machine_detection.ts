@@ -22,8 +22,9 @@
 // - machine ("long_speech"): a greeting longer than that, a pause, and more speech, adding up to
 //   machineSpeechMs (a recorded greeting that pauses between sentences; a person who said a whole
 //   sentence has not paused for an answer and spoken on by then).
-// - machine ("tone"): a beep before any decision (a machine that only beeps, or a fax or network
-//   tone: no person to talk to either way).
+// - machine ("tone"): a beep (minMs of steady tone) before any decision, decided as soon as the
+//   tone has lasted that long (a machine that only beeps, or one whose short greeting ended
+//   before a person's silence would have; a fax or network tone: no person to talk to either way).
 // - at ceilingMs, undecided: machine ("long_greeting_at_ceiling") while a greeting longer than
 //   humanGreetingMaxMs is still going; otherwise human: "silence" (nothing said: a person who
 //   waits for the caller to speak first is common, and a machine greeting that starts that late
@@ -144,6 +145,7 @@ export class MachineDetection {
   }
 
   #onBeep(beep: Beep, out: AmdOutcome[]): void {
+    // A tone ends a frame after it was confirmed at the earliest, so a decision is already made.
     if (this.state === "listening") this.#decide("machine", "tone", beep.endMs, out);
     if (this.state !== "awaiting_beep") return;
     out.push({ type: "beep", atMs: beep.endMs, ...beep });
@@ -171,7 +173,9 @@ export class MachineDetection {
   #tick(out: AmdOutcome[]): void {
     const o = this.options, now = this.#clockMs, g = this.#greeting;
     if (this.state === "listening") {
-      if (g && g.lastSpeechMs - g.onsetMs >= o.machineSpeechMs) {
+      if (this.#beeps.tone) {
+        this.#decide("machine", "tone", now, out);
+      } else if (g && g.lastSpeechMs - g.onsetMs >= o.machineSpeechMs) {
         this.#decide("machine", "long_greeting", now, out);
       } else if (g && this.#earlierMs + g.lastSpeechMs - g.onsetMs >= o.machineSpeechMs) {
         this.#decide("machine", "long_speech", now, out);
