@@ -27,7 +27,10 @@ const recipe = (r: Partial<Recipe> & Pick<Recipe, "label" | "text" | "voice">): 
 const of = <T extends AmdOutcome["type"]>(outcomes: AmdOutcome[], type: T) =>
   outcomes.filter((o): o is Extract<AmdOutcome, { type: T }> => o.type === type);
 
-/** White line noise at about -49 dBFS (loud enough that Silero is run, not gated), with `tone` laid in, through G.711 μ-law. */
+/**
+ * White line noise at about -49 dBFS (loud enough that Silero is run, not gated), with `tone` laid
+ * in, through G.711 μ-law.
+ */
 function line(ms: number, tone?: { startMs: number; ms: number; hz: number }): Int16Array {
   const pcm = new Int16Array(ms * 8);
   const r = rng(3);
