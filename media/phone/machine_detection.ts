@@ -110,6 +110,8 @@ export class MachineDetection {
   readonly options: Required<Omit<MachineDetectionOptions, "beep">>;
   readonly #beeps: BeepDetector;
   #clockMs = 0;
+  /** Audio time the VAD has scored up to: silence is only counted that far (audio runs ahead). */
+  #vadMs = 0;
   #decidedMs = 0;
   #speaking = false;
   /** Onset of the current speech run (not yet minSpeechMs long: not a greeting yet). */
@@ -165,13 +167,14 @@ export class MachineDetection {
         this.#greeting = { onsetMs: this.#runOnsetMs, lastSpeechMs: endMs };
       }
     }
+    this.#vadMs = Math.max(this.#vadMs, endMs);
     this.#clockMs = Math.max(this.#clockMs, endMs);
     this.#tick(out);
   }
 
   /** Decisions that depend on time alone, at the current clock. */
   #tick(out: AmdOutcome[]): void {
-    const o = this.options, now = this.#clockMs, g = this.#greeting;
+    const o = this.options, now = this.#clockMs, g = this.#greeting, heard = this.#vadMs;
     if (this.state === "listening") {
       if (this.#beeps.tone) {
         this.#decide("machine", "tone", now, out);
@@ -180,7 +183,7 @@ export class MachineDetection {
       } else if (g && this.#earlierMs + g.lastSpeechMs - g.onsetMs >= o.machineSpeechMs) {
         this.#decide("machine", "long_speech", now, out);
       } else if (
-        g && now - g.lastSpeechMs >= o.afterGreetingSilenceMs &&
+        g && heard - g.lastSpeechMs >= o.afterGreetingSilenceMs &&
         g.lastSpeechMs - g.onsetMs <= o.humanGreetingMaxMs
       ) {
         this.#decide("human", "short_greeting", now, out);
@@ -196,7 +199,7 @@ export class MachineDetection {
     // A tone in progress may be the beep: wait for it to end before giving up on one.
     if (this.#beeps.runStartMs !== undefined) return;
     const quietSince = Math.max(g?.lastSpeechMs ?? 0, this.#decidedMs);
-    if (now - quietSince >= o.noBeepSilenceMs) this.#noBeep("silence", now, out);
+    if (heard - quietSince >= o.noBeepSilenceMs) this.#noBeep("silence", now, out);
     else if (now - this.#decidedMs >= o.beepTimeoutMs) this.#noBeep("timeout", now, out);
   }
 
