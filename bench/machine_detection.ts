@@ -24,6 +24,7 @@ interface Row {
   text: string;
   voice: string;
   snrDb: number;
+  heldOut: boolean;
   decision?: AmdOutcome & { type: "decision" };
   beep?: AmdOutcome & { type: "beep" };
   noBeep?: AmdOutcome & { type: "no_beep" };
@@ -47,6 +48,7 @@ const rowsWith = (options: MachineDetectionOptions): Row[] =>
       text: r.text,
       voice: `${r.voice.engine}:${r.voice.name}@${r.voice.rate}`,
       snrDb: r.snrDb,
+      heldOut: r.heldOut === true,
       decision: outcomes.find((o) => o.type === "decision"),
       beep: outcomes.find((o) => o.type === "beep"),
       noBeep: outcomes.find((o) => o.type === "no_beep"),
@@ -60,44 +62,57 @@ const rows = rowsWith({});
 
 const fmt = (x: number) => (Number.isFinite(x) ? Math.round(x).toString() : "–");
 const classes = ["human", "machine"] as const;
-const confusion = classes.map((label) => {
-  const of = rows.filter((r) => r.label === label);
-  const said = (d: string) => of.filter((r) => r.decision?.decision === d).length;
-  // A clip shorter than the ceiling could end undecided; the set's clips all outlast it.
-  const times = of.map((r) => r.decision?.atMs ?? Infinity);
-  return {
-    label,
-    n: of.length,
-    human: said("human"),
-    machine: said("machine"),
-    accuracy: said(label) / of.length,
-    p50: percentile(times, 50),
-    p99: percentile(times, 99),
-  };
-});
-const correct = rows.filter((r) => r.decision?.decision === r.label).length;
+const confusionOf = (rows: Row[]) =>
+  classes.map((label) => {
+    const of = rows.filter((r) => r.label === label);
+    const said = (d: string) => of.filter((r) => r.decision?.decision === d).length;
+    // A clip shorter than the ceiling could end undecided; the set's clips all outlast it.
+    const times = of.map((r) => r.decision?.atMs ?? Infinity);
+    return {
+      label,
+      n: of.length,
+      human: said("human"),
+      machine: said("machine"),
+      accuracy: said(label) / of.length,
+      p50: percentile(times, 50),
+      p99: percentile(times, 99),
+    };
+  });
+const all = confusionOf(rows);
 
 console.log(
-  `labelled set: ${rows.length} clips (${confusion[0].n} human, ${confusion[1].n} machine; ` +
-    `${rows.filter((r) => r.beepStartMs !== undefined).length} with a beep), ` +
+  `labelled set: ${rows.length} clips (${all[0].n} human, ${all[1].n} machine; ` +
+    `${rows.filter((r) => r.beepStartMs !== undefined).length} with a beep; ` +
+    `${rows.filter((r) => r.heldOut).length} held out), ` +
     `${fmt(rows.reduce((s, r) => s + r.audioMs, 0) / 1000)} s of audio, ready in ` +
     `${setSeconds.toFixed(1)} s`,
 );
+const parts: [string, Row[]][] = [
+  ["tuning", rows.filter((r) => !r.heldOut)],
+  ["held out", rows.filter((r) => r.heldOut)],
+  ["all", rows],
+];
 console.log(markdownTable([
-  ["truth", "clips", "→ human", "→ machine", "accuracy", "decision p50 ms", "decision p99 ms"],
-  ...confusion.map((c) => [
-    c.label,
-    String(c.n),
-    String(c.human),
-    String(c.machine),
-    `${(100 * c.accuracy).toFixed(1)} %`,
-    fmt(c.p50),
-    fmt(c.p99),
-  ]),
+  ["part", "truth", "clips", "→ human", "→ machine", "accuracy", "decision p50 ms", "p99 ms"],
+  ...parts.flatMap(([name, part]) =>
+    confusionOf(part).map((c) => [
+      name,
+      c.label,
+      String(c.n),
+      String(c.human),
+      String(c.machine),
+      `${(100 * c.accuracy).toFixed(1)} %`,
+      fmt(c.p50),
+      fmt(c.p99),
+    ])
+  ),
 ]));
-console.log(
-  `overall accuracy ${(100 * correct / rows.length).toFixed(1)} % (${correct}/${rows.length})`,
-);
+for (const [name, part] of parts) {
+  const correct = part.filter((r) => r.decision?.decision === r.label).length;
+  console.log(
+    `${name}: accuracy ${(100 * correct / part.length).toFixed(1)} % (${correct}/${part.length})`,
+  );
+}
 
 // Beeps: only where the detector said machine (a beep is reported after a machine only).
 const beeped = rows.filter((r) => r.beepStartMs !== undefined);
@@ -142,7 +157,9 @@ console.log(
 const wrong = rows.filter((r) => r.decision?.decision !== r.label);
 for (const r of wrong) {
   console.log(
-    `  wrong: ${r.label} → ${r.decision?.decision} (${r.decision?.why} at ${
+    `  wrong${
+      r.heldOut ? " (held out)" : ""
+    }: ${r.label} → ${r.decision?.decision} (${r.decision?.why} at ${
       fmt(r.decision!.atMs)
     } ms) ${r.voice} snr ${r.snrDb} "${r.text}"`,
   );
