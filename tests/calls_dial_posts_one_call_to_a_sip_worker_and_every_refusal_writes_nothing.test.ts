@@ -10,6 +10,7 @@ import { TokenVerifier } from "../common/token.ts";
 import { signingJwk } from "../db/signing_key.ts";
 import { importSealingKey, newSealingKeyText } from "../common/sealed.ts";
 import type { WorkerDial } from "../common/dial.ts";
+import { signIn } from "./helpers/console_client.ts";
 
 const PASSWORD = "carrier-secret-42";
 
@@ -277,6 +278,8 @@ Deno.test("calls.dial refuses what it cannot place and writes nothing, then dial
     });
     const shown = await api.post("/api/v1/sessions.get", { session_id: sessionId }, acme.sk);
     assertEquals([shown.body.direction, shown.body.dial_state], ["outbound", "dialing"]);
+    const page = await (await signIn(api)).get(`/console/sessions/${sessionId}`);
+    assert(page.html.includes("outbound (placed by the service): dialing"), page.html);
 
     // The worker refuses: 502 dial_failed, the session failed and its slot given back.
     worker.setMode("refuse");
