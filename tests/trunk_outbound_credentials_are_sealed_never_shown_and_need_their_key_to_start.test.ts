@@ -8,6 +8,7 @@ import { importSealingKey, newSealingKeyText, open } from "../common/sealed.ts";
 import { startApiService } from "../api/service.ts";
 import { loadSettings } from "../common/settings.ts";
 import { loadTelephonySettings } from "../common/telephony_settings.ts";
+import { signIn } from "./helpers/console_client.ts";
 
 const PASSWORD = "out-bound-Pa55word";
 
@@ -113,6 +114,24 @@ Deno.test("outbound credentials are sealed to their trunk, never shown, and need
       const [kept] = await db.sql`select outbound_password_sealed as s from trunks
         where id = ${trunkId}`;
       assertEquals(kept.s, row.sealed);
+      // The console's trunk page edits them the same way and shows no password either.
+      const op = await signIn(api);
+      const saved = await op.post(`/console/phone/trunks/${otherId}`, {
+        name: "other",
+        sources: "192.0.2.2",
+        outbound_address: "sip.other.test:5070",
+        outbound_transport: "udp",
+        outbound_username: "other-out",
+        outbound_password: "console-Secret-9",
+      });
+      assertEquals(saved.status, 303, saved.html);
+      const page = await op.get(`/console/phone/trunks/${otherId}`);
+      assert(page.html.includes("sip.other.test:5070 over udp, as other-out"), page.html);
+      assert(!page.html.includes("console-Secret-9"));
+      const [viaConsole] = await db.sql`select outbound_password_sealed as s from trunks
+        where id = ${otherId}`;
+      assertEquals(await open(key, viaConsole.s, otherId), "console-Secret-9");
+
       const gone = await api.admin("/api/v1/trunks.update", {
         trunk_id: otherId,
         outbound_address: null,
