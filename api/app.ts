@@ -6,6 +6,7 @@ import { ApiError, handleErrors } from "../common/http/errors.ts";
 import { correlation } from "../common/http/correlation.ts";
 import type { ApiDeps } from "./context.ts";
 import * as connectRoutes from "./connect/route.ts";
+import * as dialRoutes from "./dial/route.ts";
 import { logRefusedConnects } from "./connect/refusal_log.ts";
 import * as sessions from "./admin/sessions.ts";
 import { adminRoutes } from "./admin/routes.ts";
@@ -49,10 +50,12 @@ export function createApp(deps: ApiDeps, extend?: (app: Hono) => void): Hono {
   const refusals = logRefusedConnects(deps.addressLimit.trusted);
   app.use("/api/v1/sessions.connect", refusals);
   app.use("/api/v1/sessions.create", refusals);
+  app.use("/api/v1/calls.dial", refusals);
 
   const route = (h: Handler) => (c: Context) => h(c, deps);
   app.post("/api/v1/sessions.connect", route(connectRoutes.connect));
   app.post("/api/v1/sessions.create", route(connectRoutes.create));
+  app.post("/api/v1/calls.dial", route(dialRoutes.dial));
   app.post("/api/v1/sessions.get", route(sessions.get));
   app.post("/api/v1/sessions.list", route(sessions.list));
   app.get("/api/v1/capabilities", route(capabilities));

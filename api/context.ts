@@ -27,4 +27,11 @@ export interface ApiDeps {
   metrics: ApiMetrics;
   /** Telephony providers' webhook credentials (api/telephony/); absent, their webhooks are refused. */
   telephony?: TelephonySettings;
+  /**
+   * TRUNK_CREDENTIALS_KEY: seals and opens trunks' outbound passwords (common/sealed.ts); absent,
+   * none can be stored, and the API does not start while any is kept (api/service.ts).
+   */
+  trunkKey?: CryptoKey;
+  /** How long calls.dial waits for the worker to take the call (api/dial/dial.ts). */
+  dialTimeoutMs?: number;
 }

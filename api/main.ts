@@ -8,6 +8,7 @@ import { startApiService } from "./service.ts";
 import { countInFlight } from "../common/http/in_flight.ts";
 import { startSipRedirect } from "./sip/start.ts";
 import { exitIfPortsTaken } from "../common/port_taken.ts";
+import { TRUNK_CREDENTIALS_KEY } from "../common/sealed.ts";
 
 const log = logger("api");
 
@@ -25,7 +26,12 @@ if (import.meta.main) {
     url: settings.databaseUrl,
     dataDir: `${settings.dataDir}/pglite`,
   });
-  const service = await startApiService(db, settings);
+  const service = await startApiService(db, settings).catch((err) => {
+    // A missing or wrong TRUNK_CREDENTIALS_KEY is the operator's to fix: say so, without a stack.
+    if (!(err as Error).message?.includes(TRUNK_CREDENTIALS_KEY)) throw err;
+    console.error(`api: ${(err as Error).message}`);
+    Deno.exit(1);
+  });
   const metrics = settings.metricsPort === undefined ? undefined : startMetricsListener({
     hostname: settings.host,
     port: settings.metricsPort,

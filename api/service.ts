@@ -6,6 +6,8 @@ import type { Database } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
 import { expireUnused, forgetExpiredAdmissionKeys, releaseLapsedHolds } from "../db/sessions.ts";
 import { failLostSessions } from "../db/nodes.ts";
+import { anySealedTrunk } from "../db/trunks.ts";
+import { importSealingKey, open, TRUNK_CREDENTIALS_KEY } from "../common/sealed.ts";
 import type { Settings } from "../common/settings.ts";
 import { TokenSigner } from "../common/token.ts";
 import { signingJwk } from "../db/signing_key.ts";
@@ -24,6 +26,34 @@ export async function keyHashSecret(db: Database, settings: Settings): Promise<s
   return await settingOrCreate(db.sql, "key_hash_secret", () => randomBase62(48));
 }
 
+/**
+ * TRUNK_CREDENTIALS_KEY, checked against what the database keeps: with sealed outbound passwords
+ * kept, the API does not start without the key (its calls over those trunks could only fail),
+ * nor with a key that does not open them (the wrong key, or the right one mistyped).
+ */
+export async function trunkCredentialsKey(
+  db: Database,
+  settings: Settings,
+): Promise<CryptoKey | undefined> {
+  const key = settings.trunkCredentialsKey === undefined
+    ? undefined
+    : await importSealingKey(settings.trunkCredentialsKey);
+  const sealed = await anySealedTrunk(db.sql);
+  if (!sealed) return key;
+  if (!key) {
+    throw new Error(
+      `${TRUNK_CREDENTIALS_KEY} is not set, but trunks keep outbound credentials sealed under ` +
+        `it (${sealed.trunk_id} for one): set it to the key they were sealed with`,
+    );
+  }
+  try {
+    await open(key, sealed.outbound_password_sealed!, sealed.trunk_id);
+  } catch (err) {
+    throw new Error(`${TRUNK_CREDENTIALS_KEY} is wrong: ${(err as Error).message}`);
+  }
+  return key;
+}
+
 export interface ApiService {
   deps: ApiDeps;
   close(): Promise<void>;
@@ -35,6 +65,7 @@ export async function startApiService(
   options: { sweepMs?: number; telephony?: TelephonySettings } = {},
 ): Promise<ApiService> {
   const hashSecret = await keyHashSecret(db, settings);
+  const trunkKey = await trunkCredentialsKey(db, settings);
   const signer = await TokenSigner.fromJwk(await signingJwk(db, settings));
   const keys = new KeyStore(db.sql, hashSecret);
   await keys.listen();
@@ -51,6 +82,7 @@ export async function startApiService(
     addressLimit: new AddressLimit(settings),
     capabilities: new LiveCapabilities(db.sql, settings.nodeStaleSeconds),
     telephony: options.telephony ?? loadTelephonySettings(),
+    trunkKey,
     metrics: new ApiMetrics({
       sql: db.sql,
       reservations: db.reservations,

@@ -11,6 +11,7 @@ import { randomBase62 } from "../common/ids.ts";
 import { logger } from "../common/log.ts";
 import { createApp } from "../api/app.ts";
 import { startApiService } from "../api/service.ts";
+import { trunkKeyOrCreate } from "./trunk_key_file.ts";
 import { buildDemoPage } from "../web/build.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
 import { httpAdminCall } from "./api_client.ts";
@@ -98,6 +99,8 @@ async function start(settings: Settings, address: RunAddress): Promise<void> {
     "admin_token",
     () => `adm_${randomBase62(32)}`,
   );
+  // Outbound trunk passwords are sealed under this key; kept in ./data, not in the database.
+  settings.trunkCredentialsKey ??= await trunkKeyOrCreate(settings.dataDir);
   const api = await startApiService(db, settings);
   const ac = new AbortController();
   let pageConfig = "";

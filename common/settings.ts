@@ -128,6 +128,12 @@ export interface Settings {
    * port the system gives.
    */
   rtcPorts?: PortRange;
+  /**
+   * TRUNK_CREDENTIALS_KEY: base64 of 32 bytes; trunks' outbound digest passwords are sealed under
+   * it (AES-256-GCM, common/sealed.ts). Unset: none can be stored (`deno task run` keeps one in
+   * its data folder).
+   */
+  trunkCredentialsKey?: string;
 }
 
 /** RTC_PORTS: a range of at least two ports (werift refuses a range whose ends are equal). */
@@ -232,6 +238,7 @@ export function loadSettings(env: Record<string, string | undefined> = Deno.env.
     rtpSymmetric: onOff(env, "RTP_SYMMETRIC", false),
     rtpTimeoutSeconds: positive(env, "RTP_TIMEOUT_SECONDS", 30),
     rtcPorts: rtcPorts(env.RTC_PORTS),
+    trunkCredentialsKey: env.TRUNK_CREDENTIALS_KEY || undefined,
   };
   // A typo in the proxy list must stop the process, not silently trust nobody (or everybody).
   TrustedProxies.parse(settings.trustedProxies);

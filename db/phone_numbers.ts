@@ -138,3 +138,32 @@ export async function phoneRoute(
     },
   };
 }
+
+/** A number as a call placed from it sees it: whose it is and the trunk it is on. */
+export interface NumberOwner {
+  number: string;
+  workspace_id: string;
+  trunk_id: string | null;
+}
+
+/** The owner of `number` (through its agent, not deleted); undefined when nobody owns it. */
+export async function numberOwner(sql: Sql, number: string): Promise<NumberOwner | undefined> {
+  const [row] = await sql<NumberOwner[]>`
+    select p.number, a.workspace_id, p.trunk_id
+    from phone_numbers p join agents a on a.id = p.agent_id
+    where p.number = ${number} and a.deleted_at is null`;
+  return row;
+}
+
+/** Whether one of the workspace's numbers is on the trunk (so the workspace may call over it). */
+export async function workspaceUsesTrunk(
+  sql: Sql,
+  workspaceId: string,
+  trunkId: string,
+): Promise<boolean> {
+  const [row] = await sql<{ yes: boolean }[]>`select exists (
+      select 1 from phone_numbers p join agents a on a.id = p.agent_id
+      where p.trunk_id = ${trunkId} and a.workspace_id = ${workspaceId}
+        and a.deleted_at is null) as yes`;
+  return row.yes;
+}

@@ -4,6 +4,7 @@
 import type { Sql } from "./client.ts";
 import type { LoggedEvent } from "../common/session_events.ts";
 import type { SessionStatus } from "./sessions.ts";
+import type { DialState } from "../common/dial.ts";
 
 export interface SessionRecord {
   session_id: string;
@@ -14,6 +15,10 @@ export interface SessionRecord {
   /** The brain's own reason when it ended the call (its EndSession text, ≤ 200 characters). */
   brain_end_reason: string | null;
   node_id: string | null;
+  /** `outbound` when the service placed the call (calls.dial), else `inbound`. */
+  direction: "inbound" | "outbound";
+  /** How far an outbound call got (common/dial.ts DialState); null for inbound calls. */
+  dial_state: DialState | null;
   timings: {
     created_at: Date;
     connected_at: Date | null;
@@ -45,6 +50,8 @@ interface SessionRow {
   end_reason: string | null;
   brain_end_reason: string | null;
   node_id: string | null;
+  direction: "inbound" | "outbound";
+  dial_state: DialState | null;
   created_at: Date;
   connected_at: Date | null;
   started_at: Date | null;
@@ -64,7 +71,7 @@ interface SessionRow {
 
 const SESSION_COLUMNS = (sql: Sql) =>
   sql`s.id as session_id, s.agent_id, s.workspace_id, w.name as tenant, s.status, s.end_reason,
-      s.brain_end_reason, s.node_id, s.created_at, s.connected_at, s.started_at, s.ended_at, s.turns,
+      s.brain_end_reason, s.node_id, s.direction, s.dial_state, s.created_at, s.connected_at, s.started_at, s.ended_at, s.turns,
       s.record_requested, s.record_effective, s.recording_url, s.agent_input, s.display_name,
       s.metadata, u.call_seconds, u.recognised_seconds, u.synthesized_characters,
       u.by_engine`;
@@ -78,6 +85,8 @@ function toRecord(row: SessionRow, log: SessionRecord["log"]): SessionRecord {
     end_reason: row.end_reason,
     brain_end_reason: row.brain_end_reason,
     node_id: row.node_id,
+    direction: row.direction,
+    dial_state: row.dial_state,
     timings: {
       created_at: row.created_at,
       connected_at: row.connected_at,

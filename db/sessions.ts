@@ -57,6 +57,8 @@ export interface Admission {
   trunk?: { id: string; pending: number };
   /** A phone call's source address and its cap of sessions holding a slot before they start. */
   source?: { key: string; pending: number };
+  /** A call the service places (calls.dial): written `outbound`, its dial state `dialing`. */
+  outbound?: boolean;
 }
 
 export type Reservation =
@@ -172,7 +174,8 @@ export async function reserveSession(
     ), session as (
       insert into sessions (id, agent_id, workspace_id, key_id, status, end_reason, node_id,
         token_id, token_expires_at, agent_input, display_name, metadata, record_requested,
-        record_effective, ended_at, holds_slot, hold_until, phone_trunk_id, phone_source)
+        record_effective, ended_at, holds_slot, hold_until, phone_trunk_id, phone_source,
+        direction, dial_state)
       select ${s.session_id}, ${s.agent_id}, ${s.workspace_id}, ${s.key_id},
         case when node.id is null then 'failed' else 'created' end,
         case when node.id is null then 'no_worker' end,
@@ -181,7 +184,8 @@ export async function reserveSession(
         case when node.id is null then now() end,
         node.id is not null,
         case when node.id is not null then ${holdUntil} end,
-        ${admission.trunk?.id ?? null}, ${admission.source?.key ?? null}
+        ${admission.trunk?.id ?? null}, ${admission.source?.key ?? null},
+        ${admission.outbound ? "outbound" : "inbound"}, ${admission.outbound ? "dialing" : null}
       from (select 1) as one left join node on true
       where (select ok from admitted) and (node.id is not null
         or (not ${phone}::boolean and not exists (select 1 from serving)))

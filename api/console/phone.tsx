@@ -214,6 +214,13 @@ export const TrunkPage: FC<{ trunk: Trunk; error?: string; saved?: boolean }> = 
       <dd class="mono">
         {trunk.auth_username ? `${trunk.auth_username} (realm ${trunk.auth_realm})` : "none"}
       </dd>
+      <dt>Calls out</dt>
+      <dd class="mono" id="trunk-outbound">
+        {trunk.outbound_address
+          ? `${trunk.outbound_address} over ${trunk.outbound_transport}, ` +
+            (trunk.outbound_credentials ? `as ${trunk.outbound_username}` : "no credentials")
+          : "no"}
+      </dd>
     </dl>
     <form class="stack" method="post" action={`/console/phone/trunks/${trunk.trunk_id}`}>
       <label>
@@ -239,6 +246,29 @@ export const TrunkPage: FC<{ trunk: Trunk; error?: string; saved?: boolean }> = 
       <label class="check">
         <input type="checkbox" name="remove_auth" value="on" />
         Remove the digest credentials
+      </label>
+      <label>
+        Outbound address (host or host:port of the trunk's SIP edge; empty: it places no calls)
+        <input type="text" name="outbound_address" value={trunk.outbound_address ?? ""} />
+      </label>
+      <label>
+        Outbound transport
+        <select name="outbound_transport">
+          <option value="udp" selected={trunk.outbound_transport === "udp"}>udp</option>
+          <option value="tcp" selected={trunk.outbound_transport === "tcp"}>tcp</option>
+        </select>
+      </label>
+      <label>
+        Outbound username
+        <input type="text" name="outbound_username" value={trunk.outbound_username ?? ""} />
+      </label>
+      <label>
+        New outbound password (leave empty to keep it; kept sealed, never shown)
+        <input type="password" name="outbound_password" value="" autocomplete="new-password" />
+      </label>
+      <label class="check">
+        <input type="checkbox" name="remove_outbound_credentials" value="on" />
+        Remove the outbound credentials
       </label>
       <div>
         <button type="submit">Save trunk</button>

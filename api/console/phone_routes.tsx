@@ -9,7 +9,15 @@ import {
   listPhoneNumbers,
   updatePhoneNumber,
 } from "../../db/phone_numbers.ts";
-import { createTrunk, deleteTrunk, getTrunk, listTrunks, updateTrunk } from "../../db/trunks.ts";
+import {
+  createTrunk,
+  deleteTrunk,
+  getOutboundTrunk,
+  getTrunk,
+  listTrunks,
+  updateTrunk,
+} from "../../db/trunks.ts";
+import { readOutbound, sealOutbound } from "../admin/trunk_outbound.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import { logger } from "../../common/log.ts";
 import { checkNumber, readTrunkCreate, readTrunkUpdate } from "../admin/phone_input.ts";
@@ -149,8 +157,25 @@ export function phoneConsole(deps: ApiDeps): Hono {
       if (username && username !== trunk.auth_username) body.auth_username = username;
       if (realm && realm !== trunk.auth_realm) body.auth_realm = realm;
     }
+    // The outbound fields as trunks.update reads them: the address is always given (empty: none).
+    body.outbound_address = field(f, "outbound_address") || null;
+    body.outbound_transport = field(f, "outbound_transport") || undefined;
+    const outUser = field(f, "outbound_username");
+    const outPassword = field(f, "outbound_password");
+    if (checked(f, "remove_outbound_credentials")) body.remove_outbound_credentials = true;
+    else if (outPassword) {
+      body.outbound_password = outPassword;
+      if (outUser) body.outbound_username = outUser;
+    } else if (outUser && outUser !== trunk.outbound_username) body.outbound_username = outUser;
     try {
-      await updateTrunk(deps.sql, trunk.trunk_id, readTrunkUpdate(body, trunk));
+      const outbound = readOutbound(body, trunk);
+      const kept = outbound.username === undefined
+        ? undefined
+        : (await getOutboundTrunk(deps.sql, trunk.trunk_id))?.outbound_password_sealed;
+      await updateTrunk(deps.sql, trunk.trunk_id, {
+        ...readTrunkUpdate(body, trunk),
+        outbound: await sealOutbound(deps.trunkKey, trunk.trunk_id, outbound, kept),
+      });
     } catch (err) {
       return trunkPage(c, { trunk, error: refusal(err) }, 400);
     }

@@ -86,6 +86,12 @@ export const SessionPage: FC<{
         </dd>
         <dt>Node</dt>
         <dd class="mono">{s.node_id ?? "—"}</dd>
+        <dt>Direction</dt>
+        <dd>
+          {s.direction === "outbound"
+            ? `outbound (placed by the service): ${s.dial_state ?? "not dialled"}`
+            : "inbound"}
+        </dd>
         <dt>Created</dt>
         <dd>
           <Time at={t.created_at} />

@@ -19,6 +19,21 @@ const auth = {
   auth_realm: z.string().min(1).optional().describe("Digest realm (default voice)."),
 };
 
+const outbound = {
+  outbound_address: z.string().min(1).optional().describe(
+    "Where calls placed over the trunk go (calls.dial): host or host:port of its SIP edge " +
+      "(port 5060 when none is given).",
+  ),
+  outbound_transport: z.enum(["udp", "tcp"]).optional().describe("udp (default) or tcp."),
+  outbound_username: z.string().min(1).optional().describe(
+    "Digest username for the trunk's challenges to calls placed over it.",
+  ),
+  outbound_password: z.string().min(1).optional().describe(
+    "Its password: kept sealed under TRUNK_CREDENTIALS_KEY, never shown again " +
+      "(replies say outbound_credentials: true).",
+  ),
+};
+
 export function registerPhoneTools(server: McpServer, forward: Forward): void {
   server.registerTool("create_trunk", {
     title: "Create SIP trunk",
@@ -28,6 +43,7 @@ export function registerPhoneTools(server: McpServer, forward: Forward): void {
       name: z.string().min(1).describe("A name for operators."),
       ...auth,
       allowed_sources: sources.optional(),
+      ...outbound,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   }, forward("/api/v1/trunks.create"));
@@ -56,6 +72,10 @@ export function registerPhoneTools(server: McpServer, forward: Forward): void {
       allowed_sources: sources.optional(),
       ...auth,
       remove_auth: z.boolean().optional().describe("Drop the digest credentials."),
+      ...outbound,
+      remove_outbound_credentials: z.boolean().optional().describe(
+        "Drop the outbound username and password.",
+      ),
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   }, forward("/api/v1/trunks.update"));
