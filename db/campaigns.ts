@@ -210,3 +210,14 @@ export async function listAttempts(
       and (contact_index, attempt) > (${after.contact_index}, ${after.attempt})
     order by contact_index, attempt limit ${page.limit}`;
 }
+
+/** True when one of the workspace's agents has the number (phone_numbers): it may call from it. */
+export async function workspaceOwnsNumber(
+  sql: Sql,
+  workspaceId: string,
+  number: string,
+): Promise<boolean> {
+  const rows = await sql`select 1 from phone_numbers p join agents a on a.id = p.agent_id
+    where p.number = ${number} and a.workspace_id = ${workspaceId} and a.deleted_at is null`;
+  return rows.length > 0;
+}
