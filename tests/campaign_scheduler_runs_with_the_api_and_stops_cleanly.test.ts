@@ -1,7 +1,7 @@
 // The API process runs the campaign scheduler's loop when it has a dialer, and stops it on close:
 // no tick, timer or claim outlives the service (Deno's sanitizers fail a leaked timer).
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { freshDatabase } from "./helpers/database.ts";
+import { freshDatabase, realPostgresUrl } from "./helpers/database.ts";
 import { TestDialer } from "./helpers/test_dialer.ts";
 import { startApiService } from "../api/service.ts";
 import { loadSettings } from "../common/settings.ts";
@@ -11,7 +11,13 @@ import { createAgent } from "../db/agents.ts";
 import { createCampaign, getCampaign } from "../db/campaigns.ts";
 import { localTime } from "../common/calling_window.ts";
 
-Deno.test("the API's campaign loop dials a campaign to its end and stops with the service", async () => {
+// Real PostgreSQL only (DATABASE_URL, as CI runs): pglite-socket queues each protocol message on
+// its own outside a transaction, so this test's polling interleaved with the loop's statements
+// and lost an unnamed portal ("portal \"\" does not exist").
+Deno.test({
+  name: "the API's campaign loop dials a campaign to its end and stops with the service",
+  ignore: !realPostgresUrl,
+}, async () => {
   setQuiet(true);
   const db = await freshDatabase();
   try {

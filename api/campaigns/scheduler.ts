@@ -114,7 +114,9 @@ export class CampaignScheduler {
     for (const campaignId of await runningCampaigns(this.sql, this.now())) {
       if (this.stopped) break;
       const claims = await claimDue(this.sql, campaignId, this.id, this.now());
-      await Promise.all(claims.map((claim) => this.place(claim, report)));
+      // One after another: a dial is a reservation and one request to a worker (tens of ms), and
+      // the embedded PGlite cannot take interleaved statements from concurrent dials.
+      for (const claim of claims) await this.place(claim, report);
     }
     report.finished = await finishCampaigns(this.sql, this.now());
     return report;
