@@ -367,3 +367,58 @@ Deno.test("pause stops claiming, resume goes on, cancel ends pending contacts", 
     await db.close();
   }
 });
+
+Deno.test("a dial that throws ends its attempt dial_lost; it is retried only as a new attempt", async () => {
+  const db = await freshDatabase();
+  try {
+    const time = clock();
+    const campaign = await campaignOf(db, time.now(), 2, { retry_on: ["dial_lost"] });
+    const dialer = new TestDialer(db.sql, () => ({ status: "ended", reason: "caller_hung_up" }));
+    let threw = 0;
+    const scheduler = new CampaignScheduler(db.sql, async (request) => {
+      if (request.metadata.contact_index === "0" && request.metadata.attempt === "1") {
+        threw++;
+        throw new Error("worker unreachable");
+      }
+      return await dialer.dial(request);
+    }, { now: time.now });
+    assertEquals((await scheduler.tick()).lost, 1);
+    await dialer.finishAll();
+    time.advance(61);
+    await scheduler.tick(); // settles dial_lost, and contact 1's call
+    time.advance(61);
+    await scheduler.tick(); // contact 0's second attempt
+    await dialer.finishAll();
+    await scheduler.tick();
+    assertEquals(threw, 1);
+    assertEquals(dialer.calls.map((c) => [c.contact_index, c.attempt]), [[1, 1], [0, 2]]);
+    const attempts = await listAttempts(db.sql, campaign.campaign_id, {
+      contact_index: 0,
+      limit: 9,
+    });
+    assertEquals(attempts.map((a) => [a.attempt, a.outcome]), [[1, "dial_lost"], [2, "answered"]]);
+    assertEquals((await getCampaign(db.sql, campaign.campaign_id))!.status, "done");
+  } finally {
+    await db.close();
+  }
+});
+
+Deno.test("a campaign with a start time waits for it, scheduled", async () => {
+  const db = await freshDatabase();
+  try {
+    const time = clock();
+    const startsAt = new Date(time.now().getTime() + 3600_000);
+    const campaign = await campaignOf(db, time.now(), 1, { starts_at: startsAt });
+    const dialer = new TestDialer(db.sql, () => ({ status: "ended", reason: "caller_hung_up" }));
+    const scheduler = new CampaignScheduler(db.sql, dialer.dial, { now: time.now });
+    await scheduler.tick();
+    assertEquals((await getCampaign(db.sql, campaign.campaign_id))!.status, "scheduled");
+    assertEquals(dialer.calls.length, 0);
+    time.advance(3600);
+    await scheduler.tick();
+    assertEquals((await getCampaign(db.sql, campaign.campaign_id))!.status, "running");
+    assertEquals(dialer.calls.length, 1);
+  } finally {
+    await db.close();
+  }
+});
