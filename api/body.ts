@@ -1,7 +1,7 @@
 // Small typed field readers for the management routes. Refusals are ApiErrors in the envelope.
 import type { Context } from "hono";
 import { invalidRequest } from "../common/http/errors.ts";
-import { readJson } from "../common/http/json_body.ts";
+import { type BodyLimits, readJson } from "../common/http/json_body.ts";
 
 export { MAX_BODY_BYTES, readJson } from "../common/http/json_body.ts";
 import { isPlainObject } from "./connect/config.ts";
@@ -10,8 +10,9 @@ import { isPlainObject } from "./connect/config.ts";
 export async function readObject(
   c: Context,
   allowed: string[],
+  limits?: BodyLimits,
 ): Promise<Record<string, unknown>> {
-  const body = await readJson(c, true);
+  const body = await readJson(c, true, limits);
   if (!isPlainObject(body)) throw invalidRequest("", "The request body must be a JSON object.");
   for (const key of Object.keys(body)) {
     if (!allowed.includes(key)) throw invalidRequest(key, `${key} is not a known field.`);

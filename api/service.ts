@@ -1,6 +1,7 @@
 // Builds an API process's dependencies: database, secrets, key cache, and the sweeper (unused
 // sessions expire; sessions with no offer within their pre-offer hold give their slot back;
-// sessions of a worker that stopped heartbeating fail with `worker_lost`).
+// sessions of a worker that stopped heartbeating fail with `worker_lost`), and the campaign
+// scheduler (api/campaigns/scheduler.ts) when a dialer is given.
 import { loadTelephonySettings, type TelephonySettings } from "../common/telephony_settings.ts";
 import type { Database } from "../db/client.ts";
 import { settingOrCreate } from "../db/service_settings.ts";
@@ -18,6 +19,7 @@ import { AddressLimit, RateLimiter } from "./auth/rate_limit.ts";
 import { LiveCapabilities } from "./live_capabilities.ts";
 import { ApiMetrics } from "./metrics.ts";
 import type { ApiDeps } from "./context.ts";
+import { CampaignScheduler, type Dial } from "./campaigns/scheduler.ts";
 
 const log = logger("api");
 
@@ -62,7 +64,16 @@ export interface ApiService {
 export async function startApiService(
   db: Database,
   settings: Settings,
-  options: { sweepMs?: number; telephony?: TelephonySettings } = {},
+  options: {
+    sweepMs?: number;
+    telephony?: TelephonySettings;
+    /**
+     * Places a campaign's calls (api/dial/'s dialNumber once it is wired here); without one no
+     * campaign is dialled by this process and campaigns wait, their contacts pending.
+     */
+    campaignDial?: Dial;
+    campaignTickMs?: number;
+  } = {},
 ): Promise<ApiService> {
   const hashSecret = await keyHashSecret(db, settings);
   const trunkKey = await trunkCredentialsKey(db, settings);
@@ -108,10 +119,13 @@ export async function startApiService(
       sweeping = false;
     }
   }, options.sweepMs ?? 2000);
+  const campaigns = options.campaignDial && new CampaignScheduler(db.sql, options.campaignDial);
+  campaigns?.start(options.campaignTickMs ?? 1000);
   return {
     deps,
     close: async () => {
       clearInterval(sweeper);
+      await campaigns?.stop();
       await keys.close();
     },
   };

@@ -4,7 +4,7 @@
 import { parseArgs } from "node:util";
 import { ApiUnreachable, DEFAULT_API_URL, httpAdminCall } from "./api_client.ts";
 
-type FlagType = "string" | "boolean" | "strings" | "integer";
+type FlagType = "string" | "boolean" | "strings" | "integer" | "contacts";
 
 interface Flag {
   type: FlagType;
@@ -45,7 +45,67 @@ const FLAGS: Record<string, Flag> = {
   "auth-password": { type: "string", value: "PASSWORD" },
   "auth-realm": { type: "string", value: "REALM" },
   "remove-auth": { type: "boolean" },
+  "campaign-id": { type: "string", value: "ID" },
+  from: { type: "string", value: "E164" },
+  contacts: { type: "contacts", value: "FILE.json|FILE.csv" },
+  concurrency: { type: "integer", value: "N" },
+  "starts-at": { type: "string", value: "ISO8601" },
+  "window-start": { type: "string", value: "HH:MM" },
+  "window-end": { type: "string", value: "HH:MM" },
+  "time-zone": { type: "string", value: "IANA_ZONE" },
+  "max-attempts": { type: "integer", value: "N" },
+  "retry-backoff-seconds": { type: "integer", value: "N" },
+  "retry-on": { type: "strings", value: "OUTCOME" },
+  "ring-timeout-seconds": { type: "integer", value: "N" },
+  "machine-detection": { type: "string", value: "off|hang_up|leave_message" },
+  state: { type: "string", value: "STATE" },
+  after: { type: "integer", value: "INDEX" },
+  "contact-index": { type: "integer", value: "INDEX" },
 };
+
+/**
+ * A contacts file: a JSON array of {number, data?, language?, time_zone?}, or a CSV whose header
+ * names the columns (number, language and time_zone are the contact's; any other column goes into
+ * its data). CSV cells are plain: a quoted cell is refused rather than misread.
+ */
+export function readContactsFile(path: string): unknown[] {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (err) {
+    throw new UsageError(`--contacts: cannot read ${path}: ${(err as Error).message}`);
+  }
+  if (path.endsWith(".json")) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new UsageError(`--contacts: ${path} is not valid JSON.`);
+    }
+    if (!Array.isArray(parsed)) throw new UsageError(`--contacts: ${path} must hold an array.`);
+    return parsed;
+  }
+  const [header, ...rows] = text.split(/\r?\n/).filter((line) => line.trim() !== "");
+  if (!header || text.includes('"')) {
+    throw new UsageError(`--contacts: ${path} must be a CSV with a header and no quoted cells.`);
+  }
+  const columns = header.split(",").map((c) => c.trim());
+  if (!columns.includes("number")) {
+    throw new UsageError(`--contacts: ${path} has no number column.`);
+  }
+  return rows.map((row) => {
+    const cells = row.split(",").map((c) => c.trim());
+    const contact: Record<string, unknown> = {};
+    const data: Record<string, string> = {};
+    columns.forEach((column, i) => {
+      if (cells[i] === undefined || cells[i] === "") return;
+      if (["number", "language", "time_zone"].includes(column)) contact[column] = cells[i];
+      else data[column] = cells[i];
+    });
+    if (Object.keys(data).length) contact.data = data;
+    return contact;
+  });
+}
 
 const COMMANDS: Record<string, Command> = {
   "agents create": {
@@ -153,6 +213,67 @@ const COMMANDS: Record<string, Command> = {
     required: ["number"],
     optional: [],
   },
+  "campaigns create": {
+    route: "campaigns.create",
+    summary: "an outbound campaign: --contacts FILE (JSON array or CSV), default window " +
+      "09:00-21:00 Asia/Kolkata, retries no_answer and busy",
+    required: ["agent-id", "name", "from", "contacts"],
+    optional: [
+      "trunk-id",
+      "starts-at",
+      "concurrency",
+      "window-start",
+      "window-end",
+      "time-zone",
+      "max-attempts",
+      "retry-backoff-seconds",
+      "retry-on",
+      "ring-timeout-seconds",
+      "machine-detection",
+    ],
+  },
+  "campaigns list": {
+    route: "campaigns.list",
+    summary: "campaigns with their progress, newest first",
+    required: [],
+    optional: ["agent-id", "status"],
+  },
+  "campaigns get": {
+    route: "campaigns.get",
+    summary: "one campaign and its progress",
+    required: ["campaign-id"],
+    optional: [],
+  },
+  "campaigns pause": {
+    route: "campaigns.pause",
+    summary: "stop placing calls (calls in progress go on)",
+    required: ["campaign-id"],
+    optional: [],
+  },
+  "campaigns resume": {
+    route: "campaigns.resume",
+    summary: "place calls again",
+    required: ["campaign-id"],
+    optional: [],
+  },
+  "campaigns cancel": {
+    route: "campaigns.cancel",
+    summary: "cancel pending contacts (calls in progress go on)",
+    required: ["campaign-id"],
+    optional: [],
+  },
+  "campaigns contacts": {
+    route: "campaigns.contacts",
+    summary: "a page of contacts; --after the previous page's next_after",
+    required: ["campaign-id"],
+    optional: ["state", "after", "limit"],
+  },
+  "campaigns attempts": {
+    route: "campaigns.attempts",
+    summary: "a page of call attempts, optionally of one contact",
+    required: ["campaign-id"],
+    optional: ["contact-index", "limit"],
+  },
 };
 
 const flagUsage = (f: string) => FLAGS[f].value ? `--${f} ${FLAGS[f].value}` : `--${f}`;
@@ -251,6 +372,8 @@ export function parseInvocation(
     const field = flag.field ?? f.replaceAll("-", "_");
     if (flag.sendsNull) {
       if (value === true) body[field] = null;
+    } else if (flag.type === "contacts") {
+      body[field] = readContactsFile(value as string);
     } else if (flag.type === "integer") {
       const n = Number(value);
       if (!Number.isInteger(n)) throw new UsageError(`--${f} must be an integer.`);

@@ -8,6 +8,7 @@ import * as agents from "./agents.ts";
 import * as keys from "./keys.ts";
 import * as trunks from "./trunks.ts";
 import * as numbers from "./numbers.ts";
+import * as campaigns from "./campaigns.ts";
 
 type Handler = (c: Context, deps: ApiDeps) => Response | Promise<Response>;
 
@@ -22,6 +23,11 @@ export function adminRoutes(deps: ApiDeps): Hono {
     group.post(`/api/v1/${noun}.update`, route(m.update));
     group.post(`/api/v1/${noun}.delete`, route(m.remove));
   }
+  for (const verb of ["create", "list", "get", "pause", "resume", "cancel"] as const) {
+    group.post(`/api/v1/campaigns.${verb}`, route(campaigns[verb]));
+  }
+  group.post("/api/v1/campaigns.contacts", route(campaigns.contacts));
+  group.post("/api/v1/campaigns.attempts", route(campaigns.attempts));
   group.post("/api/v1/keys.create", route(keys.create));
   group.post("/api/v1/keys.list", route(keys.list));
   group.post("/api/v1/keys.revoke", route(keys.revoke));

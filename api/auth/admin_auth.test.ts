@@ -12,7 +12,16 @@ import { adminRoutes } from "../admin/routes.ts";
 
 /** Everything an admin route could write, as text, to compare before and after. */
 async function managedRows(api: TestApi): Promise<string> {
-  const tables = ["workspaces", "agents", "api_keys", "trunks", "phone_numbers", "sessions"];
+  const tables = [
+    "workspaces",
+    "agents",
+    "api_keys",
+    "trunks",
+    "phone_numbers",
+    "sessions",
+    "campaigns",
+    "campaign_contacts",
+  ];
   const rows = [];
   for (const table of tables) {
     rows.push(await api.db.sql.unsafe(`select to_jsonb(t) as row from ${table} t order by 1`));
@@ -46,6 +55,10 @@ Deno.test("every admin route refuses all but the admin token and a refused reque
     for (const number of ["+14155550100", "+14155550101"]) {
       await api.admin("/api/v1/numbers.create", { number, agent_id: acme.agent_id });
     }
+    const campaign = { agent_id: acme.agent_id, name: "dues", from: "+14155550100" };
+    const contacts = [{ number: "+919810000000" }];
+    const campaignId = (await api.admin("/api/v1/campaigns.create", { ...campaign, contacts }))
+      .body.campaign.campaign_id;
     // A request each route accepts from the admin token (shown in the last step): refused, it
     // would have written something were the guard missing.
     const accepted: Record<string, unknown> = {
@@ -64,6 +77,14 @@ Deno.test("every admin route refuses all but the admin token and a refused reque
       "/api/v1/numbers.get": { number: "+14155550100" },
       "/api/v1/numbers.update": { number: "+14155550100", enabled: false },
       "/api/v1/numbers.delete": { number: "+14155550101" },
+      "/api/v1/campaigns.create": { ...campaign, contacts },
+      "/api/v1/campaigns.list": {},
+      "/api/v1/campaigns.get": { campaign_id: campaignId },
+      "/api/v1/campaigns.pause": { campaign_id: campaignId },
+      "/api/v1/campaigns.resume": { campaign_id: campaignId },
+      "/api/v1/campaigns.cancel": { campaign_id: campaignId },
+      "/api/v1/campaigns.contacts": { campaign_id: campaignId },
+      "/api/v1/campaigns.attempts": { campaign_id: campaignId },
       "/api/v1/keys.create": { agent_id: acme.agent_id, kind: "secret" },
       "/api/v1/keys.list": { agent_id: acme.agent_id },
       "/api/v1/keys.revoke": { key_id: spare.pk_key_id },

@@ -95,6 +95,7 @@ export const Layout: FC<{ title: string; signedIn?: boolean; children?: Child }>
             <a href="/console/sessions">Sessions</a>
             <a href="/console/languages">Languages</a>
             <a href="/console/phone">Phone numbers</a>
+            <a href="/console/campaigns">Campaigns</a>
           </nav>
         )}
         {signedIn && (

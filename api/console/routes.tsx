@@ -41,6 +41,7 @@ import { LanguagesPage } from "./languages.tsx";
 import { checked, field, type Form, parseOrigins } from "./forms.ts";
 import { fileResponse, resolveRecording } from "./recording.ts";
 import { phoneConsole } from "./phone_routes.tsx";
+import { campaignConsole } from "./campaigns.tsx";
 
 const log = logger("console");
 
@@ -128,6 +129,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
   ui.use("*", requireSignIn(deps.adminToken));
   ui.get("/", (c) => c.redirect("/console/sessions", 303));
   ui.route("/phone", phoneConsole(deps));
+  ui.route("/campaigns", campaignConsole(deps));
 
   // Agents.
   const agentsPage = async (c: Context, tenant?: string, formState?: AgentForm, error?: string) =>

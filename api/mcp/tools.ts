@@ -6,6 +6,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { registerPhoneTools } from "./phone_tools.ts";
 import { registerAgentKeyTools } from "./agent_key_tools.ts";
+import { registerCampaignTools } from "./campaign_tools.ts";
 
 /** A reply from an admin route: the HTTP status and the parsed JSON body (or raw text). */
 export interface AdminReply {
@@ -106,5 +107,6 @@ export function createMcpServer(call: AdminCall): McpServer {
 
   registerAgentKeyTools(server, forward);
   registerPhoneTools(server, forward);
+  registerCampaignTools(server, forward);
   return server;
 }

@@ -14,13 +14,13 @@ export const MAX_BODY_BYTES = 64 * 1024;
 /** The whole body must have arrived this long after the handler started reading it. */
 export const BODY_READ_TIMEOUT_MS = 10_000;
 
-function tooLarge(): ApiError {
+function tooLarge(limit = MAX_BODY_BYTES): ApiError {
   return new ApiError(
     413,
     "request_too_large",
-    `The request body is larger than ${MAX_BODY_BYTES} bytes.`,
+    `The request body is larger than ${limit} bytes.`,
     {
-      limit_bytes: MAX_BODY_BYTES,
+      limit_bytes: limit,
     },
   );
 }
@@ -37,6 +37,8 @@ function tooSlow(timeoutMs: number): ApiError {
 export interface BodyLimits {
   /** Longest wait for the whole body, from the first read (BODY_READ_TIMEOUT_MS). */
   timeoutMs: number;
+  /** Largest body, bytes (MAX_BODY_BYTES unless a route takes lists, such as a campaign's). */
+  maxBytes?: number;
 }
 
 /**
@@ -71,7 +73,7 @@ async function readCapped(
       if (step === "timeout") throw giveUp(tooSlow(limits.timeoutMs));
       if (step.done) break;
       size += step.value.byteLength;
-      if (size > MAX_BODY_BYTES) throw giveUp(tooLarge());
+      if (size > (limits.maxBytes ?? MAX_BODY_BYTES)) throw giveUp(tooLarge(limits.maxBytes));
       chunks.push(step.value);
     }
   } finally {
@@ -97,7 +99,7 @@ export async function readBodyText(
   // A declared length over the limit is refused before a byte of the body is read. (Deno's
   // server has already refused a Content-Length that is not a number, or two that differ.)
   const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (declared > (limits.maxBytes ?? MAX_BODY_BYTES)) throw tooLarge(limits.maxBytes);
   const body = c.req.raw.body;
   if (!body) return "";
   // Read at most the limit even when no Content-Length was sent (chunked bodies).
