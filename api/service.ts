@@ -19,6 +19,7 @@ import { AddressLimit, RateLimiter } from "./auth/rate_limit.ts";
 import { LiveCapabilities } from "./live_capabilities.ts";
 import { ApiMetrics } from "./metrics.ts";
 import type { ApiDeps } from "./context.ts";
+import { campaignDialer } from "./campaigns/dial.ts";
 import { CampaignScheduler, type Dial } from "./campaigns/scheduler.ts";
 
 const log = logger("api");
@@ -67,10 +68,7 @@ export async function startApiService(
   options: {
     sweepMs?: number;
     telephony?: TelephonySettings;
-    /**
-     * Places a campaign's calls (api/dial/'s dialNumber once it is wired here); without one no
-     * campaign is dialled by this process and campaigns wait, their contacts pending.
-     */
+    /** Places a campaign's calls; api/campaigns/dial.ts's dialNumber unless a test gives one. */
     campaignDial?: Dial;
     campaignTickMs?: number;
   } = {},
@@ -119,13 +117,13 @@ export async function startApiService(
       sweeping = false;
     }
   }, options.sweepMs ?? 2000);
-  const campaigns = options.campaignDial && new CampaignScheduler(db.sql, options.campaignDial);
-  campaigns?.start(options.campaignTickMs ?? 1000);
+  const campaigns = new CampaignScheduler(db.sql, options.campaignDial ?? campaignDialer(deps));
+  campaigns.start(options.campaignTickMs ?? 1000);
   return {
     deps,
     close: async () => {
       clearInterval(sweeper);
-      await campaigns?.stop();
+      await campaigns.stop();
       await keys.close();
     },
   };

@@ -2,6 +2,8 @@
 import type { Context, Hono } from "hono";
 import type { Logger } from "../log.ts";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+// Its Hono augmentation types c.get("correlationId") below, whichever module graph this is in.
+import type {} from "./correlation.ts";
 
 export class ApiError extends Error {
   constructor(
