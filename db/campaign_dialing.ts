@@ -47,6 +47,17 @@ export async function forgetScheduler(sql: Sql, schedulerId: string): Promise<vo
 }
 
 /** Scheduled campaigns whose start has come run; returns the campaigns that may dial. */
+/**
+ * Nothing for a scheduler to do: no campaign scheduled or running, no attempt waiting for its
+ * outcome. One read, so an API with no campaigns costs its database one statement a tick.
+ */
+export async function schedulerIdle(sql: Sql): Promise<boolean> {
+  const [row] = await sql<{ idle: boolean }[]>`select
+    not exists (select 1 from campaigns where status in ('scheduled', 'running'))
+    and not exists (select 1 from campaign_attempts where outcome is null) as idle`;
+  return row.idle;
+}
+
 export async function runningCampaigns(sql: Sql, now: Date): Promise<string[]> {
   await sql`update campaigns set status = 'running', updated_at = ${now}
     where status = 'scheduled' and (starts_at is null or starts_at <= ${now})`;

@@ -13,6 +13,7 @@ import {
   recordDialled,
   recordRefused,
   runningCampaigns,
+  schedulerIdle,
   settleAttempts,
 } from "../../db/campaign_dialing.ts";
 import type { MachineDetection } from "../../common/dial.ts";
@@ -109,6 +110,8 @@ export class CampaignScheduler {
   /** Settle, claim, dial: one pass over every campaign. */
   async tick(): Promise<TickReport> {
     const report: TickReport = { settled: 0, dialled: 0, refused: 0, lost: 0, finished: [] };
+    // Idle, it holds no claim, so there is nothing for a beat to keep alive either.
+    if (await schedulerIdle(this.sql)) return report;
     await this.beat();
     report.settled = await settleAttempts(this.sql, this.id, this.now(), this.staleSeconds);
     for (const campaignId of await runningCampaigns(this.sql, this.now())) {
