@@ -35,3 +35,29 @@ export async function recordCarrierCallId(
     returning id`;
   return rows.length === 1;
 }
+
+/** What re-issuing an outbound session's stream token takes: the reservation as it was written. */
+export interface OutboundStreamGrant {
+  status: SessionStatus;
+  direction: "inbound" | "outbound";
+  metadata: Record<string, unknown>;
+  agent_id: string;
+  workspace_id: string;
+  node_id: string | null;
+  offer_base_url: string | null;
+  token_id: string | null;
+  token_expires_at: Date | null;
+  agent_input: unknown;
+}
+
+export async function outboundStreamGrant(
+  sql: Sql,
+  sessionId: string,
+): Promise<OutboundStreamGrant | undefined> {
+  const [row] = await sql<OutboundStreamGrant[]>`
+    select s.status, s.direction, s.metadata, s.agent_id, s.workspace_id, s.node_id,
+      n.offer_base_url, s.token_id, s.token_expires_at, s.agent_input
+    from sessions s left join worker_nodes n on n.id = s.node_id
+    where s.id = ${sessionId}`;
+  return row;
+}

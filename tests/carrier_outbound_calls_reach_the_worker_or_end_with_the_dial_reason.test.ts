@@ -15,7 +15,7 @@ import { createPhoneSession } from "../api/sip/phone_session.ts";
 import { placeCarrierCall } from "../api/telephony/dial.ts";
 import { type InProcessCallService, startInProcessCallService } from "./helpers/call_harness.ts";
 import { GREETING, loudFrames, PLIVO, TWILIO, until } from "./helpers/stream_phone_call.ts";
-import { startFakeTelephonyRest } from "./fakes/telephony_rest.ts";
+import { type FakeTelephonyRest, startFakeTelephonyRest } from "./fakes/telephony_rest.ts";
 import type { FakeCallApi } from "./fakes/carrier_call_api.ts";
 import { startFakeTwilioCallsApi } from "./fakes/twilio_calls_api.ts";
 import { startFakePlivoCallApi } from "./fakes/plivo_call_api.ts";
@@ -31,10 +31,13 @@ const EXOTEL = {
   secret: "ex-secret",
 };
 const NUMBERS = { to: "+14155550142", from: "+14155550100" };
+/** The operator's outbound flow (a Voicebot applet pointed at our `dialed` endpoint). */
+const EXOTEL_FLOW = "http://my.exotel.com/exotel-test/exoml/start_voice/424242";
 
 interface Rig {
   service: InProcessCallService;
   fake: FakeCallApi;
+  rest: FakeTelephonyRest;
   sessions: Session[];
   close(): Promise<void>;
 }
@@ -49,11 +52,12 @@ async function startRig(carrier: Carrier): Promise<Rig> {
     async *onTurn() {},
   });
   const rest = startFakeTelephonyRest({ twilio: TWILIO, plivo: PLIVO });
+  const exotel = carrier === "exotel" ? startFakeExotelConnectApi(EXOTEL, rest) : undefined;
   const fake = carrier === "twilio"
     ? startFakeTwilioCallsApi(TWILIO, rest)
     : carrier === "plivo"
     ? startFakePlivoCallApi(PLIVO, rest)
-    : startFakeExotelConnectApi(EXOTEL, rest);
+    : exotel!;
   const telephony = loadTelephonySettings({
     TWILIO_ACCOUNT_SID: TWILIO.accountSid,
     TWILIO_AUTH_TOKEN: TWILIO.authToken,
@@ -66,13 +70,21 @@ async function startRig(carrier: Carrier): Promise<Rig> {
     EXOTEL_API_KEY: EXOTEL.apiKey,
     EXOTEL_API_TOKEN: EXOTEL.apiToken,
     EXOTEL_API_URL: fake.url,
+    EXOTEL_OUTBOUND_FLOW_URL: EXOTEL_FLOW,
   });
   const service = await startInProcessCallService(served, { telephony });
   // The address the carriers call our status webhooks at: this API's.
   telephony.publicApiUrl = service.api.url;
+  // The flow's Voicebot applet, as the operator sets it up: our endpoint, the webhook secret.
+  exotel?.flows.set(EXOTEL_FLOW, {
+    url: `${service.api.url}/api/v1/telephony/exotel/dialed`,
+    user: "exotel",
+    password: EXOTEL.secret,
+  });
   return {
     service,
     fake,
+    rest,
     sessions,
     async close() {
       await fake.close();
@@ -193,9 +205,10 @@ function checkRequest(carrier: Carrier, fields: Record<string, unknown>, session
     assert(String(fields.answer_url).includes(`/plivo/dialed/${sessionId}/answer?stream=`));
   } else {
     assertEquals([fields.From, fields.CallerId, fields.TimeOut], [NUMBERS.to, NUMBERS.from, "25"]);
-    assertEquals(fields.StreamType, "bidirectional");
-    assert(String(fields.StreamUrl).includes(`/telephony/exotel/${sessionId}?session_token=`));
-    assertEquals(fields.StatusCallbackEvents, ["ringing", "answered", "terminal"]);
+    assertEquals([fields.Url, fields.CustomField], [EXOTEL_FLOW, sessionId]);
+    // The token never goes to Exotel's REST API: the applet fetches the stream URL at answer.
+    assert(!JSON.stringify(fields).includes("session_token"));
+    assertEquals(fields.StatusCallbackEvents, ["answered", "terminal"]);
   }
 }
 
@@ -232,7 +245,8 @@ for (const carrier of ["twilio", "plivo", "exotel"] as const) {
         for (
           const [n, status, reason, rang] of [
             [1, "ended", "busy", false],
-            [2, "ended", "no_answer", true],
+            // Exotel reports no ringing (its callback events are answered and terminal).
+            [2, "ended", "no_answer", carrier !== "exotel"],
             [3, "failed", "dial_failed", false],
           ] as const
         ) {
@@ -292,8 +306,14 @@ Deno.test({
       assertEquals(call.error, undefined);
       const ended = await settled(rig, placed.sessionId, "ended");
       assertEquals(ended.end_reason, "machine");
-      // The stream Twilio opened after its verdict is refused: the session is over.
-      await call.stream?.closed;
+      // Our webhook hung the machine up through Twilio's API, so its TwiML (the stream) never ran.
+      assert(
+        rig.rest.requests.some((r) =>
+          r.path.endsWith(`/Calls/${call.callId}.json`) && r.form.Status === "completed"
+        ),
+        "no hang-up reached Twilio's API",
+      );
+      assertEquals(call.stream, undefined);
       await rig.service.noCalls();
     } finally {
       await rig.close();

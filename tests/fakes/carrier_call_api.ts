@@ -34,8 +34,11 @@ export interface Placed {
   response: Response;
   /** The carrier's id of the call its REST API is later asked about (hang-ups). */
   callId?: string;
-  /** Plays the call once the answer has gone (absent: refused, nothing to play). */
-  play?: (script: CallScript) => Promise<PlayedCall>;
+  /**
+   * Plays the call once the answer has gone (absent: refused, nothing to play); `hungUp` says
+   * whether the REST API was told to end the call meanwhile (its stream is then never opened).
+   */
+  play?: (script: CallScript, hungUp: () => boolean) => Promise<PlayedCall>;
 }
 
 export interface FakeCallApi {
@@ -60,7 +63,13 @@ export function startFakeCallApi(
   const ac = new AbortController();
   const calls: Promise<PlayedCall>[] = [];
   const streams = new Map<string, FakeProviderStream>();
-  if (rest) rest.onCallEnded = (id) => void streams.get(id)?.hangUp();
+  const ended = new Set<string>();
+  if (rest) {
+    rest.onCallEnded = (id) => {
+      ended.add(id);
+      void streams.get(id)?.hangUp();
+    };
+  }
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, signal: ac.signal, onListen: () => {} },
     async (req) => {
@@ -82,7 +91,9 @@ export function startFakeCallApi(
         // Known to the REST fake at once: a hang-up may come while the call is still playing.
         if (placed.callId) rest?.calls.add(placed.callId);
         // The carrier answers the request first, then the call goes on (a tick later).
-        const done = new Promise<void>((r) => setTimeout(r, 20)).then(() => play(script))
+        const done = new Promise<void>((r) => setTimeout(r, 20)).then(() =>
+          play(script, () => placed.callId !== undefined && ended.has(placed.callId))
+        )
           .then((call) => {
             if (call.stream) streams.set(call.callId, call.stream);
             return call;

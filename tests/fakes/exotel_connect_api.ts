@@ -1,6 +1,7 @@
 // A FAKE Exotel Connect API for tests: not Exotel, a local stand-in that places a call as "Connect
-// Voice AI API" documents it (https://developer.exotel.com/docs/agentstream/connect-voice-ai; the
-// Connect endpoint, https://developer.exotel.com/docs/voice-v1/api-reference/connect-to-flow):
+// Number to Call Flow" (https://developer.exotel.com/docs/voice-v1/api-reference/connect-to-flow)
+// and "Connect Voice AI API" (https://developer.exotel.com/docs/agentstream/connect-voice-ai)
+// document it:
 // POST /v1/Accounts/{sid}/Calls/connect.json, HTTP Basic (API key, API token; else 401),
 // form-encoded, From and CallerId required, and StreamUrl (ws:// or wss://, at most 600
 // characters) with StreamType bidirectional, or a flow Url (400 with Exotel's RestException
@@ -9,9 +10,14 @@
 // Direction, ...}}. Then it plays the call: the StatusCallback is POSTed form-encoded ("StatusCallback",
 // https://developer.exotel.com/docs/voice-v1/api-reference/status-callback: CallSid, Status,
 // EventType, DateCreated, DateUpdated, To, From, RecordingUrl) for the subscribed events: ringing,
-// then for an answer `answered` and the StreamUrl opened as the inbound fake's Voicebot stream
-// (exotel_voicebot_stream.ts); otherwise `terminal` with Status busy, no-answer or failed. Exotel
-// signs nothing: the StatusCallback URL is called as given (ours carries its secret).
+// then for an answer `answered` and the stream opened as the inbound fake's Voicebot stream
+// (exotel_voicebot_stream.ts): the StreamUrl, or for a flow, the flow's Voicebot applet run as
+// "Working with the Stream and Voicebot Applet" describes it
+// (https://support.exotel.com/support/solutions/articles/3000108630): its dynamic URL (`flows`,
+// set by the test as an operator sets the applet up) is GET with the call's CallSid, CallFrom,
+// CallTo and CustomField and Basic credentials, and the {"url"} it answers is dialled; otherwise
+// `terminal` with Status busy, no-answer or failed. Exotel signs nothing: the StatusCallback URL
+// is called as given (ours carries its secret).
 import { FakeProviderStream, sid } from "./provider_media_stream.ts";
 import { exotelWire } from "./exotel_voicebot_stream.ts";
 import {
@@ -29,11 +35,19 @@ const exotelError = (status: number, message: string) =>
 
 const now = () => new Date().toISOString().slice(0, 19).replace("T", " ");
 
+/** A flow's Voicebot applet: its dynamic URL and the Basic credentials it is called with. */
+export interface FakeVoicebotApplet {
+  url: string;
+  user: string;
+  password: string;
+}
+
 export function startFakeExotelConnectApi(
   account: { accountSid: string; apiKey: string; apiToken: string },
   rest?: FakeTelephonyRest,
-): FakeCallApi {
-  return startFakeCallApi(async (req, path, record) => {
+): FakeCallApi & { flows: Map<string, FakeVoicebotApplet> } {
+  const flows = new Map<string, FakeVoicebotApplet>();
+  const api = startFakeCallApi(async (req, path, record) => {
     const m = /^\/v1\/Accounts\/([^/]+)\/Calls\/connect(\.json)?$/.exec(path);
     if (!m || req.method !== "POST") return undefined;
     const form = new URLSearchParams(await req.text());
@@ -64,6 +78,12 @@ export function startFakeExotelConnectApi(
         return { response: exotelError(400, "StreamType must be bidirectional") };
       }
     } else if (!f.Url) return { response: exotelError(400, "Url or StreamUrl is mandatory") };
+    else if (!flows.has(f.Url)) {
+      return { response: exotelError(400, "Url is not a flow of this account") };
+    }
+    if ((f.CustomField ?? "").length > 128) {
+      return { response: exotelError(400, "CustomField is at most 128 characters") };
+    }
     for (const k of ["TimeOut", "TimeLimit"]) {
       if (f[k] !== undefined && !/^[0-9]+$/.test(f[k])) {
         return { response: exotelError(400, `${k} must be whole seconds`) };
@@ -121,16 +141,36 @@ export function startFakeExotelConnectApi(
         return played;
       }
       await status("answered", "in-progress");
+      let streamUrl = f.StreamUrl;
       if (!streamed) {
-        played.error = "only StreamUrl calls are played by this fake";
-        return played;
+        const applet = flows.get(f.Url)!;
+        const u = new URL(applet.url);
+        for (
+          const [k, v] of Object.entries({
+            CallSid: callSid,
+            CallFrom: f.From,
+            CallTo: f.CallerId,
+            Direction: "outbound-api",
+            CustomField: f.CustomField ?? "",
+          })
+        ) u.searchParams.set(k, v);
+        const r = await fetch(u, {
+          headers: { Authorization: basicOf(applet.user, applet.password) },
+        });
+        const body = await r.text();
+        if (r.status !== 200) {
+          played.error = `voicebot applet URL: ${r.status} ${body}`;
+          return played;
+        }
+        streamUrl = JSON.parse(body).url;
       }
       played.stream = await FakeProviderStream.open(
-        f.StreamUrl,
+        streamUrl,
         exotelWire({ callSid, from: f.From, to: f.CallerId }),
       );
       return played;
     };
-    return { response, play };
+    return { response, play, callId: callSid };
   }, rest);
+  return Object.assign(api, { flows });
 }

@@ -83,7 +83,7 @@ export function startFakeTwilioCallsApi(
       uri: `/2010-04-01/Accounts/${account.accountSid}/Calls/${callSid}.json`,
     }, { status: 201 });
     let sequence = 0;
-    const play = async (script: CallScript): Promise<PlayedCall> => {
+    const play = async (script: CallScript, hungUp: () => boolean): Promise<PlayedCall> => {
       const played: PlayedCall = { callId: callSid, script, callbacks: [] };
       const status = async (
         event: string,
@@ -123,6 +123,8 @@ export function startFakeTwilioCallsApi(
       }
       const answeredBy = script === "machine" ? "machine_start" : "human";
       await status("answered", "in-progress", amd ? { AnsweredBy: answeredBy } : {});
+      // Hung up through the REST API on the answered callback (a machine): no TwiML runs.
+      if (hungUp()) return played;
       if (!fields.Twiml) {
         played.error = "only inline Twiml is played by this fake";
         return played;

@@ -10,6 +10,12 @@ export interface ExotelSettings {
   apiToken?: string;
   /** Exotel's API host: Singapore's by default, `https://api.in.exotel.com` for Mumbai. */
   apiUrl: string;
+  /**
+   * The App Bazaar flow calls we place are connected to once answered
+   * (`http://my.exotel.com/{sid}/exoml/start_voice/{app_id}`): a Voicebot applet whose URL is
+   * our `/api/v1/telephony/exotel/dialed` endpoint with the webhook secret.
+   */
+  outboundFlowUrl?: string;
 }
 
 export function exotelSettings(env: Record<string, string | undefined>): ExotelSettings {
@@ -20,5 +26,6 @@ export function exotelSettings(env: Record<string, string | undefined>): ExotelS
     apiToken: env.EXOTEL_API_TOKEN || undefined,
     // https://developer.exotel.com/docs/voice-v1/overview (regional hosts); tests: its fake.
     apiUrl: (env.EXOTEL_API_URL || "https://api.exotel.com").replace(/\/+$/, ""),
+    outboundFlowUrl: env.EXOTEL_OUTBOUND_FLOW_URL || undefined,
   };
 }
