@@ -283,6 +283,26 @@ for (const carrier of ["twilio", "plivo", "exotel"] as const) {
           "busy",
           "dialing",
         ]);
+        if (carrier === "exotel") {
+          // The outbound flow's applet URL: the secret, then an open session of this very call.
+          const other = await reserve(rig, carrier);
+          const applet = (secret: string, callSid: string) =>
+            fetch(
+              `${rig.service.api.url}/api/v1/telephony/exotel/dialed?CallSid=${callSid}` +
+                `&CustomField=${other.session_id}&secret=${secret}`,
+            ).then(async (r) => [r.status, await r.text()] as const);
+          assertEquals((await applet("not-the-secret", "x"))[0], 401);
+          // No call id was recorded for it (never dialled): no stream URL for anybody.
+          assertEquals((await applet(EXOTEL.secret, "x"))[0], 409);
+          await rig.service.api.deps.sql`update sessions
+            set metadata = metadata || '{"phone_call_id": "exo-1"}' where id = ${other.session_id}`;
+          assertEquals((await applet(EXOTEL.secret, "exo-2"))[0], 409);
+          const [status, body] = await applet(EXOTEL.secret, "exo-1");
+          assertEquals(status, 200);
+          assert(
+            JSON.parse(body).url.includes(`/telephony/exotel/${other.session_id}?session_token=`),
+          );
+        }
       } finally {
         await rig.close();
       }

@@ -81,7 +81,8 @@ export async function placeCarrierCall(
       session_id: session.session_id,
       carrier: name,
       code: result.refused.code,
-      message: result.refused.message.slice(0, 200),
+      // A carrier's error may quote what it was sent: the token never reaches the log.
+      message: result.refused.message.replaceAll(session.token, "[token]").slice(0, 200),
     });
     return result;
   }

@@ -16,6 +16,9 @@ import { applyDialProgress, type DialProgress } from "../dial_status.ts";
 import { loggedRefusals } from "../webhook_guard.ts";
 import { twilioSignature } from "./signature.ts";
 import { hangUpTwilioCall } from "./dial.ts";
+import { logger } from "../../../common/log.ts";
+
+const log = logger("telephony");
 
 const MACHINE = new Set([
   "machine_start",
@@ -64,7 +67,9 @@ export const twilioDialStatus = loggedRefusals("twilio", async (c: Context, deps
   );
   // The machine is still on the line: Twilio runs the TwiML (the stream) until told otherwise.
   if (changed && "end" in progress && progress.end === "machine") {
-    await hangUpTwilioCall(deps.telephony!, form.CallSid ?? "");
+    // The session is already ended; a failed hang-up is logged, not answered to Twilio as an error.
+    const hungUp = await hangUpTwilioCall(deps.telephony!, form.CallSid ?? "").catch(() => false);
+    if (!hungUp) log.warn("could not hang up a machine", { call_id: form.CallSid ?? "" });
   }
   return c.body(null, 204);
 });
