@@ -13,7 +13,8 @@ import { notConfigured, openPhoneSession } from "../admit.ts";
 import { sameSecret } from "../signatures.ts";
 import { loggedRefusals } from "../webhook_guard.ts";
 
-function presentedSecret(c: Context): string {
+/** The secret a request presents: the Basic password, or `?secret=`. */
+export function presentedSecret(c: Context): string {
   const auth = c.req.header("authorization") ?? "";
   if (auth.startsWith("Basic ")) {
     try {
