@@ -1,9 +1,9 @@
 // Outbound calls through a carrier's call API (issue 34), per carrier, against a FAKE of that API
 // (tests/fakes/*_calls_api.ts, *_call_api.ts, *_connect_api.ts, each following and citing the
 // carrier's pages): the API and a worker in this process, a real PostgreSQL (or PGlite) database.
-// calls.dial (api/dial/) does not exist yet, so each test reserves the session as it will (one
-// phone session, then `direction` outbound and `dial_state` dialing in one UPDATE, which calls.dial
-// will write with the reservation) and calls placeCarrierCall directly. An answered call's stream
+// Calls go through POST /api/v1/calls.dial with `carrier`; the status checks reserve a session that
+// is never dialled (one phone session, then `direction` outbound and `dial_state` dialing in one
+// UPDATE, as calls.dial writes them with its reservation). An answered call's stream
 // reaches the worker and the greeting plays; busy, no-answer and failed end the session with the
 // contract's reasons; a status whose signature (or secret) is wrong is refused and changes nothing;
 // a status for a session already ended changes nothing.
@@ -12,7 +12,7 @@ import { createBrain, type Session } from "../sdk/brain/mod.ts";
 import { loadTelephonySettings } from "../common/telephony_settings.ts";
 import type { MachineDetection } from "../common/dial.ts";
 import { createPhoneSession } from "../api/sip/phone_session.ts";
-import { placeCarrierCall } from "../api/telephony/dial.ts";
+import { createPhoneNumber } from "../db/phone_numbers.ts";
 import { type InProcessCallService, startInProcessCallService } from "./helpers/call_harness.ts";
 import { GREETING, loudFrames, PLIVO, TWILIO, until } from "./helpers/stream_phone_call.ts";
 import { type FakeTelephonyRest, startFakeTelephonyRest } from "./fakes/telephony_rest.ts";
@@ -73,6 +73,13 @@ async function startRig(carrier: Carrier): Promise<Rig> {
     EXOTEL_OUTBOUND_FLOW_URL: EXOTEL_FLOW,
   });
   const service = await startInProcessCallService(served, { telephony });
+  // The workspace's own number the calls come from (calls.dial refuses any other `from`).
+  await createPhoneNumber(service.api.deps.sql, {
+    number: NUMBERS.from,
+    agent_id: service.tenant.agent_id,
+    trunk_id: null,
+    enabled: true,
+  });
   // The address the carriers call our status webhooks at: this API's.
   telephony.publicApiUrl = service.api.url;
   // The flow's Voicebot applet, as the operator sets it up: our endpoint, the webhook secret.
@@ -112,14 +119,33 @@ async function reserve(rig: Rig, carrier: Carrier) {
   return opened;
 }
 
+type DialOutcome = { carrier_call_id: string } | { refused: { code: string } };
+
+/** POST /api/v1/calls.dial through `carrier`, as the tenant's server would. */
 async function dial(rig: Rig, carrier: Carrier, machine: MachineDetection = "off") {
-  const opened = await reserve(rig, carrier);
-  const result = await placeCarrierCall(rig.service.api.deps, carrier, {
-    session_id: opened.session_id,
-    offer_base_url: opened.node.offer_base_url,
-    token: opened.token,
-  }, { ...NUMBERS, ring_timeout_seconds: 25, machine_detection: machine });
-  return { sessionId: opened.session_id, result };
+  const t = rig.service.tenant;
+  const r = await fetch(`${rig.service.api.url}/api/v1/calls.dial`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${t.sk}` },
+    body: JSON.stringify({
+      agent_id: t.agent_id,
+      ...NUMBERS,
+      carrier,
+      ring_timeout_seconds: 25,
+      machine_detection: machine,
+    }),
+  });
+  const body = await r.json();
+  if (r.status === 202) {
+    const id: string = body.session_id;
+    const callId = (await row(rig, id)).metadata.phone_call_id as string;
+    return { sessionId: id, result: { carrier_call_id: callId } as DialOutcome };
+  }
+  assertEquals([r.status, body.error?.code], [502, "dial_failed"], JSON.stringify(body));
+  return {
+    sessionId: body.error.details.session_id as string,
+    result: { refused: { code: body.error.details.carrier_code as string } } as DialOutcome,
+  };
 }
 
 async function row(rig: Rig, sessionId: string) {
@@ -234,7 +260,9 @@ for (const carrier of ["twilio", "plivo", "exotel"] as const) {
         assertEquals(rig.sessions[0].phone?.carrier, carrier);
         const live = await row(rig, answered.sessionId);
         assertEquals([live.status, live.dial_state], ["active", "answered"]);
-        assertEquals(live.metadata.phone_call_id, answered.result.carrier_call_id);
+        // The call id kept is the one the carrier answered the request with.
+        const kept = String(live.metadata.phone_call_id);
+        assert(kept && rig.fake.requests[0].answer.includes(kept), kept);
         await call.stream.hangUp();
         assertEquals(
           (await settled(rig, answered.sessionId, "ended")).end_reason,

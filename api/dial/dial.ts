@@ -11,7 +11,8 @@ import { ApiError } from "../../common/http/errors.ts";
 import { logger } from "../../common/log.ts";
 import { open, SealedOpenError, TRUNK_CREDENTIALS_KEY } from "../../common/sealed.ts";
 import { getAgent } from "../../db/agents.ts";
-import { numberOwner, workspaceUsesTrunk } from "../../db/phone_numbers.ts";
+import { type NumberOwner, numberOwner, workspaceUsesTrunk } from "../../db/phone_numbers.ts";
+import { placeCarrierCall } from "../telephony/dial.ts";
 import {
   type ChosenNode,
   finishSession,
@@ -90,13 +91,9 @@ export async function dialNumber(
 export const agentNotFound = () =>
   new ApiError(404, "agent_not_found", "No such agent in this workspace.", { field: "agent_id" });
 
-/** The trunk's edge and credentials as the worker needs them: every refusal before a write. */
-async function dialTrunk(
-  deps: ApiDeps,
-  workspaceId: string,
-  request: DialRequest,
-): Promise<DialTrunk> {
-  const owner = await numberOwner(deps.sql, request.from);
+/** The `from` number's row, when the workspace owns it; else a refusal naming the field. */
+async function ownedFrom(deps: ApiDeps, workspaceId: string, from: string): Promise<NumberOwner> {
+  const owner = await numberOwner(deps.sql, from);
   if (!owner || owner.workspace_id !== workspaceId) {
     throw new ApiError(
       400,
@@ -105,6 +102,16 @@ async function dialTrunk(
       { field: "from" },
     );
   }
+  return owner;
+}
+
+/** The trunk's edge and credentials as the worker needs them: every refusal before a write. */
+async function dialTrunk(
+  deps: ApiDeps,
+  workspaceId: string,
+  request: DialRequest,
+  owner: NumberOwner,
+): Promise<DialTrunk> {
   const trunkId = request.trunk_id ?? owner.trunk_id;
   if (trunkId === null) {
     throw new ApiError(
@@ -173,7 +180,13 @@ async function place(
 ): Promise<DialPlaced> {
   const agent = await getAgent(deps.sql, request.agent_id);
   if (!agent || agent.workspace_id !== workspaceId) throw agentNotFound();
-  const trunk = await dialTrunk(deps, workspaceId, request);
+  const owner = await ownedFrom(deps, workspaceId, request.from);
+  // Through a carrier's call API, or over a SIP trunk the worker dials itself.
+  const trunk = request.carrier ? undefined : await dialTrunk(deps, workspaceId, request, owner);
+  // A carrier's stream is admitted by the token naming that carrier, as an inbound one's is.
+  const input = request.carrier
+    ? { ...request.input, metadata: { ...request.input.metadata, phone_carrier: request.carrier } }
+    : request.input;
   const now = Date.now();
   const ttl = Math.max(
     deps.settings.tokenTtlSeconds,
@@ -186,9 +199,9 @@ async function place(
     key_id: caller.key_id,
     token_id: newId("tok"),
     token_expires_at: new Date((Math.floor(now / 1000) + ttl) * 1000),
-    agent_input: request.input,
+    agent_input: input,
     display_name: request.input.display_name,
-    metadata: request.input.metadata,
+    metadata: input.metadata,
     record_requested: request.input.record,
     record_effective: request.input.record ?? agent.record_by_default,
   };
@@ -201,9 +214,9 @@ async function place(
     callSpeech(request.input.config),
     {
       phone: true,
-      sip: true,
+      sip: trunk !== undefined,
       outbound: true,
-      trunk: { id: trunk.trunk_id, pending: 0 },
+      ...(trunk ? { trunk: { id: trunk.trunk_id, pending: 0 } } : {}),
       pendingPerKey: caller.key_id === null ? 0 : caller.pendingPerKey ?? 0,
     },
   );
@@ -239,10 +252,13 @@ async function place(
     { jti: session.token_id, expiresAt: session.token_expires_at },
     now,
   );
+  if (request.carrier) {
+    return await throughCarrier(deps, request, session.session_id, reservation.node, token);
+  }
   const dial: WorkerDial = {
+    trunk: trunk!,
     to: request.to,
     from: request.from,
-    trunk,
     ring_timeout_seconds: request.ring_timeout_seconds,
     machine_detection: request.machine_detection,
   };
@@ -251,9 +267,40 @@ async function place(
     session_id: session.session_id,
     agent_id: session.agent_id,
     node_id: reservation.node.node_id,
-    trunk_id: trunk.trunk_id,
+    trunk_id: dial.trunk.trunk_id,
   });
   return { session_id: session.session_id, node_id: reservation.node.node_id, status: "dialing" };
+}
+
+/** Asks the carrier to place the reserved call; its refusal has ended the session dial_failed. */
+async function throughCarrier(
+  deps: ApiDeps,
+  request: DialRequest,
+  sessionId: string,
+  node: ChosenNode,
+  token: string,
+): Promise<DialPlaced> {
+  const result = await placeCarrierCall(deps, request.carrier!, {
+    session_id: sessionId,
+    offer_base_url: node.offer_base_url,
+    token,
+  }, {
+    to: request.to,
+    from: request.from,
+    ring_timeout_seconds: request.ring_timeout_seconds,
+    machine_detection: request.machine_detection,
+  });
+  if ("refused" in result) {
+    throw new ApiError(
+      502,
+      "dial_failed",
+      `${request.carrier} did not take the call (${result.refused.code}); the session ended ` +
+        "failed / dial_failed.",
+      { session_id: sessionId, carrier: request.carrier, carrier_code: result.refused.code },
+    );
+  }
+  log.info("dialing", { session_id: sessionId, node_id: node.node_id, carrier: request.carrier });
+  return { session_id: sessionId, node_id: node.node_id, status: "dialing" };
 }
 
 /** The worker's error, when its answer is the envelope; bounded, since it is echoed back. */

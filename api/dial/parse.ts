@@ -1,6 +1,8 @@
 // calls.dial body → a normalized dial request, or a refusal naming the field. Pure: no I/O. The
 // agent's input (config, init, metadata, display name, record) is read by connect's own
 // parseConnectBody, so a dial takes exactly what a connect takes for the agent.
+import type { StreamCarrier } from "../../common/carrier.ts";
+import { CARRIERS } from "../telephony/carriers.ts";
 import type { Capabilities } from "../../common/capabilities.ts";
 import {
   E164,
@@ -21,15 +23,24 @@ export interface DialRequest {
   from: string;
   /** The trunk to call over; absent, the `from` number's. */
   trunk_id?: string;
+  /** A carrier's call API to call through instead of a trunk (its settings name the account). */
+  carrier?: StreamCarrier;
   ring_timeout_seconds: number;
   machine_detection: MachineDetection;
   input: AgentInput;
 }
 
-const DIAL_FIELDS = ["to", "from", "trunk_id", "ring_timeout_seconds", "machine_detection"];
+const DIAL_FIELDS = [
+  "to",
+  "from",
+  "trunk_id",
+  "carrier",
+  "ring_timeout_seconds",
+  "machine_detection",
+];
 const MACHINE_DETECTION: MachineDetection[] = ["off", "hang_up", "leave_message"];
 /** Metadata the service writes on an outbound session itself; a body may not set them. */
-export const OUTBOUND_METADATA = ["phone_from", "phone_to"];
+export const OUTBOUND_METADATA = ["phone_from", "phone_to", "phone_carrier"];
 
 function number(body: Record<string, unknown>, field: "to" | "from"): string {
   const v = body[field];
@@ -53,6 +64,17 @@ export function parseDialBody(body: unknown, caps: Capabilities): DialRequest {
       throw invalidRequest("trunk_id", "trunk_id must be a trunk's id.");
     }
     trunkId = body.trunk_id;
+  }
+  let carrier: StreamCarrier | undefined;
+  if (body.carrier !== undefined && body.carrier !== null) {
+    const names = Object.keys(CARRIERS);
+    if (typeof body.carrier !== "string" || !names.includes(body.carrier)) {
+      throw invalidRequest("carrier", `carrier must be one of ${names.join(", ")}.`);
+    }
+    if (trunkId !== undefined) {
+      throw invalidRequest("carrier", "Give trunk_id or carrier, not both: a call goes one way.");
+    }
+    carrier = body.carrier as StreamCarrier;
   }
   const ring = body.ring_timeout_seconds ?? RING_TIMEOUT_DEFAULT_SECONDS;
   if (
@@ -101,6 +123,7 @@ export function parseDialBody(body: unknown, caps: Capabilities): DialRequest {
     to,
     from,
     trunk_id: trunkId,
+    carrier,
     ring_timeout_seconds: ring,
     machine_detection: machine as MachineDetection,
     input: connect.input,

@@ -43,8 +43,8 @@ export interface Placed {
 
 export interface FakeCallApi {
   url: string;
-  /** Each placing request's path, its fields and the status the fake answered. */
-  requests: { path: string; fields: Record<string, unknown>; status: number }[];
+  /** Each placing request's path, its fields, and the status and body the fake answered. */
+  requests: { path: string; fields: Record<string, unknown>; status: number; answer: string }[];
   /** The scripts of the next calls, in order (`answer` once they run out). */
   scripts: CallScript[];
   /** Resolves with the n-th placed call (0-based) once it has been played. */
@@ -84,7 +84,12 @@ export function startFakeCallApi(
           body: req.body ? await req.arrayBuffer() : undefined,
         });
       }
-      fake.requests.push({ path, fields, status: placed.response.status });
+      fake.requests.push({
+        path,
+        fields,
+        status: placed.response.status,
+        answer: await placed.response.clone().text(),
+      });
       if (placed.play) {
         const play = placed.play;
         const script = fake.scripts.shift() ?? "answer";
