@@ -30,6 +30,7 @@ Deno.test("a dial body gets its defaults and the phone numbers in its metadata",
     phone_to: "+442071838750",
   });
   assertEquals(req.input.init, { n: 1 });
+  assertEquals(parseDialBody({ ...base, carrier: "plivo" }, LOCAL_ENGINES).carrier, "plivo");
   const full = parseDialBody(
     { ...base, trunk_id: "trk_1", ring_timeout_seconds: 120, machine_detection: "leave_message" },
     LOCAL_ENGINES,
@@ -60,6 +61,13 @@ Deno.test("each refusal names its field", () => {
     ],
     [{ ...base, agent_id: undefined }, [400, "invalid_request", "agent_id"]],
     [{ ...base, shoe: 1 }, [400, "invalid_request", "shoe"]],
+    [{ ...base, carrier: "vonage" }, [400, "invalid_request", "carrier"]],
+    [{ ...base, carrier: "twilio", trunk_id: "trk_1" }, [400, "invalid_request", "carrier"]],
+    [{ ...base, metadata: { phone_carrier: "x" } }, [
+      400,
+      "invalid_request",
+      "metadata.phone_carrier",
+    ]],
   ];
   for (const [body, expected] of cases) {
     assertEquals(refusedField(body), expected, JSON.stringify(body));

@@ -40,7 +40,9 @@ const DIAL_FIELDS = [
 ];
 const MACHINE_DETECTION: MachineDetection[] = ["off", "hang_up", "leave_message"];
 /** Metadata the service writes on an outbound session itself; a body may not set them. */
-export const OUTBOUND_METADATA = ["phone_from", "phone_to", "phone_carrier"];
+export const OUTBOUND_METADATA = ["phone_from", "phone_to"];
+/** Written too on a call through a carrier (api/dial/dial.ts), beyond the body's room. */
+const SERVICE_METADATA = [...OUTBOUND_METADATA, "phone_carrier"];
 
 function number(body: Record<string, unknown>, field: "to" | "from"): string {
   const v = body[field];
@@ -98,7 +100,7 @@ export function parseDialBody(body: unknown, caps: Capabilities): DialRequest {
   for (const [k, v] of Object.entries(body)) if (!DIAL_FIELDS.includes(k)) rest[k] = v;
   const given = rest.metadata;
   if (isPlainObject(given)) {
-    for (const k of OUTBOUND_METADATA) {
+    for (const k of SERVICE_METADATA) {
       if (k in given) {
         throw invalidRequest(`metadata.${k}`, `metadata.${k} is the service's own: leave it out.`);
       }
