@@ -99,6 +99,10 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     bye_answered: "the answer to the BYE { answer }",
     media_timeout: "no RTP from the caller for too long",
     ended: "the far end ended the call { reason }",
+    dial:
+      "the worker sent an outbound INVITE { to, from, trunk_id, ring_timeout_seconds, machine_detection, call_id }",
+    ringing: "the callee's phone rang (the first 180 or 183)",
+    dial_ended: "the outbound call ended unanswered { reason, sip }",
   },
   to_brain: {
     session_start: FRAME,

@@ -181,6 +181,17 @@ export interface SipEvents {
   bye_answered: { answer: string };
   media_timeout: Empty;
   ended: { reason: string };
+  /** The worker placed a call over a trunk (issue 34). */
+  dial: {
+    to: string;
+    from: string;
+    trunk_id: string;
+    ring_timeout_seconds: number;
+    machine_detection: string;
+    call_id: string;
+  };
+  ringing: Empty;
+  dial_ended: { reason: string; sip: string };
 }
 
 /** Frames to the brain, by frame type. */
