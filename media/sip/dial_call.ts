@@ -123,9 +123,10 @@ function place(d: DiallerDeps, dial: DialRequest, rtp: RtpMedia, session: Admitt
       held.line = line;
       d.held.set(callId, held);
       // After the dial state's write: the call's own writes (active, the end) come after it.
-      write("call", async () => {
+      write("call", () => {
         const call = startCall(d.node, line, session, () => d.held.delete(callId));
         d.onPhoneCall?.(call);
+        return Promise.resolve();
       });
     },
     failed: (f: DialFailure) => {

@@ -1,0 +1,219 @@
+// Outbound calls (issue 34) through a real worker process (local engines, SIP_PORT) to a real SIP
+// trunk, SIPp 3.6: the worker's INVITE is answered, refused, left ringing or challenged as each
+// scenario says (tests/helpers/sipp_trunk.ts), and the session row says how the call ended
+// (status, end_reason, dial_state). The session is reserved by sessions.connect and marked
+// outbound here, as the control plane's calls.dial reserves it; the WorkerDial is posted to the
+// worker with its token, as the control plane does.
+import { assert, assertEquals } from "./helpers/assert.ts";
+import { startCallService } from "./helpers/call_harness.ts";
+import { assertSippPassed, freeUdpPort, runSippTrunk, type SippRun } from "./helpers/sipp.ts";
+import {
+  answersThenHangsUp,
+  challengesThenAnswers,
+  refusesWith,
+  ringsUntilCancelled,
+} from "./helpers/sipp_trunk.ts";
+import { PhoneCaller } from "./helpers/phone_caller.ts";
+import { createBrain, type PhoneInfo } from "../sdk/brain/mod.ts";
+import { rms } from "../caller/wav.ts";
+
+const CALLEE = "+15550123";
+const OUR_NUMBER = "+15550100";
+const USER = "trunkuser";
+const PASSWORD = "s3cret-pass";
+
+const loudFrames = (pcm: Int16Array, level = 500) => {
+  let n = 0;
+  for (let i = 0; i + 160 <= pcm.length; i += 160) if (rms(pcm, i, i + 160) > level) n++;
+  return n;
+};
+
+interface Row {
+  status: string;
+  end_reason: string | null;
+  dial_state: string | null;
+  direction: string;
+}
+
+Deno.test("an outbound call through a SIPp trunk ends with the outcome each answer names", async (t) => {
+  const seen: { phone?: PhoneInfo | null; greetingHeard?: boolean } = {};
+  const brain = createBrain({
+    onSessionStart(session) {
+      seen.phone = session.phone;
+      return "Hello, this is the hotel calling about your booking.";
+    },
+    onTurn: () => "Thank you.",
+    onHeard: (heard) => void (heard.turnId === "greeting" && (seen.greetingHeard = true)),
+  });
+  const sipPort = await freeUdpPort();
+  const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
+  const sql = service.api.db.sql;
+
+  /** A session reserved on the worker for an outbound call: its id and token. */
+  const outboundSession = async () => {
+    const r = await service.api.post(
+      "/api/v1/sessions.connect",
+      { agent_id: service.tenant.agent_id },
+      service.tenant.sk,
+    );
+    assertEquals(r.status, 200);
+    const id = r.body.session_id as string;
+    await sql`update sessions set direction = 'outbound' where id = ${id}`;
+    const token = (r.body.webrtc_request_params.headers.Authorization as string).slice(7);
+    return { id, token };
+  };
+  const dial = (
+    s: { id: string; token: string },
+    trunkPort: number,
+    extra: Record<string, unknown> = {},
+  ) =>
+    fetch(`${service.worker.url}/sessions/${s.id}/dial`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        to: CALLEE,
+        from: OUR_NUMBER,
+        trunk: { trunk_id: "trunk-1", address: `127.0.0.1:${trunkPort}`, transport: "udp" },
+        ring_timeout_seconds: 30,
+        machine_detection: "off",
+        ...extra,
+      }),
+    });
+  const row = async (id: string) =>
+    (await sql<Row[]>`select status, end_reason, dial_state, direction from sessions
+      where id = ${id}`)[0];
+  const ended = async (id: string, ms = 20_000) => {
+    const until = Date.now() + ms;
+    for (;;) {
+      const r = await row(id);
+      if (r.status === "ended" || r.status === "failed") return r;
+      if (Date.now() > until) {
+        throw new Error(`session is ${r.status}\n${service.worker.child.output()}`);
+      }
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  };
+  /** Runs `scenario` as the trunk, dials it, and returns SIPp's run and the ended session row. */
+  const call = async (
+    scenario: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ run: SippRun; row: Row; id: string }> => {
+    const trunkPort = await freeUdpPort();
+    const sipp = runSippTrunk(scenario, trunkPort);
+    await new Promise((r) => setTimeout(r, 300)); // SIPp binds its port
+    const s = await outboundSession();
+    const res = await dial(s, trunkPort, extra);
+    assertEquals(res.status, 202, await res.clone().text());
+    assertEquals(await res.json(), { session_id: s.id });
+    const run = await sipp;
+    return { run, row: await ended(s.id), id: s.id };
+  };
+
+  try {
+    await t.step(
+      "answered: the worker ACKs, the greeting is heard as RTP, the callee's BYE ends it",
+      async () => {
+        const phone = await PhoneCaller.open();
+        try {
+          const t0 = performance.now();
+          const running = call(answersThenHangsUp(phone.port, 9_000));
+          await phone.start();
+          const { run, row } = await running;
+          assertSippPassed(run);
+          assertEquals(row, {
+            status: "ended",
+            end_reason: "caller_hung_up",
+            dial_state: "answered",
+            direction: "outbound",
+          });
+          assert(
+            loudFrames(phone.audioSince(t0)) > 25,
+            "no greeting audio reached the trunk's RTP",
+          );
+          assertEquals(seen.phone?.direction, "outbound");
+          assertEquals([seen.phone?.from, seen.phone?.to], [OUR_NUMBER, CALLEE]);
+        } finally {
+          await phone.close();
+        }
+      },
+    );
+
+    await t.step("183 then 486: busy, and early media was not the callee", async () => {
+      const { run, row } = await call(
+        refusesWith("486 Busy Here", ["100 Trying", "183 Session Progress"]),
+      );
+      assertSippPassed(run);
+      assertEquals(row.status, "ended");
+      assertEquals(row.end_reason, "busy");
+      assertEquals(row.dial_state, "ringing");
+    });
+
+    await t.step("180 then nothing: CANCEL at the ring timeout, 487, no_answer", async () => {
+      const started = Date.now();
+      const { run, row } = await call(ringsUntilCancelled(), { ring_timeout_seconds: 5 });
+      assertSippPassed(run);
+      assertEquals([row.status, row.end_reason, row.dial_state], ["ended", "no_answer", "ringing"]);
+      const took = Date.now() - started;
+      assert(took >= 5_000 && took < 12_000, `the CANCEL came after ${took} ms, not 5 s`);
+    });
+
+    const credentials = {
+      trunk: {
+        trunk_id: "trunk-1",
+        transport: "udp",
+        username: USER,
+        password: PASSWORD,
+      },
+    };
+    for (const status of ["401", "407"] as const) {
+      await t.step(`a ${status} challenge is answered with the trunk's credentials`, async () => {
+        const phone = await PhoneCaller.open();
+        try {
+          const trunkPort = await freeUdpPort();
+          const sipp = runSippTrunk(
+            challengesThenAnswers(status, USER, PASSWORD, phone.port),
+            trunkPort,
+          );
+          await new Promise((r) => setTimeout(r, 300));
+          const s = await outboundSession();
+          const res = await dial(s, trunkPort, {
+            trunk: { ...credentials.trunk, address: `127.0.0.1:${trunkPort}` },
+          });
+          assertEquals(res.status, 202);
+          assertSippPassed(await sipp);
+          const r = await ended(s.id);
+          assertEquals([r.status, r.end_reason, r.dial_state], [
+            "ended",
+            "caller_hung_up",
+            "answered",
+          ]);
+        } finally {
+          await phone.close();
+        }
+      });
+    }
+
+    await t.step("603: rejected", async () => {
+      const { run, row } = await call(refusesWith("603 Decline", ["100 Trying", "180 Ringing"]));
+      assertSippPassed(run);
+      assertEquals([row.status, row.end_reason, row.dial_state], ["ended", "rejected", "ringing"]);
+    });
+
+    await t.step("404: the dial failed", async () => {
+      const { run, row } = await call(refusesWith("404 Not Found"));
+      assertSippPassed(run);
+      assertEquals([row.status, row.end_reason, row.dial_state], [
+        "failed",
+        "dial_failed",
+        "dialing",
+      ]);
+    });
+
+    await t.step("a challenge with no credentials to answer it: the dial failed", async () => {
+      const { row } = await call(refusesWith("401 Unauthorized"));
+      assertEquals([row.status, row.end_reason], ["failed", "dial_failed"]);
+    });
+  } finally {
+    await service.close();
+  }
+});
