@@ -106,7 +106,10 @@ Deno.test("an outbound call through a SIPp trunk ends with the outcome each answ
     assertEquals(res.status, 202, await res.clone().text());
     assertEquals(await res.json(), { session_id: s.id });
     const run = await sipp;
-    return { run, row: await ended(s.id), id: s.id };
+    const r = await ended(s.id).catch((err) => {
+      throw new Error(`${err.message}\nSIPp:\n${run.errors}\n${run.messages}`);
+    });
+    return { run, row: r, id: s.id };
   };
 
   try {

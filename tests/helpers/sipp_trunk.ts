@@ -57,7 +57,7 @@ export const RECV_INVITE = `
       <ereg regexp=".*" search_in="hdr" header="From:" assign_to="caller"/>
     </action>
   </recv>
-  <Reference variables="offer"/>`;
+  <Reference variables="offer,caller"/>`;
 
 /** A non-2xx final answer `status` to the INVITE, and the worker's ACK of it. */
 export function refusesWith(status: string, before: string[] = ["100 Trying"]): string {
