@@ -10,6 +10,7 @@ import { assertSippPassed, freeUdpPort, runSippTrunk, type SippRun } from "./hel
 import {
   answersThenHangsUp,
   challengesThenAnswers,
+  proxyAuthorizationHolds,
   refusesWith,
   ringsUntilCancelled,
 } from "./helpers/sipp_trunk.ts";
@@ -183,7 +184,11 @@ Deno.test("an outbound call through a SIPp trunk ends with the outcome each answ
             trunk: { ...credentials.trunk, address: `127.0.0.1:${trunkPort}` },
           });
           assertEquals(res.status, 202);
-          assertSippPassed(await sipp);
+          const run = await sipp;
+          assertSippPassed(run);
+          if (status === "407") {
+            assert(proxyAuthorizationHolds(run.messages, USER, PASSWORD), run.messages);
+          }
           const r = await ended(s.id);
           assertEquals([r.status, r.end_reason, r.dial_state], [
             "ended",

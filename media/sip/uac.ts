@@ -185,9 +185,9 @@ export class PlacedCall {
     const { username, password } = this.opts;
     if (username === undefined || password === undefined) return false;
     const proxy = r.status === 407;
-    const challenge = chooseChallenge(
-      headerList(r, proxy ? "Proxy-Authenticate" : "WWW-Authenticate"),
-    );
+    // Each challenge is one header line: its own commas separate parameters, not challenges.
+    const name = proxy ? "Proxy-Authenticate" : "WWW-Authenticate";
+    const challenge = chooseChallenge(r.headers.filter((h) => h.name === name).map((h) => h.value));
     if (!challenge) return false;
     this.authorised = true;
     const value = digestAuthorization({

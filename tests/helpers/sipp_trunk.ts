@@ -2,6 +2,7 @@
 // runSippTrunk (sipp.ts): the answers SIPp sends are built from the INVITE it received ([last_*]),
 // its own To tag is `[pid]SIPpTag01[call_number]`, and each scenario fails SIPp's call on any
 // message it did not expect or one that never came.
+import { createHash } from "node:crypto";
 import { XML_HEAD } from "./sipp_scenario.ts";
 
 /** SIPp's To tag on every answer it gives in one call. */
@@ -110,6 +111,9 @@ export function ringsUntilCancelled(): string {
 </scenario>`;
 }
 
+/** The nonce and realm of challengesThenAnswers's challenge. */
+export const CHALLENGE = { realm: "trunk.test", nonce: "4f1c2a9b7d" };
+
 /**
  * A digest challenge first (401 WWW-Authenticate, or 407 Proxy-Authenticate), then the INVITE
  * with credentials SIPp checks (verifyauth, MD5): right, the call is answered as
@@ -126,13 +130,20 @@ export function challengesThenAnswers(
     : ["Proxy Authentication Required", "Proxy-Authenticate"];
   const challenged = `${RECV_INVITE}${trunkAnswer("100 Trying", [], false)}${
     trunkAnswer(`${status} ${phrase}`, [
-      `${header}: Digest realm="trunk.test", nonce="4f1c2a9b7d", qop="auth", algorithm=MD5`,
+      `${header}: Digest realm="${CHALLENGE.realm}", nonce="${CHALLENGE.nonce}", qop="auth", algorithm=MD5`,
     ])
   }
   <recv request="ACK"/>
   <recv request="INVITE">
-    <action>
-      <verifyauth assign_to="authvalid" username="${user}" password="${password}"/>
+    <action>${
+    status === "401"
+      ? `
+      <verifyauth assign_to="authvalid" username="${user}" password="${password}"/>`
+      // SIPp 3.6's verifyauth reads only Authorization: a Proxy-Authorization is checked for its
+      // presence and user here, and its response hash by the test (proxyAuthorizationHolds).
+      : `
+      <ereg regexp="Digest username=.${user}." search_in="hdr" header="Proxy-Authorization:" assign_to="authvalid"/>`
+  }
     </action>
   </recv>
   <nop hide="true" test="authvalid" next="good"/>
@@ -141,4 +152,21 @@ export function challengesThenAnswers(
   <recv request="NEVER" timeout="100"/>
   <label id="good"/>`;
   return answersThenHangsUp(rtpPort, 500, challenged);
+}
+
+/**
+ * Whether the Proxy-Authorization in SIPp's message log answers CHALLENGE for `user` and
+ * `password` (RFC 2617 3.2.2.1, qop=auth), computed here apart from the worker's digest code.
+ */
+export function proxyAuthorizationHolds(messages: string, user: string, password: string): boolean {
+  const line = /^Proxy-Authorization: Digest (.*)$/m.exec(messages)?.[1];
+  if (!line) return false;
+  const p = Object.fromEntries(
+    [...line.matchAll(/(\w+)=(?:"([^"]*)"|([^,\s]+))/g)].map((m) => [m[1], m[2] ?? m[3]]),
+  );
+  const md5 = (s: string) => createHash("md5").update(s).digest("hex");
+  const ha1 = md5(`${user}:${CHALLENGE.realm}:${password}`);
+  const ha2 = md5(`INVITE:${p.uri}`);
+  const expected = md5(`${ha1}:${CHALLENGE.nonce}:${p.nc}:${p.cnonce}:auth:${ha2}`);
+  return p.username === user && p.realm === CHALLENGE.realm && p.response === expected;
 }
