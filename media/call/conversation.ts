@@ -25,6 +25,7 @@ import { callerHooks, type CallerSide } from "./caller_hooks.ts";
 import { BrainEvents } from "./brain_events.ts";
 import { sayRefusal } from "./say.ts";
 import type { DtmfDigit } from "../phone/line.ts";
+import { GreetingGate } from "./greeting_gate.ts";
 
 const log = logger("conversation");
 
@@ -50,6 +51,8 @@ export class Conversation {
   private replyTimer = new ReplyTimer((turnId, ms) => this.onReplyTimeout(turnId, ms));
   private limits = { ...brainLimits };
   private finished = false;
+  /** An outbound call's greeting, held until the callee has spoken (greeting_gate.ts). */
+  private gate?: GreetingGate;
   /** The brain's EndSession and Transfer, once the bot has finished what it says. */
   private whenQuiet: WhenQuiet;
   /** Caller events and turn metrics, as far as the brain asked for them (config.events). */
@@ -133,6 +136,12 @@ export class Conversation {
       ...(o.phone ? { phone: o.phone } : {}),
     });
     this.replyTimer.arm("greeting", o.greetingTimeoutMs ?? this.limits.greetingTimeoutMs);
+    if (o.outboundGreeting) {
+      this.gate = new GreetingGate(o.outboundGreeting, (units, why, waited_ms) => {
+        o.log.add("worker", "greeting_released", { why, waited_ms });
+        for (const u of units) this.unit(...u);
+      });
+    }
     this.idle.timeoutMs = this.config.idle.timeout_ms;
   }
 
@@ -190,6 +199,7 @@ export class Conversation {
     if (this.finished) return;
     // The receiver reuses its buffer; every consumer below copies what it keeps, synchronously.
     this.opts.recording?.pushCaller(pcm);
+    if (this.gate && !this.gate.hear(pcm)) return; // the callee answering, not a turn
     this.caller?.push(pcm);
   }
 
@@ -214,6 +224,10 @@ export class Conversation {
   }
 
   private unit(turnId: string, unitId: string, text: string, last: boolean): void {
+    if (turnId === "greeting" && this.gate?.holding) {
+      this.replyTimer.clear(turnId); // the brain did answer; the gate decides when it is heard
+      return this.gate.hold(turnId, unitId, text, last);
+    }
     // Before the call has started no turn is open: the unit is not wanted.
     const verdict = this.issued.has(turnId)
       ? this.caller?.accept(turnId) ?? "superseded"
@@ -281,6 +295,7 @@ export class Conversation {
   async finish(reason: string): Promise<ConversationOutcome> {
     if (!this.finished) {
       this.finished = true;
+      this.gate?.stop();
       this.whenQuiet.stop();
       // What the engines did up to the end; anything settling later is not the call's.
       this.usageAtEnd = this.speech.usage.record();
