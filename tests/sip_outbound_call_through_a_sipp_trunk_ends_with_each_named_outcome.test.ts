@@ -15,6 +15,7 @@ import {
   ringsUntilCancelled,
 } from "./helpers/sipp_trunk.ts";
 import { PhoneCaller } from "./helpers/phone_caller.ts";
+import { sessionLog } from "./helpers/live_call.ts";
 import { createBrain, type PhoneInfo } from "../sdk/brain/mod.ts";
 import { rms } from "../caller/wav.ts";
 
@@ -122,7 +123,7 @@ Deno.test("an outbound call through a SIPp trunk ends with the outcome each answ
           const t0 = performance.now();
           const running = call(answersThenHangsUp(phone.port, 9_000));
           await phone.start();
-          const { run, row } = await running;
+          const { run, row, id } = await running;
           assertSippPassed(run);
           assertEquals(row, {
             status: "ended",
@@ -136,6 +137,13 @@ Deno.test("an outbound call through a SIPp trunk ends with the outcome each answ
           );
           assertEquals(seen.phone?.direction, "outbound");
           assertEquals([seen.phone?.from, seen.phone?.to], [OUR_NUMBER, CALLEE]);
+          // The callee said nothing (the phone sends silence): the greeting waited its 3 s.
+          const log = await sessionLog(sql, id);
+          const released = log.find((e) => e.kind === "greeting_released");
+          assertEquals(released?.data.why, "callee_silent");
+          assert(Number(released?.data.waited_ms) >= 2900, JSON.stringify(released));
+          const sip = log.filter((e) => e.source === "sip").map((e) => e.kind);
+          assertEquals(sip.slice(0, 3), ["dial", "ringing", "answered"]);
         } finally {
           await phone.close();
         }
