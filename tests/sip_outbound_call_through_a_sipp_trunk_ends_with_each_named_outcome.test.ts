@@ -99,7 +99,7 @@ Deno.test("an outbound call through a SIPp trunk ends with the outcome each answ
   const call = async (
     scenario: string,
     extra: Record<string, unknown> = {},
-  ): Promise<{ run: SippRun; row: Row; id: string }> => {
+  ): Promise<{ run: SippRun; row: Row; id: string; token: string }> => {
     const trunkPort = await freeUdpPort();
     const sipp = runSippTrunk(scenario, trunkPort);
     await new Promise((r) => setTimeout(r, 300)); // SIPp binds its port
@@ -111,10 +111,51 @@ Deno.test("an outbound call through a SIPp trunk ends with the outcome each answ
     const r = await ended(s.id).catch((err) => {
       throw new Error(`${err.message}\nSIPp:\n${run.errors}\n${run.messages}`);
     });
-    return { run, row: r, id: s.id };
+    return { run, row: r, id: s.id, token: s.token };
   };
 
   try {
+    await t.step(
+      "refused dials change nothing: no token, not outbound, a bad body, a spent token",
+      async () => {
+        const status = async (id: string) => (await row(id)).status;
+        const s = await outboundSession();
+        const noToken = await fetch(`${service.worker.url}/sessions/${s.id}/dial`, {
+          method: "POST",
+          body: "{}",
+        });
+        assertEquals([noToken.status, (await noToken.json()).error.code], [401, "unauthorized"]);
+        const trunk = (more: Record<string, unknown>) => ({
+          trunk: { trunk_id: "t", address: "127.0.0.1:5060", transport: "udp", ...more },
+        });
+        for (
+          const [body, code, field] of [
+            [{ to: "5550123" }, 400, "to"],
+            [{ ring_timeout_seconds: 4 }, 400, "ring_timeout_seconds"],
+            [{ machine_detection: "maybe" }, 400, "machine_detection"],
+            [trunk({ transport: "tcp" }), 422, "trunk.transport"],
+            [trunk({ address: "127.0.0.1:99999" }), 400, "trunk.address"],
+            [trunk({ username: "u" }), 400, "trunk.username"],
+          ] as const
+        ) {
+          const res = await dial(s, 5060, body);
+          const error = (await res.json()).error;
+          assertEquals([res.status, error.details.field], [code, field], JSON.stringify(error));
+        }
+        assertEquals(await status(s.id), "created");
+        // A web session's token (sessions.connect, not reserved outbound) places no call.
+        const web = await outboundSession();
+        await sql`update sessions set direction = 'inbound' where id = ${web.id}`;
+        const refused = await dial(web, 5060);
+        assertEquals([refused.status, (await refused.json()).error.code], [403, "not_outbound"]);
+        assertEquals(await status(web.id), "created");
+        // A spent token: the call it placed ended; a second dial is refused.
+        const once = await call(refusesWith("404 Not Found"));
+        const again = await dial({ id: once.id, token: once.token }, 5060);
+        assertEquals([again.status, (await again.json()).error.code], [401, "token_used"]);
+      },
+    );
+
     await t.step(
       "answered: the worker ACKs, the greeting is heard as RTP, the callee's BYE ends it",
       async () => {
