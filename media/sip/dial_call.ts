@@ -52,6 +52,14 @@ export interface PreparedDial {
 /** The worker's outbound calls, as the dial route sees them. */
 export interface Dialler {
   prepare(dial: DialRequest): Promise<PreparedDial>;
+  /** SIP is closing: calls still ringing are cancelled and end `worker_shutdown`. */
+  close(): Promise<void>;
+}
+
+/** A placed call until it is answered or over: how to give it up and wait for its writes. */
+interface Ringing {
+  abandon(): boolean;
+  written(): Promise<unknown>;
 }
 
 export interface DiallerDeps {
@@ -64,18 +72,32 @@ export interface DiallerDeps {
 }
 
 export function dialler(d: DiallerDeps): Dialler {
+  const ringing = new Set<Ringing>();
   return {
     async prepare(dial) {
       const rtp = await d.openMedia(d.host);
       return {
         release: () => rtp.close(),
-        start: (session) => place(d, dial, rtp, session),
+        start: (session) => {
+          const call: Ringing = place(d, dial, rtp, session, () => ringing.delete(call));
+          ringing.add(call);
+        },
       };
+    },
+    async close() {
+      const left = [...ringing].filter((c) => c.abandon());
+      await Promise.all(left.map((c) => c.written()));
     },
   };
 }
 
-function place(d: DiallerDeps, dial: DialRequest, rtp: RtpMedia, session: AdmittedSession): void {
+function place(
+  d: DiallerDeps,
+  dial: DialRequest,
+  rtp: RtpMedia,
+  session: AdmittedSession,
+  settled: () => void,
+): Ringing {
   const sessionId = session.claims.sid;
   const sessionLog = session.log;
   // Writes in the order they happen: a ringing never lands before its dialing, nor the end first.
@@ -103,6 +125,7 @@ function place(d: DiallerDeps, dial: DialRequest, rtp: RtpMedia, session: Admitt
       state("ringing");
     },
     answered: ({ callId, media, signalling }) => {
+      settled();
       state("answered");
       sessionLog.add("sip", "answered", {
         codec: media.codec,
@@ -130,6 +153,7 @@ function place(d: DiallerDeps, dial: DialRequest, rtp: RtpMedia, session: Admitt
       });
     },
     failed: (f: DialFailure) => {
+      settled();
       sessionLog.add("sip", "dial_ended", { reason: f.reason, sip: f.sip });
       log.info("outbound call not answered", { session_id: sessionId, reason: f.reason });
       write("end", async () => {
@@ -156,4 +180,5 @@ function place(d: DiallerDeps, dial: DialRequest, rtp: RtpMedia, session: Admitt
   });
   state("dialing");
   placed.start();
+  return { abandon: () => placed.abandon(), written: () => writes };
 }

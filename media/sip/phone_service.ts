@@ -156,11 +156,16 @@ export async function startSipPhones(
 
   const port = await uas.listen();
   log.info("SIP listening", { host: settings.host, port, public: settings.publicAddress ?? null });
+  const calls = dialler({ node, uas, held: pending, openMedia, host: settings.host, onPhoneCall });
   return {
     port,
     uas,
-    dialler: dialler({ node, uas, held: pending, openMedia, host: settings.host, onPhoneCall }),
-    close: () => uas.close(),
+    dialler: calls,
+    // Calls still ringing are cancelled while the socket is open, then the UAS closes.
+    close: async () => {
+      await calls.close();
+      await uas.close();
+    },
   };
 }
 

@@ -49,7 +49,8 @@ export interface PlaceCallOptions {
 
 /** How a placed call ended before it was answered, with the SIP that said so (for the log). */
 export interface DialFailure {
-  reason: DialEndReason;
+  /** The dial's outcome, or `worker_shutdown` when the worker went away while it rang. */
+  reason: DialEndReason | "worker_shutdown";
   status: "ended" | "failed";
   /** "486 Busy Here", "timeout" (Timer B), "cancelled" (ring timeout)... */
   sip: string;
@@ -106,9 +107,16 @@ export class PlacedCall {
     this.ringTimer = this.host.clock.after(this.opts.ringTimeoutMs, () => this.ringTimedOut());
   }
 
-  /** The worker gives up on the call before it is answered (shutdown): CANCEL, as at the timeout. */
-  abandon(): void {
-    this.ringTimedOut();
+  /**
+   * The worker is going away before the call is answered: CANCEL if it may be sent (9.1), and the
+   * dial ends now, `worker_shutdown`. False when the call was already answered or over.
+   */
+  abandon(): boolean {
+    if (this.settled) return false;
+    this.cancelWanted = true;
+    if (this.provisional) this.sendCancel();
+    this.fail({ reason: "worker_shutdown", status: "ended", sip: "shutdown" });
+    return true;
   }
 
   private get local() {
