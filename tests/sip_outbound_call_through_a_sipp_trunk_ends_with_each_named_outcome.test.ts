@@ -14,7 +14,7 @@ import {
   refusesWith,
   ringsUntilCancelled,
 } from "./helpers/sipp_trunk.ts";
-import { PhoneCaller } from "./helpers/phone_caller.ts";
+import { PhoneCaller, ulawSpeech } from "./helpers/phone_caller.ts";
 import { sessionLog } from "./helpers/live_call.ts";
 import { createBrain, type PhoneInfo } from "../sdk/brain/mod.ts";
 import { rms } from "../caller/wav.ts";
@@ -38,14 +38,16 @@ interface Row {
 }
 
 Deno.test("an outbound call through a SIPp trunk ends with the outcome each answer names", async (t) => {
-  const seen: { phone?: PhoneInfo | null; greetingHeard?: boolean } = {};
+  const seen: { phone?: PhoneInfo | null; turns: string[] } = { turns: [] };
   const brain = createBrain({
     onSessionStart(session) {
       seen.phone = session.phone;
       return "Hello, this is the hotel calling about your booking.";
     },
-    onTurn: () => "Thank you.",
-    onHeard: (heard) => void (heard.turnId === "greeting" && (seen.greetingHeard = true)),
+    onTurn: (turn) => {
+      seen.turns.push(turn.text);
+      return "Thank you.";
+    },
   });
   const sipPort = await freeUdpPort();
   const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
@@ -185,6 +187,31 @@ Deno.test("an outbound call through a SIPp trunk ends with the outcome each answ
           assert(Number(released?.data.waited_ms) >= 2900, JSON.stringify(released));
           const sip = log.filter((e) => e.source === "sip").map((e) => e.kind);
           assertEquals(sip.slice(0, 3), ["dial", "ringing", "answered"]);
+        } finally {
+          await phone.close();
+        }
+      },
+    );
+
+    await t.step(
+      "the callee says hello first: the greeting follows it, and hello is no turn",
+      async () => {
+        const phone = await PhoneCaller.open();
+        const turnsBefore = seen.turns.length;
+        try {
+          const running = call(answersThenHangsUp(phone.port, 9_000));
+          await phone.start();
+          const saidAt = performance.now();
+          await phone.say(await ulawSpeech("hello"));
+          const { run, row, id } = await running;
+          assertSippPassed(run);
+          assertEquals([row.status, row.end_reason], ["ended", "caller_hung_up"]);
+          const log = await sessionLog(sql, id);
+          const released = log.find((e) => e.kind === "greeting_released");
+          assertEquals(released?.data.why, "callee_spoke", JSON.stringify(released));
+          assert(Number(released?.data.waited_ms) < 3000, JSON.stringify(released));
+          assert(loudFrames(phone.audioSince(saidAt)) > 25, "no greeting after the callee's hello");
+          assertEquals(seen.turns.length, turnsBefore, `hello reached the brain: ${seen.turns}`);
         } finally {
           await phone.close();
         }
