@@ -31,6 +31,8 @@ export interface UacHost {
   track(key: string, tx: { receive(r: SipResponse): void }): () => void;
   /** The call is answered: its dialog is held with the answered calls' (in_dialog.ts). */
   answered(call: UasCall, ids: DialogIds, send: (bytes: Uint8Array) => void): SipDialog;
+  /** Our BYE in a held dialog, and the dialog is forgotten. */
+  hangUp(callId: string): Promise<unknown>;
 }
 
 export interface PlaceCallOptions {
@@ -219,6 +221,7 @@ export class PlacedCall {
       localTag: this.fromTag,
       remoteTag: tagOf(header(r, "To")),
       state: "confirmed",
+      // Named in our answers to the callee's re-INVITEs; closing it is idempotent (RtpMedia).
       rtp: this.opts.rtp,
       sdpVersion: 1,
       sessionId: String(Date.now()),
@@ -231,8 +234,9 @@ export class PlacedCall {
     // Read with the offer's reader: the codec, their RTP address and port, telephone-event.
     const answer = type === "application/sdp" ? answerOffer(decode(r.body), READER) : undefined;
     if (this.settled || this.cancelWanted || !answer?.ok) {
-      // Answered after we gave up (CANCEL crossed the 200), or with nothing we can speak: BYE.
-      void this.dialog.bye();
+      // Answered after we gave up (CANCEL crossed the 200), or with nothing we can speak: BYE,
+      // and the dialog is forgotten.
+      void this.host.hangUp(this.callId);
       if (this.settled) return;
       if (this.cancelWanted) {
         return this.fail({ reason: "no_answer", status: "ended", sip: "answered after CANCEL" });

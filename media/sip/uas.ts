@@ -120,6 +120,7 @@ export class SipUas {
         return () => this.placedClients.delete(key);
       },
       answered: (call, ids, send) => this.inDialog.placed(call, ids, send),
+      hangUp: (callId) => this.inDialog.hangUp(callId),
     };
   }
 
