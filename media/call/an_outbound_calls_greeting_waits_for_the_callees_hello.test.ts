@@ -9,17 +9,22 @@ const frame = (amplitude: number) =>
 const LOUD = frame(3000), QUIET = frame(20);
 
 function gate(rule: Parameters<typeof outboundGreetingOf>[0]) {
+  // What the gate logs when it opens, and the units it then hands on, per opening.
   const released: { units: number; why: string; waited: number }[] = [];
-  const g = new GreetingGate(
-    outboundGreetingOf(rule),
-    (units, why, waited) => released.push({ units: units.length, why, waited }),
-  );
+  const log = {
+    add: (_source: string, _kind: string, data: { why: string; waited_ms: number }) =>
+      void released.push({ units: 0, why: data.why, waited: data.waited_ms }),
+  };
+  const g = new GreetingGate(outboundGreetingOf(rule), log as never, {
+    unit: () => void released.at(-1)!.units++,
+  });
   return { g, released };
 }
 
 Deno.test("callee first: the greeting waits for the callee's hello to end, which is not heard as a turn", () => {
   const { g, released } = gate(undefined);
-  g.hold("greeting", "u1", "Hello, this is the hotel.", true);
+  assert(g.hold("greeting", "u1", "Hello, this is the hotel.", true));
+  assert(!g.hold("t1", "u2", "Not a greeting.", true), "a turn's unit was held");
   const listened: boolean[] = [];
   for (let i = 0; i < 10; i++) listened.push(g.hear(QUIET)); // the line just answered
   for (let i = 0; i < 20; i++) listened.push(g.hear(LOUD)); // "Hello?" (400 ms)
@@ -31,6 +36,7 @@ Deno.test("callee first: the greeting waits for the callee's hello to end, which
   assert(listened.every((l) => !l), "the callee's hello reached the listener");
   assert(g.hear(LOUD), "after the greeting is released the callee is listened to");
   assert(!g.holding);
+  assert(!g.hold("greeting", "u3", "Late.", true), "a unit was held after the gate opened");
   g.stop();
 });
 

@@ -51,8 +51,7 @@ export class Conversation {
   private replyTimer = new ReplyTimer((turnId, ms) => this.onReplyTimeout(turnId, ms));
   private limits = { ...brainLimits };
   private finished = false;
-  /** An outbound call's greeting, held until the callee has spoken (greeting_gate.ts). */
-  private gate?: GreetingGate;
+  private gate?: GreetingGate; // an outbound call's greeting, held for the callee's hello
   /** The brain's EndSession and Transfer, once the bot has finished what it says. */
   private whenQuiet: WhenQuiet;
   /** Caller events and turn metrics, as far as the brain asked for them (config.events). */
@@ -136,12 +135,8 @@ export class Conversation {
       ...(o.phone ? { phone: o.phone } : {}),
     });
     this.replyTimer.arm("greeting", o.greetingTimeoutMs ?? this.limits.greetingTimeoutMs);
-    if (o.outboundGreeting) {
-      this.gate = new GreetingGate(o.outboundGreeting, (units, why, waited_ms) => {
-        o.log.add("worker", "greeting_released", { why, waited_ms });
-        for (const u of units) this.unit(...u);
-      });
-    }
+    const held = { unit: this.unit.bind(this) };
+    if (o.outboundGreeting) this.gate = new GreetingGate(o.outboundGreeting, o.log, held);
     this.idle.timeoutMs = this.config.idle.timeout_ms;
   }
 
@@ -224,10 +219,7 @@ export class Conversation {
   }
 
   private unit(turnId: string, unitId: string, text: string, last: boolean): void {
-    if (turnId === "greeting" && this.gate?.holding) {
-      this.replyTimer.clear(turnId); // the brain did answer; the gate decides when it is heard
-      return this.gate.hold(turnId, unitId, text, last);
-    }
+    if (this.gate?.hold(turnId, unitId, text, last)) return this.replyTimer.clear(turnId);
     // Before the call has started no turn is open: the unit is not wanted.
     const verdict = this.issued.has(turnId)
       ? this.caller?.accept(turnId) ?? "superseded"

@@ -31,6 +31,8 @@ export function outboundGreetingOf(config: unknown): OutboundGreeting {
   return { start: "callee_first", waitMs: wait || CALLEE_FIRST_WAIT_MS };
 }
 
+import type { SessionEventWriter } from "../../common/session_events.ts";
+
 type HeldUnit = [turnId: string, unitId: string, text: string, last: boolean];
 
 export class GreetingGate {
@@ -43,8 +45,9 @@ export class GreetingGate {
 
   constructor(
     private readonly rule: OutboundGreeting,
-    /** The gate opens: the held units are to be spoken, and the callee listened to. */
-    private readonly release: (units: HeldUnit[], why: string, waitedMs: number) => void,
+    private readonly log: Pick<SessionEventWriter, "add">,
+    /** Where the held units go when the gate opens (the conversation, as if they came now). */
+    private readonly speak: { unit(...unit: HeldUnit): void },
   ) {
     const why = rule.start === "after_delay" ? "delay" : "callee_silent";
     this.timer = setTimeout(() => this.open(why), rule.waitMs);
@@ -55,8 +58,14 @@ export class GreetingGate {
     return !this.opened;
   }
 
-  hold(...unit: HeldUnit): void {
+  /**
+   * Holds a greeting unit while the gate is shut; false (not held) otherwise. A held unit is the
+   * brain's answer all the same: the conversation clears the greeting's timeout.
+   */
+  hold(...unit: HeldUnit): boolean {
+    if (this.opened || unit[0] !== "greeting") return false;
     this.held.push(unit);
+    return true;
   }
 
   /** A 20 ms caller frame: true when it is to be listened to (the gate is open). */
@@ -76,7 +85,9 @@ export class GreetingGate {
     if (this.opened) return;
     this.opened = true;
     clearTimeout(this.timer);
-    this.release(this.held.splice(0), why, Math.round(performance.now() - this.since));
+    const waited_ms = Math.round(performance.now() - this.since);
+    this.log.add("worker", "greeting_released", { why, waited_ms });
+    for (const unit of this.held.splice(0)) this.speak.unit(...unit);
   }
 
   stop(): void {
