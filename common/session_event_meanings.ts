@@ -25,6 +25,8 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     barge_in: "the caller cut the bot off { turn_id } with the VAD's window_ms, or typed: true",
     turn_cancelled: "a turn the brain was answering was superseded { turn_id, reason }",
     greeting_timeout: "no greeting unit in time { after_ms }",
+    greeting_released:
+      "an outbound call's held greeting was spoken: the callee spoke, stayed silent, or the delay passed { why, waited_ms }",
     reply_timeout: "no first unit of a reply in time { turn_id, after_ms }",
     engine_fallback:
       "an engine gave up and the next of its route took over { leg, from, to, reason }",
@@ -99,6 +101,10 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     bye_answered: "the answer to the BYE { answer }",
     media_timeout: "no RTP from the caller for too long",
     ended: "the far end ended the call { reason }",
+    dial:
+      "the worker sent an outbound INVITE { to, from, trunk_id, ring_timeout_seconds, machine_detection, call_id }",
+    ringing: "the callee's phone rang (the first 180 or 183)",
+    dial_ended: "the outbound call ended unanswered { reason, sip }",
   },
   to_brain: {
     session_start: FRAME,

@@ -62,6 +62,7 @@ export type WorkerEvents = { [K in CallFailure]: FailureData } & {
   barge_in: { turn_id: string; window_ms?: number; typed?: boolean };
   turn_cancelled: { turn_id: string; reason: "superseded" };
   greeting_timeout: { after_ms: number };
+  greeting_released: { why: string; waited_ms: number };
   reply_timeout: { turn_id: string; after_ms: number };
   engine_fallback: { leg: "recognition" | "synthesis"; from: string; to: string; reason: string };
   synthesis_error: { unit_id: string; error: string };
@@ -181,6 +182,17 @@ export interface SipEvents {
   bye_answered: { answer: string };
   media_timeout: Empty;
   ended: { reason: string };
+  /** The worker placed a call over a trunk (issue 34). */
+  dial: {
+    to: string;
+    from: string;
+    trunk_id: string;
+    ring_timeout_seconds: number;
+    machine_detection: string;
+    call_id: string;
+  };
+  ringing: Empty;
+  dial_ended: { reason: string; sip: string };
 }
 
 /** Frames to the brain, by frame type. */

@@ -320,6 +320,8 @@ export interface SessionTokenState {
   holds_slot: boolean;
   /** Whether its node has a free slot now (false without a node). */
   node_has_room: boolean;
+  /** `outbound` for a session reserved for a call the service places (issue 34). */
+  direction: "inbound" | "outbound";
 }
 
 export async function sessionTokenState(
@@ -327,7 +329,7 @@ export async function sessionTokenState(
   sessionId: string,
 ): Promise<SessionTokenState | undefined> {
   const [row] = await sql<SessionTokenState[]>`select s.status, s.token_id, s.node_id,
-      s.token_expires_at, s.holds_slot,
+      s.token_expires_at, s.holds_slot, s.direction,
       coalesce(n.active_calls < n.capacity, false) as node_has_room
     from sessions s left join worker_nodes n on n.id = s.node_id
     where s.id = ${sessionId}`;

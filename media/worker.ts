@@ -13,6 +13,8 @@ import type { Call } from "./call/call.ts";
 import type { EndOfTurnMode } from "./turn/turn_taking.ts";
 import { LatenessHistogram } from "./audio/pacer.ts";
 import { patchCandidates, postOffer } from "./signaling/offer.ts";
+import { postDial } from "./signaling/dial.ts";
+import type { Dialler } from "./sip/dial_call.ts";
 import { type AdmittedPhoneCall, telephonyStream } from "./signaling/telephony_stream.ts";
 import type { TelephonySettings } from "../common/telephony_settings.ts";
 import { streamPhoneCalls } from "./signaling/stream_phone_calls.ts";
@@ -52,6 +54,8 @@ export interface WorkerContext {
    * every call does (media/call/node_calls.ts).
    */
   startPhoneCall?: (call: AdmittedPhoneCall) => void;
+  /** Outbound calls over a SIP trunk (media/sip/dial_call.ts); absent without SIP_PORT. */
+  dialler?: Dialler;
 }
 
 export function createWorkerApp(w: WorkerContext): Hono {
@@ -79,6 +83,8 @@ export function createWorkerApp(w: WorkerContext): Hono {
     return answer;
   });
   app.patch("/sessions/:session_id/offer", route(patchCandidates));
+  // Outbound calls (issue 34): the control plane posts a WorkerDial with the session's token.
+  app.post("/sessions/:session_id/dial", route(postDial));
   // Telephony providers' media streams (Twilio, Plivo, Exotel): docs/telephony-websocket.md.
   app.get("/telephony/:carrier/:session_id", route(telephonyStream));
   // Alive (liveness) even while draining; ready (readiness) only while it takes new calls.

@@ -36,7 +36,14 @@ Deno.test("bytes that are not a frame are refused", () => {
 });
 
 Deno.test("a phone call's SessionStart, a DTMF key, a transfer and its failure round-trip", () => {
-  const phone = { from: "+14155550100", to: "+918041234567", carrier: "sip", call_id: "abc@x" };
+  const phone = {
+    from: "+14155550100",
+    to: "+918041234567",
+    carrier: "sip",
+    call_id: "abc@x",
+    direction: "outbound",
+    machine_detection: "",
+  };
   const start = decodeServiceFrame(
     encodeServiceFrame(1, "session_start", { session_id: "s", phone }),
   );

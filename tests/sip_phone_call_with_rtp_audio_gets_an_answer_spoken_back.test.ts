@@ -200,6 +200,8 @@ Deno.test("a SIP call hears the greeting, its spoken turn reaches the brain, key
       to: DIALLED,
       carrier: "sip",
       callId: seen.phone!.callId,
+      direction: "inbound",
+      machineDetection: null,
     });
     assert(seen.phone!.callId.length > 0);
 

@@ -24,12 +24,40 @@ export interface ConfigJson {
   tts?: { voice?: string; language?: string };
   stt?: { language?: string };
   idle?: { timeout_ms?: number };
+  /** When an outbound call's greeting is spoken (media/call/greeting_gate.ts). */
+  outbound_greeting?: { start?: string; wait_ms?: number };
   /** Beside the wire Config, decided at connect (common/noise_suppression.ts). */
   noise_suppression?: NoiseSuppression;
 }
 
 export const IDLE_MIN_MS = 1000;
 export const IDLE_MAX_MS = 3_600_000;
+
+/** The longest an outbound call's greeting may wait (OutboundGreetingConfig.wait_ms). */
+export const OUTBOUND_GREETING_MAX_WAIT_MS = 10_000;
+const GREETING_STARTS = ["START_UNSPECIFIED", "CALLEE_FIRST", "AFTER_DELAY"];
+
+/** outbound_greeting: a known start and a wait of at most OUTBOUND_GREETING_MAX_WAIT_MS. */
+function checkOutboundGreeting(leaves: Map<string, ConfigLeaf>): void {
+  const start = leaves.get("outbound_greeting.start");
+  if (start && !GREETING_STARTS.includes(start.value as string)) {
+    throw new ApiError(
+      400,
+      "invalid_config",
+      `${start.path} must be CALLEE_FIRST or AFTER_DELAY.`,
+      { field: start.path, allowed: GREETING_STARTS.slice(1) },
+    );
+  }
+  const wait = leaves.get("outbound_greeting.wait_ms");
+  if (wait && +wait.value > OUTBOUND_GREETING_MAX_WAIT_MS) {
+    throw new ApiError(
+      400,
+      "invalid_config",
+      `${wait.path} must be at most ${OUTBOUND_GREETING_MAX_WAIT_MS} milliseconds.`,
+      { field: wait.path },
+    );
+  }
+}
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
@@ -154,6 +182,7 @@ export function checkConfig(leaves: Map<string, ConfigLeaf>, caps: Capabilities)
       { field: idle.path },
     );
   }
+  checkOutboundGreeting(leaves);
   const out: Record<string, Record<string, unknown>> = {};
   for (const { key, value } of leaves.values()) {
     const [section, name] = key.split(".");

@@ -13,6 +13,7 @@ import { applyConfig, defaultConfig } from "./call_config.ts";
 import { Conversation, type ConversationOutcome } from "./conversation.ts";
 import { type CallLine, type EndStatus, endStatusOf, type PhoneAbout } from "./line.ts";
 import { KeyPresses } from "./key_presses.ts";
+import { outboundGreetingOf } from "./greeting_gate.ts";
 import { PageRecord } from "./page_record.ts";
 import { CallRecording } from "./recording.ts";
 import { endRecords } from "./record_writer.ts";
@@ -121,6 +122,10 @@ export class Call {
       endCall: (status, reason) => this.end(status, reason),
       endOfTurn: o.endOfTurn,
       noiseSuppression: noiseSuppressionOf(o.input?.config),
+      // A call the service placed greets after the callee's "Hello?" (or a delay), per config.
+      outboundGreeting: line.phone?.direction === "outbound"
+        ? outboundGreetingOf(o.input?.config)
+        : undefined,
     });
     conversation.turnLog.observer = {
       latency: (step, ms) => this.turnObserver?.latency(step, ms),

@@ -25,6 +25,7 @@ import { callerHooks, type CallerSide } from "./caller_hooks.ts";
 import { BrainEvents } from "./brain_events.ts";
 import { sayRefusal } from "./say.ts";
 import type { DtmfDigit } from "../phone/line.ts";
+import { GreetingGate } from "./greeting_gate.ts";
 
 const log = logger("conversation");
 
@@ -50,6 +51,7 @@ export class Conversation {
   private replyTimer = new ReplyTimer((turnId, ms) => this.onReplyTimeout(turnId, ms));
   private limits = { ...brainLimits };
   private finished = false;
+  private gate?: GreetingGate; // an outbound call's greeting, held for the callee's hello
   /** The brain's EndSession and Transfer, once the bot has finished what it says. */
   private whenQuiet: WhenQuiet;
   /** Caller events and turn metrics, as far as the brain asked for them (config.events). */
@@ -133,6 +135,8 @@ export class Conversation {
       ...(o.phone ? { phone: o.phone } : {}),
     });
     this.replyTimer.arm("greeting", o.greetingTimeoutMs ?? this.limits.greetingTimeoutMs);
+    const held = { unit: this.unit.bind(this) };
+    if (o.outboundGreeting) this.gate = new GreetingGate(o.outboundGreeting, o.log, held);
     this.idle.timeoutMs = this.config.idle.timeout_ms;
   }
 
@@ -190,6 +194,7 @@ export class Conversation {
     if (this.finished) return;
     // The receiver reuses its buffer; every consumer below copies what it keeps, synchronously.
     this.opts.recording?.pushCaller(pcm);
+    if (this.gate && !this.gate.hear(pcm)) return; // the callee answering, not a turn
     this.caller?.push(pcm);
   }
 
@@ -214,6 +219,7 @@ export class Conversation {
   }
 
   private unit(turnId: string, unitId: string, text: string, last: boolean): void {
+    if (this.gate?.hold(turnId, unitId, text, last)) return this.replyTimer.clear(turnId);
     // Before the call has started no turn is open: the unit is not wanted.
     const verdict = this.issued.has(turnId)
       ? this.caller?.accept(turnId) ?? "superseded"
@@ -281,6 +287,7 @@ export class Conversation {
   async finish(reason: string): Promise<ConversationOutcome> {
     if (!this.finished) {
       this.finished = true;
+      this.gate?.stop();
       this.whenQuiet.stop();
       // What the engines did up to the end; anything settling later is not the call's.
       this.usageAtEnd = this.speech.usage.record();

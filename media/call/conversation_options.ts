@@ -4,6 +4,7 @@ import type { UsageRecord } from "../engines/routing.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import type { RtviEmitter } from "../rtvi/observer.ts";
 import type { TransferResult } from "../phone/line.ts";
+import type { OutboundGreeting } from "./greeting_gate.ts";
 import type { CallConfig } from "./call_config.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import type { ChannelKind } from "../stt/engine.ts";
@@ -36,6 +37,8 @@ export interface ConversationOptions {
   bargeInMs?: number;
   /** The caller's noise suppressor, from the connect config (default DEFAULT_NOISE_SUPPRESSION). */
   noiseSuppression?: NoiseSuppression;
+  /** A call the service placed: when its greeting is spoken (greeting_gate.ts); else at once. */
+  outboundGreeting?: OutboundGreeting;
   /** END_OF_TURN: `adaptive` (default) or `fixed`; see media/turn/turn_taking.ts. */
   endOfTurn?: EndOfTurnMode;
   /** How long the brain has to answer SessionStart with a greeting (default: brainLimits). */

@@ -22,6 +22,8 @@ export interface PhoneAbout {
   to: string;
   /** The carrier's id for this call (SIP Call-ID, Twilio CallSid, Plivo/Exotel stream or call id). */
   call_id: string;
+  /** Whether the far end rang (inbound, the default) or the service placed the call (issue 34). */
+  direction?: "inbound" | "outbound";
 }
 
 /** The line's pacing, live: frames skipped after a stall and how late ticks ran (the metrics). */

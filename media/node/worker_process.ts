@@ -120,6 +120,7 @@ export async function runWorker(
     },
     (call) => metrics.track(call),
   );
+  context.dialler = sip?.dialler;
   const registered = engines.serves;
   const registration = await registerWorkerNode(db.sql, {
     node_id: nodeId,

@@ -1,19 +1,72 @@
 // The worker's side of an answered call's dialog when it speaks first (RFC 3261 section 12.2.1):
 // BYE to hang up, REFER to transfer (RFC 3515), and the NOTIFYs that report a REFER's progress
 // (message/sipfrag, RFC 3420). Requests carry the dialog's identifiers, our CSeq, the route set the
-// INVITE's Record-Route gave, and go out on the transport the INVITE came on.
+// INVITE's Record-Route gave, and go out on the transport the INVITE came on. The same dialog
+// serves a call the worker placed (uac.ts), built from its INVITE and the 2xx (placedDialogIds).
 import type { SipClock, SipTimers } from "../../sip/clock.ts";
 import { type ClientOutcome, NonInviteClientTransaction } from "../../sip/client_transaction.ts";
 import { parseNameAddr } from "../../sip/headers.ts";
-import { type Header, header, headerList, serialize, type SipRequest } from "../../sip/message.ts";
+import {
+  type Header,
+  header,
+  headerList,
+  serialize,
+  type SipRequest,
+  type SipResponse,
+} from "../../sip/message.ts";
 import { randomToken } from "../../sip/response.ts";
 
 /** How long a REFER accepted with 202 may take to report its final status by NOTIFY. */
 export const REFER_OUTCOME_MS = 32_000;
 
+/** What identifies a dialog from our side (section 12.1): who we are, who they are, where to. */
+export interface DialogIds {
+  callId: string;
+  /** The From of what we send: our URI with our tag. */
+  local: string;
+  /** The To of what we send: theirs with their tag. */
+  remote: string;
+  /** The remote target: the Request-URI of our requests. */
+  target: string;
+  /** The route set, in the order our requests carry it. */
+  routes: string[];
+  /** Our last CSeq number in this dialog; our next request takes the one after it. */
+  cseq: number;
+}
+
+/** A dialog we answered (section 12.1.1): the INVITE's From is theirs, its To (tagged) ours. */
+export function answeredDialogIds(invite: SipRequest, localTag: string): DialogIds {
+  const remote = header(invite, "From")!;
+  return {
+    callId: header(invite, "Call-ID")!,
+    local: `${header(invite, "To")};tag=${localTag}`,
+    remote,
+    // The remote target is the INVITE's Contact; the route set its Record-Route, in order.
+    target: parseNameAddr(header(invite, "Contact") ?? "")?.uri ?? parseNameAddr(remote)!.uri,
+    routes: headerList(invite, "Record-Route"),
+    cseq: 1,
+  };
+}
+
+/**
+ * A dialog we placed (section 12.1.2), from our INVITE and its 2xx: our From, their To (tagged),
+ * the 2xx's Contact as the remote target, its Record-Route reversed as the route set, and the
+ * INVITE's CSeq as ours so far.
+ */
+export function placedDialogIds(invite: SipRequest, ok: SipResponse): DialogIds {
+  const remote = header(ok, "To")!;
+  return {
+    callId: header(invite, "Call-ID")!,
+    local: header(invite, "From")!,
+    remote,
+    target: parseNameAddr(header(ok, "Contact") ?? "")?.uri ?? invite.uri,
+    routes: headerList(ok, "Record-Route").reverse(),
+    cseq: Number(header(invite, "CSeq")!.trim().split(/\s+/)[0]),
+  };
+}
+
 export interface DialogOptions {
-  invite: SipRequest;
-  localTag: string;
+  ids: DialogIds;
   /** Our address and port as the far end reaches them (Via, Contact). */
   host: string;
   port: number;
@@ -32,25 +85,34 @@ export interface TransferOutcome {
 }
 
 export class SipDialog {
-  private cseq = 1;
+  private cseq: number;
   private byeSent?: Promise<ClientOutcome>;
   private refer?: { settle: (o: TransferOutcome) => void; timer: { cancel(): void } };
   readonly callId: string;
-  /** Our To (with our tag) as the far end knows it: the From of what we send. */
+  /** The From of what we send (our URI and tag). */
   private readonly local: string;
   private readonly remote: string;
   private readonly target: string;
   private readonly routes: string[];
 
   constructor(private readonly opts: DialogOptions) {
-    const invite = opts.invite;
-    this.callId = header(invite, "Call-ID")!;
-    this.local = `${header(invite, "To")};tag=${opts.localTag}`;
-    this.remote = header(invite, "From")!;
-    // Section 12.1.1: the remote target is the INVITE's Contact; the route set its Record-Route.
-    this.target = parseNameAddr(header(invite, "Contact") ?? "")?.uri ??
-      parseNameAddr(this.remote)!.uri;
-    this.routes = headerList(invite, "Record-Route");
+    ({
+      callId: this.callId,
+      local: this.local,
+      remote: this.remote,
+      target: this.target,
+      routes: this.routes,
+      cseq: this.cseq,
+    } = opts.ids);
+  }
+
+  /**
+   * The ACK of our INVITE's 2xx (section 13.2.2.4): its own transaction (a new branch), the
+   * INVITE's CSeq number, sent along the dialog's route. The caller sends it again for each
+   * retransmitted 2xx.
+   */
+  ack(inviteCseq: number): Uint8Array {
+    return serialize(this.build("ACK", inviteCseq, [], `z9hG4bK${randomToken()}`));
   }
 
   /** Hangs up: one BYE, however often it is asked for. Resolves with its outcome. */
@@ -116,7 +178,20 @@ export class SipDialog {
   /** One in-dialog request in its own client transaction (section 12.2.1.1). */
   private request(method: string, extra: Header[]): Promise<ClientOutcome> {
     const branch = `z9hG4bK${randomToken()}`;
-    const seq = ++this.cseq;
+    const bytes = serialize(this.build(method, ++this.cseq, extra, branch));
+    let untrack = () => {};
+    const tx = new NonInviteClientTransaction({
+      clock: this.opts.clock,
+      timers: this.opts.timers,
+      reliable: this.opts.transport === "TCP",
+      send: () => this.opts.send(bytes),
+      onEnd: () => untrack(),
+    });
+    untrack = this.opts.track(`${branch}|${method}`, tx);
+    return tx.outcome;
+  }
+
+  private build(method: string, seq: number, extra: Header[], branch: string): SipRequest {
     const loose = this.routes.length > 0 && /;lr\b/i.test(this.routes[0]);
     const uri = loose || this.routes.length === 0
       ? this.target
@@ -144,17 +219,7 @@ export class SipDialog {
       ...extra,
       { name: "Content-Length", value: "0" },
     ];
-    const bytes = serialize({ kind: "request", method, uri, headers, body: new Uint8Array() });
-    let untrack = () => {};
-    const tx = new NonInviteClientTransaction({
-      clock: this.opts.clock,
-      timers: this.opts.timers,
-      reliable: this.opts.transport === "TCP",
-      send: () => this.opts.send(bytes),
-      onEnd: () => untrack(),
-    });
-    untrack = this.opts.track(`${branch}|${method}`, tx);
-    return tx.outcome;
+    return { kind: "request", method, uri, headers, body: new Uint8Array() };
   }
 }
 

@@ -13,7 +13,7 @@ import { answerOffer } from "./sdp.ts";
 import { InviteServerTransaction, type NonInviteServerTransaction } from "../../sip/transaction.ts";
 import { answerInfo } from "./dtmf_info.ts";
 import { clientKey, dialogKey } from "../../sip/keys.ts";
-import { SipDialog, type TransferOutcome } from "./dialog.ts";
+import { answeredDialogIds, type DialogIds, SipDialog, type TransferOutcome } from "./dialog.ts";
 import { SessionTimer } from "./session_timer.ts";
 import type { CallEndReason, CallEvent } from "./uas_types.ts";
 import type { Channel, UasCall } from "./uas_call.ts";
@@ -53,8 +53,7 @@ export class InDialog {
     const channel = call.channel;
     const { host, port } = this.host.where();
     call.dialog = new SipDialog({
-      invite,
-      localTag: call.localTag,
+      ids: answeredDialogIds(invite, call.localTag),
       host,
       port,
       transport: channel.transport,
@@ -72,6 +71,30 @@ export class InDialog {
       this.host.clock,
       () => this.hangUpCall(call, "session_expired"),
     );
+  }
+
+  /**
+   * A call the worker placed (uac.ts) is answered: held as an answered call is, its dialog built
+   * from our INVITE and the 2xx, its requests sent by `send` (toward the trunk). From now on the
+   * far end's BYE, INFO and re-INVITE find it, and hangUp and transfer work on it.
+   */
+  placed(call: UasCall, ids: DialogIds, send: (bytes: Uint8Array) => void): SipDialog {
+    const { host, port } = this.host.where();
+    call.dialog = new SipDialog({
+      ids,
+      host,
+      port,
+      transport: call.channel.transport,
+      send,
+      clock: this.host.clock,
+      timers: this.host.timers,
+      track: (key, tx) => {
+        this.clientTransactions.set(key, tx);
+        return () => this.clientTransactions.delete(key);
+      },
+    });
+    this.hold(call);
+    return call.dialog;
   }
 
   /** A response to one of our requests (BYE, REFER, NOTIFY's answers): to its transaction. */
@@ -130,11 +153,11 @@ export class InDialog {
     call.answerTimer?.cancel();
     call.session?.stop();
     // Still ringing: the INVITE gets its final answer (section 15.1.2), 503 if we are going away.
-    if (!call.invite.answered) {
+    if (call.invite && !call.invite.answered) {
       const status = reason === "shutdown" ? 503 : 487;
       call.invite.respond(responseTo(call.invite.request, status, { toTag: call.localTag }));
     }
-    call.invite.acknowledged(); // a BYE before the ACK stops the 2xx retransmissions too
+    call.invite?.acknowledged(); // a BYE before the ACK stops the 2xx retransmissions too
     await call.rtp?.close();
     this.host.emit({ type: "ended", callId: call.callId, reason });
   }
@@ -165,7 +188,7 @@ export class InDialog {
     const call = this.find(request);
     if (typeof call !== "object" || call.state !== "answered") return;
     call.state = "confirmed";
-    call.invite.acknowledged();
+    call.invite?.acknowledged();
     this.host.emit({ type: "confirmed", callId: call.callId });
   }
 

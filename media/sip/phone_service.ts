@@ -3,7 +3,6 @@
 // SipLine over its RTP and a Call over it in the node's calls (media/call/node_calls.ts), so it
 // is counted, drained and recorded as a web call is. The session log gets the SIP dialogue's key events.
 import { getAgent } from "../../db/agents.ts";
-import type { SessionClaims } from "../../common/token.ts";
 import { logger } from "../../common/log.ts";
 import { dialledUser, parseNameAddr } from "../../sip/headers.ts";
 import { header, type SipRequest } from "../../sip/message.ts";
@@ -11,6 +10,7 @@ import { SipUas } from "./uas.ts";
 import type { CallEvent } from "./uas_types.ts";
 import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./admission.ts";
 import { SipLine } from "./sip_line.ts";
+import { type Dialler, dialler, type HeldCall } from "./dial_call.ts";
 import { RtpMedia } from "../phone/rtp_media.ts";
 import type { PortRange } from "../../common/port_range.ts";
 import type { Call } from "../call/call.ts";
@@ -37,14 +37,15 @@ export interface SipSettings {
   rtpTimeoutSeconds?: number;
 }
 
-/** An admitted INVITE, until its call is answered (or given up). */
-interface Pending {
-  claims: SessionClaims;
-  from: string;
-  to: string;
-  brainUrl?: string;
-  log?: SessionLog;
-  line?: SipLine;
+/** An admitted INVITE until its call is answered (or given up), or a placed call once answered. */
+type Pending = HeldCall;
+
+/** The worker's SIP phones: the UAS's port, its close, and the calls it places (dial_call.ts). */
+export interface SipPhones {
+  readonly port: number;
+  readonly uas: SipUas;
+  readonly dialler: Dialler;
+  close(): Promise<void>;
 }
 
 /** Starts the UAS; `onPhoneCall` is told of each phone call as it starts (the node's metrics). */
@@ -52,21 +53,22 @@ export async function startSipPhones(
   node: SipNode,
   settings: SipSettings,
   onPhoneCall?: (call: Call) => void,
-): Promise<SipUas> {
+): Promise<SipPhones> {
   const pending = new Map<string, Pending>();
+  const openMedia = (host: string) =>
+    RtpMedia.open({
+      host,
+      ports: settings.rtpPorts,
+      symmetric: settings.rtpSymmetric,
+      mediaTimeoutMs: settings.rtpTimeoutSeconds && settings.rtpTimeoutSeconds * 1000,
+    });
   const uas: SipUas = new SipUas({
     host: settings.host,
     port: settings.port,
     publicAddress: settings.publicAddress,
     // A bot has nothing to ring for: the 200 follows the 180 at once.
     ringingMs: 0,
-    openMedia: (host) =>
-      RtpMedia.open({
-        host,
-        ports: settings.rtpPorts,
-        symmetric: settings.rtpSymmetric,
-        mediaTimeoutMs: settings.rtpTimeoutSeconds && settings.rtpTimeoutSeconds * 1000,
-      }),
+    openMedia,
     lookup: async (dialled, invite) => {
       const admitted = await admitInvite(node, invite.uri);
       if (isRefusal(admitted)) return admitted;
@@ -154,7 +156,17 @@ export async function startSipPhones(
 
   const port = await uas.listen();
   log.info("SIP listening", { host: settings.host, port, public: settings.publicAddress ?? null });
-  return uas;
+  const calls = dialler({ node, uas, held: pending, openMedia, host: settings.host, onPhoneCall });
+  return {
+    port,
+    uas,
+    dialler: calls,
+    // Calls still ringing are cancelled while the socket is open, then the UAS closes.
+    close: async () => {
+      await calls.close();
+      await uas.close();
+    },
+  };
 }
 
 /**

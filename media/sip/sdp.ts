@@ -130,6 +130,28 @@ export function answerOffer(offer: string, local: Local): Answer {
   return { ok: true, choice, sdp: out.join("\r\n") + "\r\n" };
 }
 
+/**
+ * The worker's offer when it places a call (uac.ts): PCMU, PCMA and telephone-event (RFC 4733)
+ * at 8 kHz on one sendrecv audio stream, read back by answerOffer from the callee's answer.
+ */
+export function offerSdp(local: Local): string {
+  const family = local.address.includes(":") ? "IP6" : "IP4";
+  return [
+    "v=0",
+    `o=- ${local.sessionId} ${local.version} IN ${family} ${local.address}`,
+    "s=-",
+    `c=IN ${family} ${local.address}`,
+    "t=0 0",
+    `m=audio ${local.port} RTP/AVP 0 8 101`,
+    "a=rtpmap:0 PCMU/8000",
+    "a=rtpmap:8 PCMA/8000",
+    "a=rtpmap:101 telephone-event/8000",
+    "a=fmtp:101 0-15",
+    "a=ptime:20",
+    "a=sendrecv",
+  ].join("\r\n") + "\r\n";
+}
+
 /** `a=rtpmap:<pt> <name>/<rate>` as pt → "name/rate", the name in the spelling RFC 3551 uses. */
 function rtpmaps(attributes: string[]): Map<number, string> {
   const out = new Map<number, string>();

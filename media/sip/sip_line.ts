@@ -1,5 +1,5 @@
 // A call's line carried by SIP and RTP (media/call/line.ts): the call's dialog on the worker's
-// UAS for hanging up and transferring, its RTP media (media/phone/rtp_media.ts) for the audio and
+// SIP service (answered or placed) for hanging up and transferring, its RTP media (media/phone/rtp_media.ts) for the audio and
 // DTMF. What the far end does (BYE, no ACK, no RTP) becomes the line's end reason.
 import { Emitter } from "../rtc/emitter.ts";
 import type { SessionEventNote } from "../../common/session_events.ts";
@@ -8,7 +8,17 @@ import type { DtmfDigit, LineEndReason, TransferResult } from "../phone/line.ts"
 import { type CallLine, type LinePacing, type PhoneAbout, sentTo } from "../call/line.ts";
 import type { AnswerChoice } from "./sdp.ts";
 import type { CallEndReason } from "./uas_types.ts";
-import type { SipUas } from "./uas.ts";
+import type { ClientOutcome } from "../../sip/client_transaction.ts";
+import type { TransferOutcome } from "./dialog.ts";
+
+/**
+ * Who holds the line's dialog and sends its BYE and REFER: the worker's SIP service (uas.ts), for
+ * a call it answered and for one it placed (uac.ts) alike.
+ */
+export interface LineDialogs {
+  hangUp(callId: string): Promise<ClientOutcome | undefined>;
+  transfer(callId: string, referTo: string): Promise<TransferOutcome>;
+}
 
 /** What the line needs of the call's RTP (RtpMedia has it). */
 export interface LineMedia {
@@ -49,7 +59,7 @@ export class SipLine implements CallLine {
   private hangingUp?: Promise<void>;
 
   constructor(
-    private readonly uas: SipUas,
+    private readonly dialogs: LineDialogs,
     readonly callId: string,
     readonly from: string,
     readonly to: string,
@@ -59,6 +69,8 @@ export class SipLine implements CallLine {
     private readonly note: SessionEventNote<"sip">,
     /** The address the INVITE came from (RtpMedia hears it as the SDP's c= address). */
     signalling?: string,
+    /** Whether the far end rang us or we placed the call (dial_call.ts). */
+    readonly direction: "inbound" | "outbound" = "inbound",
   ) {
     this.onCallerFrame = media.onCallerFrame;
     this.onDtmf = media.onDtmf;
@@ -93,7 +105,13 @@ export class SipLine implements CallLine {
   }
 
   get phone(): PhoneAbout {
-    return { carrier: this.carrier, from: this.from, to: this.to, call_id: this.callId };
+    return {
+      carrier: this.carrier,
+      from: this.from,
+      to: this.to,
+      call_id: this.callId,
+      direction: this.direction,
+    };
   }
 
   play(source: FrameSource, sent?: (pcm: Int16Array | undefined) => void): void {
@@ -115,7 +133,7 @@ export class SipLine implements CallLine {
     if (this.over) return Promise.resolve();
     this.over = true;
     this.note("bye", {});
-    void this.uas.hangUp(this.callId).then((outcome) => {
+    void this.dialogs.hangUp(this.callId).then((outcome) => {
       const answer = outcome?.kind === "response"
         ? `${outcome.response.status} ${outcome.response.reason}`
         : outcome?.kind ?? "not up";
@@ -130,7 +148,7 @@ export class SipLine implements CallLine {
     if (this.over) return { ok: false, detail: "The call has ended." };
     const uri = referUri(target);
     this.note("refer", { refer_to: uri });
-    const result = await this.uas.transfer(this.callId, uri);
+    const result = await this.dialogs.transfer(this.callId, uri);
     this.note("refer_outcome", { ...result });
     if (result.ok) await this.hangUp();
     return result;

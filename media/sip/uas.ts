@@ -14,6 +14,7 @@ import {
   parseMessage,
   serialize,
   type SipRequest,
+  type SipResponse,
 } from "../../sip/message.ts";
 import { contactFor, randomToken, responseTo } from "../../sip/response.ts";
 import { tooShort, unsupported } from "./session_timer.ts";
@@ -21,7 +22,8 @@ import { acceptsSdp, answerOffer } from "./sdp.ts";
 import { openRtpPort, type RtpPort } from "./rtp_port.ts";
 import { InviteServerTransaction, NonInviteServerTransaction } from "../../sip/transaction.ts";
 import type { ClientOutcome } from "../../sip/client_transaction.ts";
-import { stampVia, transactionKey } from "../../sip/keys.ts";
+import { clientKey, stampVia, transactionKey } from "../../sip/keys.ts";
+import type { UacHost } from "./uac.ts";
 import type { DatagramSocket, Peer } from "../../sip/udp.ts";
 import type { StreamListener, StreamSource } from "../../sip/tcp.ts";
 import { refusedStream } from "../../sip/stream.ts";
@@ -46,6 +48,8 @@ export class SipUas {
   private readonly timers: SipTimers;
   private readonly inDialog: InDialog;
   private readonly refusals: RefusalLog;
+  /** Client transactions of the calls the worker places (uac.ts), by branch and method. */
+  private readonly placedClients = new Map<string, { receive(r: SipResponse): void }>();
 
   constructor(private readonly opts: UasOptions) {
     this.clock = opts.clock ?? realClock;
@@ -104,6 +108,22 @@ export class SipUas {
     return this.inDialog.transfer(callId, referTo);
   }
 
+  /** What a call the worker places (uac.ts) borrows: this socket, its clock, its dialogs. */
+  placing(): UacHost {
+    return {
+      clock: this.clock,
+      timers: this.timers,
+      where: () => ({ host: this.announced, port: this.port }),
+      send: (bytes, to) => this.socket?.send(bytes, to),
+      track: (key, tx) => {
+        this.placedClients.set(key, tx);
+        return () => this.placedClients.delete(key);
+      },
+      answered: (call, ids, send) => this.inDialog.placed(call, ids, send),
+      hangUp: (callId) => this.inDialog.hangUp(callId),
+    };
+  }
+
   async close(): Promise<void> {
     await this.inDialog.close();
     await this.socket?.close();
@@ -148,7 +168,11 @@ export class SipUas {
       return;
     }
     const request = parsed.message;
-    if (request.kind !== "request") return this.inDialog.response(request);
+    if (request.kind !== "request") {
+      // A response to a call the worker placed goes to its INVITE or CANCEL (section 17.1.3).
+      const placed = this.placedClients.get(clientKey(request));
+      return placed ? placed.receive(request) : this.inDialog.response(request);
+    }
     stampVia(request, from);
     const key = transactionKey(request);
     if (request.method === "ACK") return this.ack(request, key);

@@ -1,5 +1,6 @@
 // One call as the UAS holds it (uas.ts, in_dialog.ts): its INVITE transaction, its dialog once
-// answered, its RTP port, and how its requests came in.
+// answered, its RTP port, and how its requests came in. A call the worker placed (uac.ts) is held
+// the same way once answered, so the far end's BYE, INFO and re-INVITE find it.
 import type { SipDialog } from "./dialog.ts";
 import type { SipRequest } from "../../sip/message.ts";
 import type { RtpPort } from "./rtp_port.ts";
@@ -21,7 +22,8 @@ export interface UasCall {
   localTag: string;
   /** The INVITE's From tag: with the Call-ID and our tag, the dialog's id (section 12). */
   remoteTag?: string;
-  invite: InviteServerTransaction;
+  /** The INVITE we answered; absent on a call the worker placed (uac.ts), until a re-INVITE. */
+  invite?: InviteServerTransaction;
   state: "ringing" | "answered" | "confirmed" | "ended";
   rtp?: RtpPort;
   answerTimer?: { cancel(): void };

@@ -24,11 +24,32 @@ Deno.test("session.phone carries the caller, the dialled number and the carrier;
       to: "+918041234567",
       carrier: "sip",
       callId: "a84b4c@pbx",
+      direction: "inbound",
+      machineDetection: null,
     });
     assert.equal(byId.ses_web.phone, null);
   } finally {
     await phone.close();
     await web.close();
+    await served.shutdown();
+  }
+});
+
+Deno.test("an outbound call's session.phone says so, its machine detection unset until decided", async () => {
+  const sessions: Session[] = [];
+  const served = createBrain({
+    onSessionStart: (s) => void sessions.push(s),
+    onTurn: () => {},
+  }).serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
+  const worker = await TestWorker.dial(served.url, "ses_out");
+  try {
+    const phone = { ...PHONE, direction: "outbound", machine_detection: "" };
+    worker.send("session_start", { session_id: "ses_out", agent_id: "agt", phone });
+    await worker.next();
+    assert.equal(sessions[0].phone?.direction, "outbound");
+    assert.equal(sessions[0].phone?.machineDetection, null);
+  } finally {
+    await worker.close();
     await served.shutdown();
   }
 });

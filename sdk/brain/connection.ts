@@ -144,6 +144,10 @@ function phoneOf(p: unknown): PhoneInfo | null {
     to: String(b.to ?? ""),
     carrier: String(b.carrier ?? ""),
     callId: String(b.call_id ?? ""),
+    direction: b.direction === "outbound" ? "outbound" : "inbound",
+    machineDetection: b.machine_detection === "human" || b.machine_detection === "machine"
+      ? b.machine_detection
+      : null,
   };
 }
 

@@ -108,6 +108,13 @@ export interface PhoneInfo {
   readonly carrier: string;
   /** The carrier's id for the call (SIP Call-ID, Twilio CallSid, ...). */
   readonly callId: string;
+  /**
+   * `"outbound"` when the service placed the call (calls.dial): `from` is the service's number,
+   * `to` the callee's. `"inbound"` when the caller rang.
+   */
+  readonly direction: "inbound" | "outbound";
+  /** An outbound call's answering-machine outcome once detected; null until then (and inbound). */
+  readonly machineDetection: "human" | "machine" | null;
 }
 
 /** A replay of a recorded session (SessionStart's `replay`). */

@@ -99,3 +99,42 @@ export async function runSipp(
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+/**
+ * Plays `scenario` (SIPp XML, starting with a `<recv>`) once as a SIP trunk listening on
+ * 127.0.0.1:`port` over UDP: the worker's outbound INVITE comes to it. Resolves when the call's
+ * scenario ends (or fails, or no INVITE came in `-timeout`).
+ */
+export async function runSippTrunk(
+  scenario: string,
+  port: number,
+  /** More SIPp arguments. */
+  extra: string[] = [],
+): Promise<SippRun> {
+  const dir = await Deno.makeTempDir({ prefix: "sipp-trunk-" });
+  try {
+    await Deno.writeTextFile(`${dir}/scenario.xml`, scenario);
+    const media = await freeUdpPortRun(4);
+    const out = await new Deno.Command(SIPP, {
+      args: [
+        ...["-sf", `${dir}/scenario.xml`, "-m", "1", "-t", "u1"],
+        ...["-i", "127.0.0.1", "-p", String(port), "-mp", String(media)],
+        ...["-timeout", "40", "-timeout_error", "-nostdin"],
+        ...["-trace_err", "-error_file", `${dir}/errors.log`],
+        ...["-trace_msg", "-message_file", `${dir}/messages.log`],
+        ...extra,
+      ],
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    const read = (f: string) => Deno.readTextFile(`${dir}/${f}`).catch(() => "");
+    return {
+      code: out.code,
+      errors: (await read("errors.log")) + new TextDecoder().decode(out.stderr),
+      messages: await read("messages.log"),
+    };
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}

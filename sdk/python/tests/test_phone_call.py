@@ -25,6 +25,17 @@ class PhoneCallTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(seen["phone"],
                          PhoneCall("+14155550100", "+918041234567", "sip", "a84b@pbx"))
 
+    async def test_an_outbound_call_says_so_and_its_machine_detection_is_unset(self):
+        seen = {}
+        brain = Brain(on_session_start=lambda s: seen.setdefault("phone", s.phone),
+                      on_turn=lambda t, s: None)
+        phone = dict(PHONE, direction="outbound", machine_detection="")
+        async with call(brain, start=False) as worker:
+            await worker.send("session_start", {"session_id": "ses_1", "phone": phone})
+            await worker.next()
+        self.assertEqual(seen["phone"].direction, "outbound")
+        self.assertIsNone(seen["phone"].machine_detection)
+
     async def test_a_web_call_has_no_phone(self):
         seen = {}
         brain = Brain(on_session_start=lambda s: seen.setdefault("phone", s.phone),

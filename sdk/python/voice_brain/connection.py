@@ -207,7 +207,9 @@ class Connection:
         phone = None
         if body.HasField("phone"):
             p = body.phone
-            phone = PhoneCall(getattr(p, "from"), p.to, p.carrier, p.call_id)
+            phone = PhoneCall(getattr(p, "from"), p.to, p.carrier, p.call_id,
+                              "outbound" if p.direction == "outbound" else "inbound",
+                              p.machine_detection or None)
         replay = None
         if body.HasField("replay"):
             replay = Replay(body.replay.original_session_id)

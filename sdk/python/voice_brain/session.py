@@ -48,6 +48,12 @@ class PhoneCall:
     """``"sip"``, ``"twilio"``, ``"plivo"`` or ``"exotel"``."""
     call_id: str
     """The carrier's id for the call (SIP Call-ID, Twilio CallSid, ...)."""
+    direction: str = "inbound"
+    """``"outbound"`` when the service placed the call (``from_number`` is then the service's
+    number, ``to`` the callee's); ``"inbound"`` when the caller rang."""
+    machine_detection: Optional[str] = None
+    """An outbound call's answering-machine outcome (``"human"`` or ``"machine"``) once detected;
+    ``None`` until then, and on an inbound call."""
 
 
 @dataclass(frozen=True)
