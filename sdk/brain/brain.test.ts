@@ -46,12 +46,14 @@ Deno.test("the greeting is sent after the Config frames onSessionStart caused", 
       tts: { voice: "VOICE_ARJUN", language: "LANGUAGE_HI" },
       stt: null,
       idle: null,
+      outbound_greeting: null,
       events: null,
     });
     assert.deepEqual(frames[1].config, {
       tts: null,
       stt: { language: "LANGUAGE_HI" },
       idle: null,
+      outbound_greeting: null,
       events: null,
     });
     assert.deepEqual(frames[2].greeting, { text: "Namaste" });
