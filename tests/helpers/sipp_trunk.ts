@@ -117,13 +117,14 @@ export const CHALLENGE = { realm: "trunk.test", nonce: "4f1c2a9b7d" };
 /**
  * A digest challenge first (401 WWW-Authenticate, or 407 Proxy-Authenticate), then the INVITE
  * with credentials SIPp checks (verifyauth, MD5): right, the call is answered as
- * answersThenHangsUp's; wrong, 403 and SIPp's call fails.
+ * answersThenHangsUp's (hanging up `pauseMs` after the ACK); wrong, 403 and SIPp's call fails.
  */
 export function challengesThenAnswers(
   status: "401" | "407",
   user: string,
   password: string,
   rtpPort: number,
+  pauseMs = 500,
 ): string {
   const [phrase, header] = status === "401"
     ? ["Unauthorized", "WWW-Authenticate"]
@@ -151,7 +152,7 @@ export function challengesThenAnswers(
   <recv request="ACK"/>
   <recv request="NEVER" timeout="100"/>
   <label id="good"/>`;
-  return answersThenHangsUp(rtpPort, 500, challenged);
+  return answersThenHangsUp(rtpPort, pauseMs, challenged);
 }
 
 /**
