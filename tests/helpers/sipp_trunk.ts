@@ -171,3 +171,52 @@ export function proxyAuthorizationHolds(messages: string, user: string, password
   const expected = md5(`${ha1}:${CHALLENGE.nonce}:${p.nc}:${p.cnonce}:auth:${ha2}`);
   return p.username === user && p.realm === CHALLENGE.realm && p.response === expected;
 }
+
+/**
+ * A trunk whose callees answer by the dialled number's last digit, for campaigns: 1 is busy
+ * (486), 2 rings until the worker's CANCEL (487: no_answer), any other answers (its media to
+ * `rtpPort`) and hangs up `pauseMs` after the ACK.
+ */
+export function answersByLastDigit(rtpPort: number, pauseMs: number): string {
+  return `${XML_HEAD}<scenario name="answers by the last digit">
+  <recv request="INVITE" rrs="true">
+    <action>
+      <ereg regexp="1@" search_in="hdr" header="To:" assign_to="busy"/>
+      <ereg regexp="2@" search_in="hdr" header="To:" assign_to="silent"/>
+      <ereg regexp=".*" search_in="hdr" header="From:" assign_to="caller"/>
+    </action>
+  </recv>
+  <Reference variables="busy,silent"/>${trunkAnswer("100 Trying", [], false)}
+  <nop hide="true" test="busy" next="busy"/>
+  <nop hide="true" test="silent" next="silent"/>
+  ${trunkAnswer("180 Ringing")}${trunkAnswersOk(rtpPort)}
+  <recv request="ACK"/>
+  <pause milliseconds="${pauseMs}"/>
+  <send retrans="500"><![CDATA[
+      BYE [next_url] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:callee@[local_ip]>;tag=${TAG}
+      To: [$caller]
+      Call-ID: [call_id]
+      CSeq: 1 BYE
+      Max-Forwards: 70
+      Content-Length: 0
+]]></send>
+  <recv response="200" next="end"/>
+  <label id="busy"/>${trunkAnswer("486 Busy Here")}
+  <recv request="ACK" next="end"/>
+  <label id="silent"/>${trunkAnswer("180 Ringing")}
+  <recv request="CANCEL" timeout="30000"/>${trunkAnswer("200 OK")}
+  <send><![CDATA[
+      SIP/2.0 487 Request Terminated
+      [last_Via:]
+      [last_From:]
+      [last_To:];tag=${TAG}
+      [last_Call-ID:]
+      CSeq: 1 INVITE
+      Content-Length: 0
+]]></send>
+  <recv request="ACK"/>
+  <label id="end"/>
+</scenario>`;
+}
