@@ -229,6 +229,7 @@ try {
       })`,
   );
   console.log(line("POST → 202", toPost, CALLS));
+  console.log(`    in dialling order: ${toPost.map((x) => x.toFixed(0)).join(" ")}`);
   console.log(line("POST → INVITE at the trunk", setupMs, CALLS));
   console.log(line("200 sent → first greeting audio at the callee", answerToAudio, CALLS));
   console.log(line("POST → first greeting audio at the callee", postToAudio, CALLS));
