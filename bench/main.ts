@@ -26,6 +26,9 @@ const BENCHES = [
   "bench/media/soak.ts",
   // Phone calls over SIP (SIPp + an RTP phone) beside web calls, 1 to the largest N held; ~5 min.
   "bench/phone_calls.ts",
+  // Outbound calls (calls.dial → worker → SIPp as the trunk): answer → first greeting audio beside
+  // inbound phone calls, and a 100-contact campaign's calls per minute; ~1 min.
+  "bench/outbound.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

@@ -138,3 +138,83 @@ export async function runSippTrunk(
     await Deno.remove(dir, { recursive: true });
   }
 }
+
+export interface SippTrunkServer {
+  /** Asks SIPp to stop (SIGUSR1: no new calls, exit once its calls end), then its logs. */
+  stop(): Promise<SippRun>;
+}
+
+/**
+ * SIPp as a SIP trunk taking any number of calls on 127.0.0.1:`port` over UDP, each played by
+ * `scenario`, until stop(): for campaigns and benches, where the number of calls is not one.
+ * Its message log (-trace_msg) holds every INVITE it received (countInvites reads it).
+ */
+export async function startSippTrunk(
+  scenario: string,
+  port: number,
+  extra: string[] = [],
+): Promise<SippTrunkServer> {
+  const dir = await Deno.makeTempDir({ prefix: "sipp-trunk-" });
+  await Deno.writeTextFile(`${dir}/scenario.xml`, scenario);
+  const media = await freeUdpPortRun(4);
+  const child = new Deno.Command(SIPP, {
+    args: [
+      ...["-sf", `${dir}/scenario.xml`, "-t", "u1"],
+      ...["-i", "127.0.0.1", "-p", String(port), "-mp", String(media)],
+      ...["-nostdin", "-max_recv_loops", "10000"],
+      ...["-trace_err", "-error_file", `${dir}/errors.log`],
+      ...["-trace_msg", "-message_file", `${dir}/messages.log`],
+      ...extra,
+    ],
+    cwd: dir,
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const output = child.output();
+  return {
+    async stop() {
+      try {
+        child.kill("SIGUSR1");
+      } catch { /* already gone */ }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const killed = new Promise<void>((ok) =>
+        timer = setTimeout(() => {
+          try {
+            child.kill("SIGKILL");
+          } catch { /* gone */ }
+          ok();
+        }, 20_000)
+      );
+      const out = await Promise.race([output, killed.then(() => output)]);
+      clearTimeout(timer);
+      const read = (f: string) => Deno.readTextFile(`${dir}/${f}`).catch(() => "");
+      const run = {
+        code: out.code,
+        errors: (await read("errors.log")) + new TextDecoder().decode(out.stderr),
+        messages: await read("messages.log"),
+      };
+      await Deno.remove(dir, { recursive: true });
+      return run;
+    },
+  };
+}
+
+/**
+ * The INVITEs in a SIPp message log (-trace_msg) that SIPp received, one per Call-ID (a
+ * retransmission or a challenged INVITE's second try is the same call): the count per dialled
+ * number (the Request-URI's user).
+ */
+export function countInvites(messages: string): Map<string, number> {
+  const seen = new Set<string>();
+  const counts = new Map<string, number>();
+  // Each message follows a line of dashes and the time, then "UDP message received [n] bytes :".
+  for (const chunk of messages.split(/^-{20,} .*$/m)) {
+    const m = /^\s*\w+ message received \[\d+\] bytes :\s*INVITE sip:([^@;>\s]+)@/.exec(chunk);
+    if (!m) continue;
+    const callId = /^Call-ID:\s*(\S+)/im.exec(chunk)?.[1];
+    if (!callId || seen.has(callId)) continue;
+    seen.add(callId);
+    counts.set(m[1], (counts.get(m[1]) ?? 0) + 1);
+  }
+  return counts;
+}

@@ -117,13 +117,14 @@ export const CHALLENGE = { realm: "trunk.test", nonce: "4f1c2a9b7d" };
 /**
  * A digest challenge first (401 WWW-Authenticate, or 407 Proxy-Authenticate), then the INVITE
  * with credentials SIPp checks (verifyauth, MD5): right, the call is answered as
- * answersThenHangsUp's; wrong, 403 and SIPp's call fails.
+ * answersThenHangsUp's (hanging up `pauseMs` after the ACK); wrong, 403 and SIPp's call fails.
  */
 export function challengesThenAnswers(
   status: "401" | "407",
   user: string,
   password: string,
   rtpPort: number,
+  pauseMs = 500,
 ): string {
   const [phrase, header] = status === "401"
     ? ["Unauthorized", "WWW-Authenticate"]
@@ -151,7 +152,7 @@ export function challengesThenAnswers(
   <recv request="ACK"/>
   <recv request="NEVER" timeout="100"/>
   <label id="good"/>`;
-  return answersThenHangsUp(rtpPort, 500, challenged);
+  return answersThenHangsUp(rtpPort, pauseMs, challenged);
 }
 
 /**
@@ -169,4 +170,53 @@ export function proxyAuthorizationHolds(messages: string, user: string, password
   const ha2 = md5(`INVITE:${p.uri}`);
   const expected = md5(`${ha1}:${CHALLENGE.nonce}:${p.nc}:${p.cnonce}:auth:${ha2}`);
   return p.username === user && p.realm === CHALLENGE.realm && p.response === expected;
+}
+
+/**
+ * A trunk whose callees answer by the dialled number's last digit, for campaigns: 1 is busy
+ * (486), 2 rings until the worker's CANCEL (487: no_answer), any other answers (its media to
+ * `rtpPort`) and hangs up `pauseMs` after the ACK.
+ */
+export function answersByLastDigit(rtpPort: number, pauseMs: number): string {
+  return `${XML_HEAD}<scenario name="answers by the last digit">
+  <recv request="INVITE" rrs="true">
+    <action>
+      <ereg regexp="1@" search_in="hdr" header="To:" assign_to="busy"/>
+      <ereg regexp="2@" search_in="hdr" header="To:" assign_to="silent"/>
+      <ereg regexp=".*" search_in="hdr" header="From:" assign_to="caller"/>
+    </action>
+  </recv>
+  <Reference variables="busy,silent"/>${trunkAnswer("100 Trying", [], false)}
+  <nop hide="true" test="busy" next="busy"/>
+  <nop hide="true" test="silent" next="silent"/>
+  ${trunkAnswer("180 Ringing")}${trunkAnswersOk(rtpPort)}
+  <recv request="ACK"/>
+  <pause milliseconds="${pauseMs}"/>
+  <send retrans="500"><![CDATA[
+      BYE [next_url] SIP/2.0
+      Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=[branch]
+      From: <sip:callee@[local_ip]>;tag=${TAG}
+      To: [$caller]
+      Call-ID: [call_id]
+      CSeq: 1 BYE
+      Max-Forwards: 70
+      Content-Length: 0
+]]></send>
+  <recv response="200" next="end"/>
+  <label id="busy"/>${trunkAnswer("486 Busy Here")}
+  <recv request="ACK" next="end"/>
+  <label id="silent"/>${trunkAnswer("180 Ringing")}
+  <recv request="CANCEL" timeout="30000"/>${trunkAnswer("200 OK")}
+  <send><![CDATA[
+      SIP/2.0 487 Request Terminated
+      [last_Via:]
+      [last_From:]
+      [last_To:];tag=${TAG}
+      [last_Call-ID:]
+      CSeq: 1 INVITE
+      Content-Length: 0
+]]></send>
+  <recv request="ACK"/>
+  <label id="end"/>
+</scenario>`;
 }
