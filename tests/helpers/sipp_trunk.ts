@@ -170,3 +170,15 @@ export function proxyAuthorizationHolds(messages: string, user: string, password
   const expected = md5(`${ha1}:${CHALLENGE.nonce}:${p.nc}:${p.cnonce}:auth:${ha2}`);
   return p.username === user && p.realm === CHALLENGE.realm && p.response === expected;
 }
+
+/**
+ * The callee answers and the worker hangs up: its BYE (within `byeWithinMs`) is answered 200. The
+ * scenario fails when no BYE comes (a call left up, e.g. a machine not hung up on).
+ */
+export function answersThenIsHungUp(rtpPort: number, byeWithinMs = 20_000): string {
+  return `${XML_HEAD}<scenario name="answers, is hung up on">${RECV_INVITE}
+  ${trunkAnswer("180 Ringing")}${trunkAnswersOk(rtpPort)}
+  <recv request="ACK"/>
+  <recv request="BYE" timeout="${byeWithinMs}"/>${trunkAnswer("200 OK", [], false)}
+</scenario>`;
+}
