@@ -39,7 +39,7 @@ export class MachineWatch {
   #release!: (why: string) => void;
   #vad?: VoiceActivity;
   /** Frames heard before the VAD stream opened (it opens at once; kept so none is skipped). */
-  #early: Int16Array[] = [];
+  #early: Int16Array[] | undefined = [];
   #stopped = false;
   /** What the brain is to be told, until it is connected. */
   #forBrain: [DetectionFrame, Record<string, unknown>][] = [];
@@ -50,11 +50,10 @@ export class MachineWatch {
     opts.openVad((f) => this.#outcomes(this.#amd.handle({ type: "vad", ...f }))).then((vad) => {
       if (this.#stopped) return vad.close();
       this.#vad = vad;
-      for (const pcm of this.#early.splice(0)) this.#push(pcm);
+      for (const pcm of this.#early?.splice(0) ?? []) this.#push(pcm);
     }, () => {
       // No VAD: the decision comes from the audio alone (a beep) or at the ceiling, as a person.
-      this.#vad = undefined;
-      this.#early = [];
+      this.#early = undefined;
     });
   }
 
@@ -69,7 +68,7 @@ export class MachineWatch {
     this.#outcomes(this.#amd.handle({ type: "audio", pcm }));
     if (this.#stopped) return;
     if (this.#vad) this.#push(pcm);
-    else this.#early.push(pcm.slice());
+    else this.#early?.push(pcm.slice());
   }
 
   /** The brain is connected: what it was to be told goes now, and the rest as it comes. */

@@ -21,7 +21,7 @@ interface Run {
 }
 
 /** Feeds `audio` as the call would, 20 ms at a time, the VAD keeping up as it does in real time. */
-async function watch(mode: WatchMode, audio: CalleeAudio): Promise<Run> {
+async function watch(mode: WatchMode, audio: CalleeAudio, vadFails = false): Promise<Run> {
   let vad: VoiceActivity | undefined;
   let heardMs = 0;
   const run: Run = {
@@ -30,7 +30,10 @@ async function watch(mode: WatchMode, audio: CalleeAudio): Promise<Run> {
     hangUps: [],
     watch: new MachineWatch({
       mode,
-      openVad: async (onFrame) => (vad = await VoiceActivity.create({}, { onFrame })),
+      openVad: async (onFrame) => {
+        if (vadFails) throw new Error("no VAD model");
+        return vad = await VoiceActivity.create({}, { onFrame });
+      },
       log: { add: (_source, kind, data) => void run.logged.push([kind, data as never]) },
       hangUp: () => void run.hangUps.push(heardMs),
     }),
@@ -87,6 +90,26 @@ Deno.test("a person's hello is a person: the greeting may play after it, whateve
     assertEquals(run.released?.why, "human");
     // Decided once the hello (under a second) was followed by 1.2 s of quiet, well before 4.5 s.
     assert(run.released!.atMs >= 1800 && run.released!.atMs < 4500, `at ${run.released!.atMs}`);
+    assertEquals(run.hangUps, []);
+  }
+});
+
+Deno.test("a VAD that fails to open leaves the beep before the ceiling, then a person at 4.5 s", async () => {
+  // A machine whose beep comes early ("Leave a message." then the tone) is still found by the tone.
+  const short = await voicemailWithBeep("Leave a message.");
+  const machine = await watch("leave_message", short, true);
+  assertEquals(machine.logged.map(([k, d]) => [k, k === "beep" ? d.heard : d.why]), [
+    ["machine_detected", "tone"],
+    ["beep", true],
+  ]);
+  assertEquals(machine.released?.why, "beep");
+  // Past the ceiling nothing was heard as speech: a person (the greeting plays), never a stuck call.
+  for (const audio of [await personSaysHello(), await voicemailWithBeep()]) {
+    const run = await watch("hang_up", audio, true);
+    assertEquals(run.logged.map(([k, d]) => [k, d.outcome, d.why]), [
+      ["machine_detected", "human", "silence"],
+    ]);
+    assertEquals(run.released, { why: "human", atMs: 4500 });
     assertEquals(run.hangUps, []);
   }
 });
