@@ -27,6 +27,10 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     greeting_timeout: "no greeting unit in time { after_ms }",
     greeting_released:
       "an outbound call's held greeting was spoken: the callee spoke, stayed silent, or the delay passed { why, waited_ms }",
+    machine_detected:
+      "an outbound call's answering-machine detection decided { outcome, at_ms, why }, at_ms from the answer",
+    beep:
+      "after a machine: its beep ended { at_ms, heard: true, hz }, or none is coming { heard: false, why }",
     reply_timeout: "no first unit of a reply in time { turn_id, after_ms }",
     engine_fallback:
       "an engine gave up and the next of its route took over { leg, from, to, reason }",
@@ -122,6 +126,8 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     user_speech: FRAME,
     interim_text: FRAME,
     turn_metrics: FRAME,
+    machine_detected: FRAME,
+    beep: FRAME,
   },
   from_brain: {
     greeting: BRAIN_FRAME,

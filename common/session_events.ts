@@ -63,6 +63,10 @@ export type WorkerEvents = { [K in CallFailure]: FailureData } & {
   turn_cancelled: { turn_id: string; reason: "superseded" };
   greeting_timeout: { after_ms: number };
   greeting_released: { why: string; waited_ms: number };
+  /** An outbound call's answering-machine decision (media/call/machine_watch.ts). */
+  machine_detected: { outcome: "human" | "machine"; at_ms: number; why: string };
+  /** After a machine: its beep ended (heard), or none is coming (why). */
+  beep: { at_ms: number; heard: boolean; hz: number; why: string };
   reply_timeout: { turn_id: string; after_ms: number };
   engine_fallback: { leg: "recognition" | "synthesis"; from: string; to: string; reason: string };
   synthesis_error: { unit_id: string; error: string };

@@ -18,7 +18,9 @@ export type ServiceFrameKind =
   | "say_refused"
   | "user_speech"
   | "interim_text"
-  | "turn_metrics";
+  | "turn_metrics"
+  | "machine_detected"
+  | "beep";
 
 export type BrainFrameKind =
   | "greeting"

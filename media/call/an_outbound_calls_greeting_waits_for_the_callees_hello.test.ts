@@ -71,3 +71,25 @@ Deno.test("the rule defaults to callee first for 3 s and caps the wait at 10 s",
   stopped.g.stop(); // the call ended while the greeting was held: no timer is left behind
   assertEquals(stopped.released, []);
 });
+
+Deno.test("on detection: neither the callee's words nor any wait release it, only the detector's outcome", async () => {
+  const released: { why: string }[] = [];
+  const units: string[] = [];
+  let opens!: (why: string) => void;
+  const g = new GreetingGate(
+    { start: "on_detection", opens: new Promise((r) => (opens = r)) },
+    { add: (_s: string, _k: string, data: { why: string }) => void released.push(data) } as never,
+    { unit: (_t, unitId) => void units.push(unitId) },
+  );
+  assert(g.hold("greeting", "u1", "Hello, this is the clinic.", true));
+  const listened: boolean[] = [];
+  for (let i = 0; i < 20; i++) listened.push(g.hear(LOUD)); // a machine's greeting...
+  for (let i = 0; i < 40; i++) listened.push(g.hear(QUIET)); // ...and its pause
+  await new Promise((r) => setTimeout(r, 3100)); // past CALLEE_FIRST's own wait
+  assertEquals([released, units], [[], []]);
+  assert(listened.every((l) => !l), "the callee was listened to while the greeting was held");
+  opens("beep");
+  await new Promise((r) => setTimeout(r, 0));
+  assertEquals([released.map((r) => r.why), units], [["beep"], ["u1"]]);
+  assert(g.hear(QUIET), "the callee is not listened to after the release");
+});

@@ -1,6 +1,7 @@
 // What the brain asked to be told beyond its turns (Config.events; all off by default, so a brain
 // that never asks gets no frame it does not know): the caller starting and stopping speech, the
-// recogniser's interim text, and each turn's latency steps once the turn is over.
+// recogniser's interim text, and each turn's latency steps once the turn is over. An outbound
+// call's machine detection is told whatever Config.events says: the dial asked for it.
 import type { CallerEvents } from "./call_config.ts";
 import type { TurnRecord } from "./turn_record.ts";
 
@@ -10,7 +11,9 @@ import type { TurnRecord } from "./turn_record.ts";
  */
 export const INTERIM_MIN_MS = 250;
 
-export type EventFrame = "user_speech" | "interim_text" | "turn_metrics";
+/** An outbound call's answering-machine outcomes (machine_watch.ts). */
+export type DetectionFrame = "machine_detected" | "beep";
+export type EventFrame = "user_speech" | "interim_text" | "turn_metrics" | DetectionFrame;
 
 export class BrainEvents {
   #interimAt = -Infinity;
@@ -23,6 +26,11 @@ export class BrainEvents {
     private wanted: () => CallerEvents,
     private now: () => number = () => performance.now(),
   ) {}
+
+  /** Who answered an outbound call, or its machine's beep: always sent. */
+  detection(kind: DetectionFrame, body: Record<string, unknown>): void {
+    this.send(kind, body);
+  }
 
   /** The caller began an utterance; overBot: the bot was speaking then. */
   speechStarted(overBot: boolean): void {

@@ -13,7 +13,8 @@ import { applyConfig, defaultConfig } from "./call_config.ts";
 import { Conversation, type ConversationOutcome } from "./conversation.ts";
 import { type CallLine, type EndStatus, endStatusOf, type PhoneAbout } from "./line.ts";
 import { KeyPresses } from "./key_presses.ts";
-import { outboundGreetingOf } from "./greeting_gate.ts";
+import { type OutboundGreeting, outboundGreetingOf } from "./greeting_gate.ts";
+import { MachineWatch } from "./machine_watch.ts";
 import { PageRecord } from "./page_record.ts";
 import { CallRecording } from "./recording.ts";
 import { endRecords } from "./record_writer.ts";
@@ -66,6 +67,8 @@ export class Call {
   private readonly offFrames: () => void;
   /** Key presses to the brain: limited, and held until it is up (key_presses.ts). */
   private readonly keys: KeyPresses;
+  /** An outbound call's answering-machine detection, from the answer (machine_watch.ts). */
+  private readonly watch?: MachineWatch;
 
   constructor(readonly line: CallLine, private readonly opts: CallOptions) {
     this.sessionId = opts.sessionId;
@@ -73,7 +76,11 @@ export class Call {
     this.ended = new Promise((r) => (this.resolveEnded = r));
     this.log = opts.log ?? new SessionLog(opts.sql, opts.sessionId);
     this.keys = new KeyPresses(this.log, (d) => this.conversation?.onDtmf(d));
-    this.offFrames = line.onCallerFrame.on((pcm) => this.conversation?.onCallerFrame(pcm));
+    this.watch = machineWatchOf(line, opts, this.log, () => void this.end("ended", "machine"));
+    this.offFrames = line.onCallerFrame.on((pcm) => {
+      this.watch?.hear(pcm);
+      this.conversation?.onCallerFrame(pcm);
+    });
     this.detach.push(
       line.onDtmf.on((d) => this.keys.press(d)),
       line.onEnded.on((reason) => void this.end(endStatusOf(reason), reason)),
@@ -122,10 +129,7 @@ export class Call {
       endCall: (status, reason) => this.end(status, reason),
       endOfTurn: o.endOfTurn,
       noiseSuppression: noiseSuppressionOf(o.input?.config),
-      // A call the service placed greets after the callee's "Hello?" (or a delay), per config.
-      outboundGreeting: line.phone?.direction === "outbound"
-        ? outboundGreetingOf(o.input?.config)
-        : undefined,
+      outboundGreeting: this.greetingRule(),
     });
     conversation.turnLog.observer = {
       latency: (step, ms) => this.turnObserver?.latency(step, ms),
@@ -138,7 +142,18 @@ export class Call {
     line.converse?.(conversation);
     line.play(conversation.speaker, recording && ((pcm) => recording.tick(pcm)));
     await conversation.start();
+    this.watch?.brainReady((kind, body) => conversation.events.detection(kind, body));
     this.keys.open();
+  }
+
+  /**
+   * A call the service placed greets after the callee's "Hello?" (or a delay), per config; with
+   * machine detection on, once the detector lets it (a person, or a machine's beep).
+   */
+  private greetingRule(): OutboundGreeting | undefined {
+    if (this.line.phone?.direction !== "outbound") return undefined;
+    if (this.watch) return { start: "on_detection", opens: this.watch.greetingMayPlay };
+    return outboundGreetingOf(this.opts.input?.config);
   }
 
   /**
@@ -153,6 +168,7 @@ export class Call {
     this.endReason = reason;
     for (const off of this.detach.splice(0)) off();
     this.keys.close();
+    this.watch?.stop();
     // What the line still holds of the caller (a jitter buffer played out) reaches the recording
     // and the conversation before it finishes: its frames are heard until it has hung up.
     await this.line.hangUp({ status, reason }).catch((err) =>
@@ -195,6 +211,24 @@ export class Call {
       });
     }
   }
+}
+
+/** The watch of an outbound call whose dial asked for machine detection; none otherwise. */
+function machineWatchOf(
+  line: CallLine,
+  opts: CallOptions,
+  log: SessionLog,
+  hangUp: () => void,
+): MachineWatch | undefined {
+  const mode = line.machineDetection ?? "off";
+  const engines = opts.engines;
+  if (line.phone?.direction !== "outbound" || mode === "off" || !engines) return undefined;
+  return new MachineWatch({
+    mode,
+    openVad: (onFrame) => engines.vad({}, { onFrame }),
+    log,
+    hangUp,
+  });
 }
 
 /**

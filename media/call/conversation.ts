@@ -54,8 +54,8 @@ export class Conversation {
   private gate?: GreetingGate; // an outbound call's greeting, held for the callee's hello
   /** The brain's EndSession and Transfer, once the bot has finished what it says. */
   private whenQuiet: WhenQuiet;
-  /** Caller events and turn metrics, as far as the brain asked for them (config.events). */
-  private events = new BrainEvents(
+  /** Caller events and turn metrics as the brain asked (config.events); machine detection. */
+  readonly events = new BrainEvents(
     (kind, body) => this.brain?.send(kind, body),
     () => this.config.events,
   );

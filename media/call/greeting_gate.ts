@@ -8,11 +8,19 @@
 // The callee's words are found by frame energy (20 ms RMS over a floor): the gate only needs
 // "someone spoke and stopped" on a line just answered, and must decide without the VAD and
 // recognition the call has not opened for listening yet.
+//
+// With answering-machine detection on (the dial's machine_detection hang_up or leave_message), the
+// detector's outcome opens the gate instead (ON_DETECTION, media/call/machine_watch.ts): a person
+// decided, or a machine's beep (or its absence) on leave_message. The energy rule and the wait
+// are not used then: the detector waits for the end of the hello itself and decides by its
+// ceiling (4.5 s of audio), and a machine's greeting must not open the gate when it pauses.
 
 /** How the greeting of an outbound call starts. */
 export type OutboundGreeting =
   | { start: "callee_first"; waitMs: number }
-  | { start: "after_delay"; waitMs: number };
+  | { start: "after_delay"; waitMs: number }
+  /** Held until `opens` resolves with why (the answering-machine detector's outcome). */
+  | { start: "on_detection"; opens: Promise<string> };
 
 export const CALLEE_FIRST_WAIT_MS = 3_000;
 /** A 20 ms frame (16 kHz) louder than this is speech; G.711 line noise sits far below it. */
@@ -38,7 +46,7 @@ type HeldUnit = [turnId: string, unitId: string, text: string, last: boolean];
 export class GreetingGate {
   private opened = false;
   private readonly held: HeldUnit[] = [];
-  private readonly timer: ReturnType<typeof setTimeout>;
+  private readonly timer?: ReturnType<typeof setTimeout>;
   private readonly since = performance.now();
   private spokenMs = 0;
   private quietMs = 0;
@@ -49,6 +57,10 @@ export class GreetingGate {
     /** Where the held units go when the gate opens (the conversation, as if they came now). */
     private readonly speak: { unit(...unit: HeldUnit): void },
   ) {
+    if (rule.start === "on_detection") {
+      void rule.opens.then((why) => this.open(why));
+      return;
+    }
     const why = rule.start === "after_delay" ? "delay" : "callee_silent";
     this.timer = setTimeout(() => this.open(why), rule.waitMs);
   }

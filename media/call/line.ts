@@ -10,6 +10,7 @@ import type { RtviEmitter } from "../rtvi/observer.ts";
 import type { ChannelKind } from "../stt/engine.ts";
 import type { Carrier, DtmfDigit, TransferResult } from "../phone/line.ts";
 import type { Conversation } from "./conversation.ts";
+import type { MachineDetection } from "../../common/dial.ts";
 
 export type EndStatus = "ended" | "failed";
 
@@ -75,6 +76,11 @@ export interface CallLine {
    * recording's bot channel).
    */
   play(source: FrameSource, sent?: (pcm: Int16Array | undefined) => void): void;
+  /**
+   * What to do about an answering machine on a call the service placed (the dial's
+   * machine_detection, issue 34); absent or `off`, no detection runs (machine_watch.ts).
+   */
+  readonly machineDetection?: MachineDetection;
   /** A line whose far end talks to the conversation other than by voice (a page) gets it here. */
   converse?(conversation: Conversation): void;
   /** The echo diagnostic instead of a conversation, on a line that has one (a page's). */

@@ -51,7 +51,7 @@ export async function startSpeechEngines(
   const synthesisRouter = new SynthesisRouter(synthesizers, config.routes, health);
   const up = (e: { name: string }) => health.up(e.name);
   return {
-    vad: (settings) => Promise.resolve(new VoiceActivity(vadModel, settings)),
+    vad: (settings, options) => Promise.resolve(new VoiceActivity(vadModel, settings, options)),
     recognition: recognitionRouter,
     synthesis: synthesisRouter,
     health,

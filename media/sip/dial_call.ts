@@ -142,6 +142,7 @@ function place(
         (kind, data) => sessionLog.add("sip", kind, data),
         signalling,
         "outbound",
+        dial.machineDetection,
       );
       held.line = line;
       d.held.set(callId, held);

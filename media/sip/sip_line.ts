@@ -10,6 +10,7 @@ import type { AnswerChoice } from "./sdp.ts";
 import type { CallEndReason } from "./uas_types.ts";
 import type { ClientOutcome } from "../../sip/client_transaction.ts";
 import type { TransferOutcome } from "./dialog.ts";
+import type { MachineDetection } from "../../common/dial.ts";
 
 /**
  * Who holds the line's dialog and sends its BYE and REFER: the worker's SIP service (uas.ts), for
@@ -71,6 +72,8 @@ export class SipLine implements CallLine {
     signalling?: string,
     /** Whether the far end rang us or we placed the call (dial_call.ts). */
     readonly direction: "inbound" | "outbound" = "inbound",
+    /** A placed call's answering-machine detection (the dial's machine_detection). */
+    readonly machineDetection: MachineDetection = "off",
   ) {
     this.onCallerFrame = media.onCallerFrame;
     this.onDtmf = media.onDtmf;

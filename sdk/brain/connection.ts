@@ -76,7 +76,8 @@ class CallSession implements Session {
   readonly agentId: string;
   readonly init: JsonObject;
   config: ConfigJson;
-  readonly phone: PhoneInfo | null;
+  /** Its machineDetection is set when MachineDetected comes. */
+  phone: PhoneInfo | null;
   readonly replay: ReplayInfo | null;
   private readonly send: Send;
 
@@ -277,6 +278,23 @@ export class BrainConnection {
       case "transfer_failed": {
         const failure = { target: String(body.target ?? ""), detail: String(body.detail ?? "") };
         this.call("onTransferFailed", () => this.handlers.onTransferFailed?.(failure, session));
+        return;
+      }
+      case "machine_detected": {
+        const outcome: "human" | "machine" = body.outcome === "machine" ? "machine" : "human";
+        const detected = { outcome, atMs: Number(body.at_ms ?? 0), why: String(body.why ?? "") };
+        if (session.phone) session.phone = { ...session.phone, machineDetection: outcome };
+        this.call("onMachineDetected", () => this.handlers.onMachineDetected?.(detected, session));
+        return;
+      }
+      case "beep": {
+        const beep = {
+          atMs: Number(body.at_ms ?? 0),
+          heard: body.heard === true,
+          hz: Number(body.hz ?? 0),
+          why: String(body.why ?? ""),
+        };
+        this.call("onBeep", () => this.handlers.onBeep?.(beep, session));
         return;
       }
       case "say_started":

@@ -16,12 +16,14 @@
 export { type Brain, createBrain, type ServedBrain, type ServeOptions } from "./brain.ts";
 export type { ConfigJson, LanguageName, VoiceName } from "./config.ts";
 export type {
+  Beep,
   BrainHandlers,
   Dtmf,
   HeardText,
   IdleTurn,
   InterimText,
   JsonObject,
+  MachineDetected,
   PhoneInfo,
   ReplayInfo,
   Reply,

@@ -113,8 +113,40 @@ export interface PhoneInfo {
    * `to` the callee's. `"inbound"` when the caller rang.
    */
   readonly direction: "inbound" | "outbound";
-  /** An outbound call's answering-machine outcome once detected; null until then (and inbound). */
+  /**
+   * An outbound call's answering-machine outcome once detected (`onMachineDetected` says when);
+   * null until then, on an inbound call, and with detection off.
+   */
   readonly machineDetection: "human" | "machine" | null;
+}
+
+/**
+ * Who answered an outbound call placed with `machine_detection` `hang_up` or `leave_message`,
+ * told once, before the greeting plays (docs/machine-detection.md, "In a call").
+ */
+export interface MachineDetected {
+  /** `"human"`: the greeting plays now. `"machine"`: with hang_up the call ends (reason
+   * `"machine"`); with leave_message nothing is spoken until `onBeep`. */
+  readonly outcome: "human" | "machine";
+  /** Audio time since the answer when it was decided, in milliseconds. */
+  readonly atMs: number;
+  /** The rule that decided: `"short_greeting"`, `"long_greeting"`, `"tone"`, `"silence"`, ... */
+  readonly why: string;
+}
+
+/**
+ * A leave_message call's machine now records: its beep ended (`heard`), or none is coming. The
+ * greeting the brain gave at session start plays from here, into the recording.
+ */
+export interface Beep {
+  /** Audio time since the answer, in milliseconds: the beep's end, or when none was expected. */
+  readonly atMs: number;
+  /** True when a beep was heard; false when none came (`why`: `"silence"` or `"timeout"`). */
+  readonly heard: boolean;
+  /** The beep's pitch in Hz; 0 when none was heard. */
+  readonly hz: number;
+  /** `""` when heard; why none is expected otherwise. */
+  readonly why: string;
 }
 
 /** A replay of a recorded session (SessionStart's `replay`). */
@@ -224,6 +256,14 @@ export interface BrainHandlers {
   onDtmf?(dtmf: Dtmf, session: Session): unknown;
   /** A `session.transfer(...)` did not happen; the call goes on. */
   onTransferFailed?(failure: TransferFailure, session: Session): unknown;
+  /**
+   * Who answered an outbound call with machine detection on (`session.phone.machineDetection`
+   * is set by then). The return value is ignored; on a machine with leave_message, wait for
+   * `onBeep`: the greeting plays after it.
+   */
+  onMachineDetected?(detected: MachineDetected, session: Session): unknown;
+  /** A leave_message machine's beep ended (or none is coming): the greeting now plays. */
+  onBeep?(beep: Beep, session: Session): unknown;
   /** Silence for the configured idle timeout. Replies like `onTurn`; none lets the floor pass. */
   onUserIdle?(idle: IdleTurn, session: Session): Reply;
   /** The caller started or stopped speaking; needs `configure({ events: { speech: true } })`. */

@@ -1,4 +1,4 @@
-// session.say and the opt-in caller events are one protocol in both SDKs: a Python brain (its own
+// session.say, the opt-in caller events and machine detection are one protocol in both SDKs: a Python brain (its own
 // process, sdk/python/tests/brains/say_and_events_brain.py) and the same brain in TypeScript get
 // the same ServiceFrames from the same fake worker and send the same BrainFrames back.
 import { assertEquals } from "../../tests/helpers/assert.ts";
@@ -34,6 +34,10 @@ function typescriptBrain() {
         latency_ms: m.latencyMs,
         interrupted: m.interrupted,
       }),
+    onMachineDetected: (d, session) =>
+      session.dispatch("machine", { outcome: d.outcome, at_ms: d.atMs, why: d.why }),
+    onBeep: (b, session) =>
+      session.dispatch("beep", { at_ms: b.atMs, heard: b.heard, hz: b.hz, why: b.why }),
   });
 }
 
@@ -65,6 +69,10 @@ async function script(url: string): Promise<unknown[]> {
     interrupted: true,
   });
   frames.push(await worker.next());
+  worker.send("machine_detected", { outcome: "machine", at_ms: 3300, why: "long_greeting" });
+  frames.push(await worker.next());
+  worker.send("beep", { at_ms: 10900, heard: true, hz: 1000 });
+  frames.push(await worker.next());
   worker.send("end", { reason: "hangup" });
   await worker.closed;
   return frames.map(({ timestamp_ms: _, ...f }) => {
@@ -95,6 +103,8 @@ Deno.test("the Python and TypeScript SDKs say and report caller events alike", a
       "interim",
       "speech",
       "metrics",
+      "machine",
+      "beep",
     ]);
     const said = fromPython[3] as { action: { data: unknown } };
     assertEquals(said.action.data, {

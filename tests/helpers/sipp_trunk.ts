@@ -220,3 +220,15 @@ export function answersByLastDigit(rtpPort: number, pauseMs: number): string {
   <label id="end"/>
 </scenario>`;
 }
+
+/**
+ * The callee answers and the worker hangs up: its BYE (within `byeWithinMs`) is answered 200. The
+ * scenario fails when no BYE comes (a call left up, e.g. a machine not hung up on).
+ */
+export function answersThenIsHungUp(rtpPort: number, byeWithinMs = 20_000): string {
+  return `${XML_HEAD}<scenario name="answers, is hung up on">${RECV_INVITE}
+  ${trunkAnswer("180 Ringing")}${trunkAnswersOk(rtpPort)}
+  <recv request="ACK"/>
+  <recv request="BYE" timeout="${byeWithinMs}"/>${trunkAnswer("200 OK", [], false)}
+</scenario>`;
+}

@@ -41,7 +41,8 @@ class GeneratedProtoTest(unittest.TestCase):
         self.assertEqual(service, ["session_start", "user_turn", "client_message", "heard",
                                    "user_idle", "finalize", "end", "cancel", "dtmf",
                                    "transfer_failed", "say_started", "say_refused",
-                                   "user_speech", "interim_text", "turn_metrics"])
+                                   "user_speech", "interim_text", "turn_metrics",
+                                   "machine_detected", "beep"])
         self.assertEqual(brain, ["greeting", "speech_unit", "action", "config", "end_session",
                                  "transfer", "say"])
         self.assertEqual(config_pb2.Voice.Name(2), "VOICE_ARJUN")

@@ -22,7 +22,7 @@ Example::
 
 from .brain import Brain, ServedBrain
 from .config import ConfigDict, ConfigError
-from .events import InterimText, SayOutcome, TurnMetrics, UserSpeech
+from .events import Beep, InterimText, MachineDetected, SayOutcome, TurnMetrics, UserSpeech
 from .session import (
     Dtmf,
     HeardText,
@@ -38,6 +38,7 @@ from .session import (
 from .units import UnitSplitter, speech_units
 
 __all__ = [
+    "Beep",
     "Brain",
     "ServedBrain",
     "ConfigDict",
@@ -46,6 +47,7 @@ __all__ = [
     "HeardText",
     "IdleTurn",
     "InterimText",
+    "MachineDetected",
     "PhoneCall",
     "Replay",
     "Reply",

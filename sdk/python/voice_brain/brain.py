@@ -18,6 +18,8 @@ HANDLER_NAMES = (
     "on_user_idle",
     "on_dtmf",
     "on_transfer_failed",
+    "on_machine_detected",
+    "on_beep",
     "on_user_speech",
     "on_interim_text",
     "on_turn_metrics",
@@ -88,6 +90,12 @@ class Brain:
       ``duration_ms``). Cannot speak; may dispatch, configure, end or transfer.
     - ``on_transfer_failed(failure, session)``: a ``session.transfer(...)`` did not happen
       (``TransferFailure``: ``target``, ``detail``); the call goes on.
+    - ``on_machine_detected(detected, session)``: who answered an outbound call placed with
+      machine detection on (``MachineDetected``: ``outcome`` ``"human"`` or ``"machine"``,
+      ``at_ms``, ``why``); ``session.phone.machine_detection`` is set by then. On a machine with
+      ``leave_message`` nothing is spoken until ``on_beep``.
+    - ``on_beep(beep, session)``: a leave_message call's machine now records (``Beep``: ``at_ms``,
+      ``heard``, ``hz``, ``why``); the greeting plays from here.
     - ``on_session_end(session, end)``: the call is over; ``end.reason`` and ``end.heard`` (what
       the caller heard, in order). Runs exactly once per started session.
     """
@@ -138,6 +146,16 @@ class Brain:
     def on_transfer_failed(self, fn: Callable) -> Callable:
         """Registers the callback told when a ``session.transfer(...)`` did not happen."""
         return self._register("on_transfer_failed", fn)
+
+    def on_machine_detected(self, fn: Callable) -> Callable:
+        """Registers the callback told who answered an outbound call (a ``MachineDetected``);
+        only on a call placed with ``machine_detection`` ``hang_up`` or ``leave_message``."""
+        return self._register("on_machine_detected", fn)
+
+    def on_beep(self, fn: Callable) -> Callable:
+        """Registers the callback told when a leave_message call's machine records (a ``Beep``:
+        its beep ended, or none is coming); the greeting plays from then."""
+        return self._register("on_beep", fn)
 
     def on_user_speech(self, fn: Callable) -> Callable:
         """Registers the callback told when the caller starts or stops speaking (a ``UserSpeech``);

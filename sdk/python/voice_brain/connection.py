@@ -6,6 +6,7 @@ in the order the verbs were called (a Config sent in ``on_session_start`` preced
 """
 
 import asyncio
+import dataclasses
 import inspect
 import json
 import logging
@@ -15,7 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from google.protobuf.message import DecodeError, Message
 
 from .config import config_dict
-from .events import InterimText, TurnMetrics, UserSpeech
+from .events import Beep, InterimText, MachineDetected, TurnMetrics, UserSpeech
 from .proto import brain_pb2
 from .says import Says
 from .session import (
@@ -175,6 +176,14 @@ class Connection:
         elif kind == "transfer_failed":
             failure = TransferFailure(body.target, body.detail)
             self._call_soon("on_transfer_failed", failure, session)
+        elif kind == "machine_detected":
+            outcome = "machine" if body.outcome == "machine" else "human"
+            if session.phone is not None:
+                session.phone = dataclasses.replace(session.phone, machine_detection=outcome)
+            detected = MachineDetected(outcome, body.at_ms, body.why)
+            self._call_soon("on_machine_detected", detected, session)
+        elif kind == "beep":
+            self._call_soon("on_beep", Beep(body.at_ms, body.heard, body.hz, body.why), session)
         elif kind == "say_started":
             self._says.started(body.say_id, body.turn_id)
         elif kind == "say_refused":

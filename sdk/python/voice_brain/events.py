@@ -1,7 +1,9 @@
 """What the brain may be told beyond its turns, and how a ``session.say(...)`` went.
 
 The caller events and turn metrics come only when the brain asks for them with
-``session.configure({"events": {...}})``; mirrors the TypeScript SDK's types.
+``session.configure({"events": {...}})``; an outbound call's machine detection comes when the
+dial asked for it (``machine_detection`` ``hang_up`` or ``leave_message``). Mirrors the
+TypeScript SDK's types.
 """
 
 from dataclasses import dataclass, field
@@ -52,3 +54,32 @@ class TurnMetrics:
     turn is absent."""
     interrupted: bool = False
     """The caller cut the reply off."""
+
+
+@dataclass(frozen=True)
+class MachineDetected:
+    """Who answered an outbound call placed with ``machine_detection`` ``hang_up`` or
+    ``leave_message``; told once, before the greeting plays (docs/machine-detection.md)."""
+
+    outcome: str
+    """``"human"``: the greeting plays now. ``"machine"``: with hang_up the call ends (reason
+    ``"machine"``); with leave_message nothing is spoken until ``on_beep``."""
+    at_ms: int
+    """Audio time since the answer when it was decided, in milliseconds."""
+    why: str
+    """The rule that decided: ``"short_greeting"``, ``"long_greeting"``, ``"tone"``, ..."""
+
+
+@dataclass(frozen=True)
+class Beep:
+    """A leave_message call's machine now records: its beep ended (``heard``), or none is coming.
+    The greeting given at session start plays from here, into the recording."""
+
+    at_ms: int
+    """Audio time since the answer, in milliseconds."""
+    heard: bool
+    """True when a beep was heard; False when none came (``why``: ``"silence"``, ``"timeout"``)."""
+    hz: int = 0
+    """The beep's pitch in Hz; 0 when none was heard."""
+    why: str = ""
+    """``""`` when heard; why none is expected otherwise."""

@@ -52,8 +52,9 @@ class PhoneCall:
     """``"outbound"`` when the service placed the call (``from_number`` is then the service's
     number, ``to`` the callee's); ``"inbound"`` when the caller rang."""
     machine_detection: Optional[str] = None
-    """An outbound call's answering-machine outcome (``"human"`` or ``"machine"``) once detected;
-    ``None`` until then, and on an inbound call."""
+    """An outbound call's answering-machine outcome (``"human"`` or ``"machine"``) once detected
+    (``on_machine_detected`` says when; ``session.phone`` is then replaced with it set); ``None``
+    until then, on an inbound call, and with detection off."""
 
 
 @dataclass(frozen=True)

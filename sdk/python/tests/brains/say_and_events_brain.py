@@ -43,6 +43,16 @@ def metrics(m, session):
                                  "latency_ms": m.latency_ms, "interrupted": m.interrupted})
 
 
+@brain.on_machine_detected
+def machine(d, session):
+    session.dispatch("machine", {"outcome": d.outcome, "at_ms": d.at_ms, "why": d.why})
+
+
+@brain.on_beep
+def beep(b, session):
+    session.dispatch("beep", {"at_ms": b.at_ms, "heard": b.heard, "hz": b.hz, "why": b.why})
+
+
 if __name__ == "__main__":
     brain.run(host=os.environ.get("HOST", "127.0.0.1"),
               port=int(os.environ.get("BRAIN_PORT", "8790")), path="/brain")
