@@ -51,7 +51,7 @@ const FLAGS: Record<string, Flag> = {
   "outbound-password": { type: "string", value: "PASSWORD" },
   "remove-outbound-credentials": { type: "boolean" },
   to: { type: "string", value: "E164" },
-  carrier: { type: "string", value: "twilio|plivo|exotel" },
+  carrier: { type: "string", value: "CARRIER" },
   "campaign-id": { type: "string", value: "ID" },
   from: { type: "string", value: "E164" },
   contacts: { type: "contacts", value: "FILE.json|FILE.csv" },

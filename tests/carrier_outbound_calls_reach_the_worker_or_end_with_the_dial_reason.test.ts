@@ -13,6 +13,7 @@ import { loadTelephonySettings } from "../common/telephony_settings.ts";
 import type { MachineDetection } from "../common/dial.ts";
 import { createPhoneSession } from "../api/sip/phone_session.ts";
 import { createPhoneNumber } from "../db/phone_numbers.ts";
+import { workerMachineDetection } from "../api/telephony/dial.ts";
 import { type InProcessCallService, startInProcessCallService } from "./helpers/call_harness.ts";
 import { GREETING, loudFrames, PLIVO, TWILIO, until } from "./helpers/stream_phone_call.ts";
 import { type FakeTelephonyRest, startFakeTelephonyRest } from "./fakes/telephony_rest.ts";
@@ -258,6 +259,11 @@ for (const carrier of ["twilio", "plivo", "exotel"] as const) {
         assert(call.stream, "the answered call opened no stream");
         await until(() => loudFrames(call.stream!) > 25, "half a second of the greeting");
         assertEquals(rig.sessions[0].phone?.carrier, carrier);
+        // The brain hears of a placed call, from our number to the callee's.
+        assertEquals(
+          [rig.sessions[0].phone?.direction, rig.sessions[0].phone?.to],
+          ["outbound", NUMBERS.to],
+        );
         const live = await row(rig, answered.sessionId);
         assertEquals([live.status, live.dial_state], ["active", "answered"]);
         // The call id kept is the one the carrier answered the request with.
@@ -387,4 +393,19 @@ Deno.test({
       await rig.close();
     }
   },
+});
+
+Deno.test("the worker runs its own machine detection only where the carrier's does not serve the mode", () => {
+  const modes = ["off", "hang_up", "leave_message"] as const;
+  const table = Object.fromEntries(
+    (["twilio", "plivo", "exotel"] as const).map((c) => [
+      c,
+      modes.map((m) => workerMachineDetection(c, m)),
+    ]),
+  );
+  assertEquals(table, {
+    twilio: ["off", "off", "off"],
+    plivo: ["off", "off", "leave_message"],
+    exotel: ["off", "hang_up", "leave_message"],
+  });
 });

@@ -12,7 +12,7 @@ import { logger } from "../../common/log.ts";
 import { open, SealedOpenError, TRUNK_CREDENTIALS_KEY } from "../../common/sealed.ts";
 import { getAgent } from "../../db/agents.ts";
 import { type NumberOwner, numberOwner, workspaceUsesTrunk } from "../../db/phone_numbers.ts";
-import { placeCarrierCall } from "../telephony/dial.ts";
+import { placeCarrierCall, workerMachineDetection } from "../telephony/dial.ts";
 import {
   type ChosenNode,
   finishSession,
@@ -184,8 +184,17 @@ async function place(
   // Through a carrier's call API, or over a SIP trunk the worker dials itself.
   const trunk = request.carrier ? undefined : await dialTrunk(deps, workspaceId, request, owner);
   // A carrier's stream is admitted by the token naming that carrier, as an inbound one's is.
+  // It also says the stream is a placed call and which machine detection the worker runs on it.
   const input = request.carrier
-    ? { ...request.input, metadata: { ...request.input.metadata, phone_carrier: request.carrier } }
+    ? {
+      ...request.input,
+      metadata: {
+        ...request.input.metadata,
+        phone_carrier: request.carrier,
+        phone_direction: "outbound",
+        phone_machine_detection: workerMachineDetection(request.carrier, request.machine_detection),
+      },
+    }
     : request.input;
   const now = Date.now();
   const ttl = Math.max(

@@ -42,7 +42,12 @@ const MACHINE_DETECTION: MachineDetection[] = ["off", "hang_up", "leave_message"
 /** Metadata the service writes on an outbound session itself; a body may not set them. */
 export const OUTBOUND_METADATA = ["phone_from", "phone_to"];
 /** Written too on a call through a carrier (api/dial/dial.ts), beyond the body's room. */
-const SERVICE_METADATA = [...OUTBOUND_METADATA, "phone_carrier"];
+const SERVICE_METADATA = [
+  ...OUTBOUND_METADATA,
+  "phone_carrier",
+  "phone_direction",
+  "phone_machine_detection",
+];
 
 function number(body: Record<string, unknown>, field: "to" | "from"): string {
   const v = body[field];

@@ -46,6 +46,11 @@ export interface CarrierDialer {
   /** Which settings the call API needs, named for the refusal when one is missing. */
   unconfigured(settings: TelephonySettings): string | undefined;
   dial(settings: TelephonySettings, call: CarrierDial): Promise<CarrierDialResult>;
+  /**
+   * Whether the carrier's own answering-machine detection serves this mode (it decides before the
+   * stream opens); where it does not, the worker's detector runs on the stream.
+   */
+  detectsMachines(mode: MachineDetection): boolean;
 }
 
 export interface WebhookCarrier {

@@ -34,6 +34,17 @@ export interface OutboundRequest {
   machine_detection: MachineDetection;
 }
 
+/**
+ * The machine detection the worker runs on a call through `carrierName`: none where the carrier's
+ * own serves the mode (it decides before the stream opens), else the mode asked for.
+ */
+export function workerMachineDetection(
+  carrierName: StreamCarrier,
+  mode: MachineDetection,
+): MachineDetection {
+  return CARRIERS[carrierName].dialer?.detectsMachines(mode) ? "off" : mode;
+}
+
 /** The carrier's answer; on a refusal the session has been ended `failed` / `dial_failed`. */
 export async function placeCarrierCall(
   deps: ApiDeps,

@@ -15,6 +15,7 @@
 // no size option), so the bound on what an unauthenticated peer can make the worker read is that
 // it cannot open the socket at all; a message over MAX_STREAM_MESSAGE_BYTES closes the stream
 // (stream_line.ts).
+import type { MachineDetection } from "../../common/dial.ts";
 import type { Context } from "hono";
 import { ApiError } from "../../common/http/errors.ts";
 import type { SessionClaims } from "../../common/token.ts";
@@ -50,6 +51,11 @@ export interface TelephonyNode extends Pick<OfferNode, "verifier" | "nodeId" | "
 function phoneOf(claims: SessionClaims): Record<string, string> {
   const input = claims.input as { metadata?: Record<string, string> } | null;
   return input?.metadata ?? {};
+}
+
+/** The token's detection mode; anything but a known one is off. */
+function machineDetectionOf(mode: string | undefined): MachineDetection {
+  return mode === "hang_up" || mode === "leave_message" ? mode : "off";
 }
 
 /** A token opened for another provider's call is not good on this route. */
@@ -97,7 +103,17 @@ export async function telephonyStream(c: Context, w: TelephonyNode): Promise<Res
   void admit(line, sessionId, carrier, w, queryToken).then((claims) => {
     if (!claims) return;
     const phone = phoneOf(claims);
-    line.accept({ from: phone.phone_caller, to: phone.phone_dialled });
+    // A call placed through the carrier (calls.dial) names its own numbers and detection mode.
+    const placed = phone.phone_direction === "outbound";
+    line.accept(
+      placed
+        ? {
+          from: phone.phone_from,
+          to: phone.phone_to,
+          outbound: { machineDetection: machineDetectionOf(phone.phone_machine_detection) },
+        }
+        : { from: phone.phone_caller, to: phone.phone_dialled },
+    );
     log.info("phone call admitted", { session_id: sessionId, carrier, call_id: line.callId });
     start({ sessionId, line, claims });
   });

@@ -54,6 +54,8 @@ async function dial(settings: TelephonySettings, call: CarrierDial): Promise<Car
 }
 
 export const exotelDialer: CarrierDialer = {
+  // Exotel's call API has no machine detection: the worker's detector runs on every such call.
+  detectsMachines: () => false,
   unconfigured: (s) =>
     !s.exotel.accountSid || !s.exotel.apiKey || !s.exotel.apiToken || !s.exotel.webhookSecret ||
       !s.exotel.outboundFlowUrl

@@ -50,6 +50,8 @@ async function dial(settings: TelephonySettings, call: CarrierDial): Promise<Car
 }
 
 export const plivoDialer: CarrierDialer = {
+  // Plivo hangs up on a machine itself; waiting for the beep is the worker's.
+  detectsMachines: (mode) => mode === "hang_up",
   unconfigured: (s) =>
     !s.plivo.authId || !s.plivo.authToken ? "PLIVO_AUTH_ID and PLIVO_AUTH_TOKEN" : undefined,
   dial,

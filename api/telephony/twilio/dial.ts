@@ -81,6 +81,8 @@ export async function hangUpTwilioCall(
 }
 
 export const twilioDialer: CarrierDialer = {
+  // MachineDetection=Enable (hang_up) and DetectMessageEnd (leave_message: TwiML runs after the beep).
+  detectsMachines: (mode) => mode !== "off",
   unconfigured: (s) =>
     !s.twilio.accountSid || !s.twilio.authToken
       ? "TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN"

@@ -13,6 +13,7 @@ import { type LatenessHistogram, Pacer } from "../../audio/pacer.ts";
 import { logger } from "../../../common/log.ts";
 import type { Carrier, LineEndReason, TransferResult } from "../line.ts";
 import { type CallLine, type PhoneAbout, sentTo } from "../../call/line.ts";
+import type { MachineDetection } from "../../../common/dial.ts";
 import { HeldKeys } from "../held_keys.ts";
 import type { LineFormat, StreamDialect, StreamEvent } from "./dialect.ts";
 import { CallerTimeline } from "./caller_timeline.ts";
@@ -75,6 +76,8 @@ export class StreamPhoneLine implements CallLine {
   #start?: StreamStart;
   #from = "";
   #to = "";
+  #direction: "inbound" | "outbound" = "inbound";
+  #machineDetection: MachineDetection = "off";
   #accepted = false;
   #ended = false;
   #transferred = false;
@@ -204,6 +207,10 @@ export class StreamPhoneLine implements CallLine {
   get from(): string {
     return this.#from;
   }
+  /** What the worker's detector does on a placed call (off where the carrier's own decided). */
+  get machineDetection(): MachineDetection {
+    return this.#machineDetection;
+  }
   get to(): string {
     return this.#to;
   }
@@ -219,11 +226,22 @@ export class StreamPhoneLine implements CallLine {
    * is paced. `numbers` are the caller's and dialled numbers the session was opened with (from
    * the provider's signed webhook); the start message's own are used where those are missing.
    */
-  accept(numbers: { from?: string; to?: string } = {}): void {
+  accept(
+    numbers: {
+      from?: string;
+      to?: string;
+      /** A call the service placed through the carrier (calls.dial), and its detection mode. */
+      outbound?: { machineDetection: MachineDetection };
+    } = {},
+  ): void {
     if (!this.#start) throw new Error("accept() before the start message");
     if (this.#ended || this.#accepted) return;
     this.#from = numbers.from || this.#start.from || "";
     this.#to = numbers.to || this.#start.to || "";
+    if (numbers.outbound) {
+      this.#direction = "outbound";
+      this.#machineDetection = numbers.outbound.machineDetection;
+    }
     this.#accepted = true;
     this.#lastMessageAt = performance.now();
     this.#pacer.start();
@@ -237,7 +255,13 @@ export class StreamPhoneLine implements CallLine {
   }
 
   get phone(): PhoneAbout {
-    return { carrier: this.carrier, from: this.from, to: this.to, call_id: this.callId };
+    return {
+      carrier: this.carrier,
+      from: this.from,
+      to: this.to,
+      call_id: this.callId,
+      direction: this.#direction,
+    };
   }
 
   play(source: FrameSource, sent?: (pcm: Int16Array | undefined) => void): void {
