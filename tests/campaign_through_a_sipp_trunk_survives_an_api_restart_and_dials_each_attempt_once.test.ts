@@ -17,8 +17,8 @@ import { localTime } from "../common/calling_window.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 
 const OUR_NUMBER = "+912240000000";
-const CONTACTS = 30;
-const CONCURRENCY = 5;
+const CONTACTS = 100;
+const CONCURRENCY = 10;
 const number = (i: number) => `+9198100${String(i).padStart(5, "0")}`;
 /** What the trunk does with contact i (its number's last digit). */
 const outcomeOf = (i: number) => i % 10 === 1 ? "busy" : i % 10 === 2 ? "no_answer" : "answered";
@@ -98,11 +98,11 @@ Deno.test({
       return most;
     })();
 
-    // The first API's scheduler dials a third of the attempts; then it is replaced.
-    await eventually("a dozen attempts dialled", async () => {
+    // The first API's scheduler dials thirty attempts (of about 120); then it is replaced.
+    await eventually("thirty attempts dialled", async () => {
       const [{ n }] = await db.sql<{ n: number }[]>`select count(*)::int as n
         from campaign_attempts where session_id is not null`;
-      return n >= 12 || undefined;
+      return n >= 30 || undefined;
     }, 60_000);
     await api.close();
     const [before] = await db.sql<{ pending: number }[]>`select count(*)::int as pending
