@@ -20,8 +20,11 @@ const HASH: Record<DigestClientAlgorithm, string> = { "MD5": "md5", "SHA-256": "
 const h = (algorithm: DigestClientAlgorithm, text: string) =>
   createHash(HASH[algorithm]).update(text, "utf8").digest("hex");
 
-/** `Digest k=v, k="v"` → its parameters, names lower-cased, quotes and escapes removed. */
-function digestParams(value: string): Map<string, string> | undefined {
+/**
+ * `Digest k=v, k="v"` → its parameters, names lower-cased, quotes and escapes removed (RFC 7616
+ * section 3.4): a challenge's here, an Authorization's in the server half (api/sip/digest.ts).
+ */
+export function digestParams(value: string): Map<string, string> | undefined {
   const m = /^\s*Digest\s+(.*)$/is.exec(value);
   if (!m) return undefined;
   const params = new Map<string, string>();

@@ -17,6 +17,7 @@ import { readJson } from "../body.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 import { type ConnectRequest, parseConnectBody } from "./parse.ts";
+import { sessionToken } from "../session_token.ts";
 
 const log = logger("connect");
 
@@ -177,17 +178,7 @@ export async function connect(c: Context, deps: ApiDeps): Promise<Response> {
     );
   }
   const node = reservation.node;
-  const { token } = await deps.signer.mint(
-    {
-      sid: session.session_id,
-      aud: node.node_id,
-      sub: session.agent_id,
-      ten: session.workspace_id,
-      input: session.agent_input,
-    },
-    { jti: session.token_id, expiresAt: session.token_expires_at },
-    now,
-  );
+  const token = await sessionToken(deps.signer, session, node.node_id, now);
   log.info("session created", {
     session_id: session.session_id,
     agent_id: session.agent_id,

@@ -22,6 +22,7 @@ import {
 import { getOutboundTrunk } from "../../db/trunks.ts";
 import type { ApiDeps } from "../context.ts";
 import type { DialRequest } from "./parse.ts";
+import { sessionToken } from "../session_token.ts";
 
 const log = logger("dial");
 
@@ -250,17 +251,7 @@ async function place(
       { "Retry-After": String(NO_NODE_RETRY_AFTER_SECONDS) },
     );
   }
-  const { token } = await deps.signer.mint(
-    {
-      sid: session.session_id,
-      aud: reservation.node.node_id,
-      sub: session.agent_id,
-      ten: session.workspace_id,
-      input: session.agent_input,
-    },
-    { jti: session.token_id, expiresAt: session.token_expires_at },
-    now,
-  );
+  const token = await sessionToken(deps.signer, session, reservation.node.node_id, now);
   if (request.carrier) {
     return await throughCarrier(deps, request, session.session_id, reservation.node, token);
   }

@@ -11,7 +11,7 @@
 // a captured Authorization, copied into another INVITE, opens nothing (RFC 7616 section 5.7's
 // one-time nonces).
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { splitList } from "../../sip/headers.ts";
+import { digestParams } from "../../sip/digest_client.ts";
 
 export type DigestAlgorithm = "MD5" | "SHA-256";
 
@@ -103,18 +103,8 @@ export interface DigestResponse {
 
 /** `Digest name=value, name="quoted", ...` (RFC 7616 section 3.4); undefined when not digest. */
 export function parseAuthorization(value: string): DigestResponse | undefined {
-  const m = /^\s*Digest\s+(.*)$/is.exec(value);
-  if (!m) return undefined;
-  const params = new Map<string, string>();
-  for (const part of splitList(m[1])) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    let v = part.slice(eq + 1).trim();
-    if (v.startsWith('"') && v.endsWith('"') && v.length >= 2) {
-      v = v.slice(1, -1).replace(/\\(.)/g, "$1");
-    }
-    params.set(part.slice(0, eq).trim().toLowerCase(), v);
-  }
+  const params = digestParams(value);
+  if (!params) return undefined;
   const get = (k: string) => params.get(k);
   const [username, realm, nonce, uri, response] = ["username", "realm", "nonce", "uri", "response"]
     .map(get);

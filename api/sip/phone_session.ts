@@ -10,6 +10,7 @@ import type { PhoneNumberRoute } from "../../db/phone_numbers.ts";
 import { type ChosenNode, type NewSession, reserveSession } from "../../db/sessions.ts";
 import { parseConnectBody } from "../connect/parse.ts";
 import type { ApiDeps } from "../context.ts";
+import { sessionToken } from "../session_token.ts";
 
 export type PhoneSession =
   | { kind: "reserved"; session_id: string; agent_id: string; node: ChosenNode; token: string }
@@ -106,17 +107,8 @@ export async function createPhoneSession(
   if (reservation.kind !== "reserved") {
     return { kind: "unavailable", reason: "no worker can take the call" };
   }
-  const { token } = await deps.signer.mint(
-    {
-      sid: session.session_id,
-      aud: reservation.node.node_id,
-      sub: session.agent_id,
-      ten: session.workspace_id,
-      input: session.agent_input,
-    },
-    { jti: session.token_id, expiresAt: session.token_expires_at },
-    now, // the clock reading the expiry came from, so the token lives its whole TTL
-  );
+  // now: the clock reading the expiry came from, so the token lives its whole TTL
+  const token = await sessionToken(deps.signer, session, reservation.node.node_id, now);
   return {
     kind: "reserved",
     session_id: session.session_id,
