@@ -10,11 +10,9 @@
 // call was answered: the worker ends its session).
 import type { Context } from "hono";
 import type { ApiDeps } from "../../context.ts";
-import { badSignature, notConfigured, signedForm } from "../admit.ts";
-import { sameSecret } from "../signatures.ts";
 import { applyDialProgress, type DialProgress } from "../dial_status.ts";
 import { loggedRefusals } from "../webhook_guard.ts";
-import { twilioSignature } from "./signature.ts";
+import { twilioForm } from "./signed_form.ts";
 import { hangUpTwilioCall } from "./dial.ts";
 import { logger } from "../../../common/log.ts";
 
@@ -48,15 +46,7 @@ export function twilioProgress(form: Record<string, string>, machine: string): D
 }
 
 export const twilioDialStatus = loggedRefusals("twilio", async (c: Context, deps: ApiDeps) => {
-  const twilio = deps.telephony?.twilio;
-  if (!twilio?.authToken) throw notConfigured("Twilio", "TWILIO_AUTH_TOKEN");
-  const { params, url } = await signedForm(c, deps);
-  const expected = await twilioSignature(twilio.authToken, url, params);
-  if (!sameSecret(c.req.header("x-twilio-signature") ?? "", expected)) {
-    throw badSignature("Twilio");
-  }
-  const form = Object.fromEntries(params);
-  if (twilio.accountSid && form.AccountSid !== twilio.accountSid) throw badSignature("Twilio");
+  const form = await twilioForm(c, deps);
   const progress = twilioProgress(form, c.req.query("machine") ?? "off");
   const { changed } = await applyDialProgress(
     deps,

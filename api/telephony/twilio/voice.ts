@@ -6,30 +6,12 @@
 // `<Parameter>`s, which Twilio hands the worker in the start message's customParameters.
 import type { Context } from "hono";
 import type { ApiDeps } from "../../context.ts";
-import {
-  badSignature,
-  callOfForm,
-  notConfigured,
-  openPhoneSession,
-  signedForm,
-  xmlAnswer,
-  xmlEscape,
-} from "../admit.ts";
-import { sameSecret } from "../signatures.ts";
-import { twilioSignature } from "./signature.ts";
+import { callOfForm, openPhoneSession, xmlAnswer, xmlEscape } from "../admit.ts";
+import { twilioForm } from "./signed_form.ts";
 import { loggedRefusals } from "../webhook_guard.ts";
 
 export const twilioVoice = loggedRefusals("twilio", async (c: Context, deps: ApiDeps) => {
-  const twilio = deps.telephony?.twilio;
-  if (!twilio?.authToken) throw notConfigured("Twilio", "TWILIO_AUTH_TOKEN");
-  const { params, url } = await signedForm(c, deps);
-  const expected = await twilioSignature(twilio.authToken, url, params);
-  if (!sameSecret(c.req.header("x-twilio-signature") ?? "", expected)) {
-    throw badSignature("Twilio");
-  }
-  const form = Object.fromEntries(params);
-  // Another account's call, signed with its own token, would not verify: this is belt and braces.
-  if (twilio.accountSid && form.AccountSid !== twilio.accountSid) throw badSignature("Twilio");
+  const form = await twilioForm(c, deps);
   const opened = await openPhoneSession(deps, callOfForm(c, "twilio", form, "CallSid"));
   // No worker can take it (nothing was written): the caller hears busy, not an error.
   if (!opened) return xmlAnswer(c, `<Reject reason="busy"/>`);
