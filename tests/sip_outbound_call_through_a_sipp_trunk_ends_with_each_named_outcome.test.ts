@@ -135,7 +135,7 @@ Deno.test("an outbound call through a SIPp trunk ends with the outcome each answ
             [{ to: "5550123" }, 400, "to"],
             [{ ring_timeout_seconds: 4 }, 400, "ring_timeout_seconds"],
             [{ machine_detection: "maybe" }, 400, "machine_detection"],
-            [trunk({ transport: "tcp" }), 422, "trunk.transport"],
+            [trunk({ transport: "tls" }), 400, "trunk.transport"],
             [trunk({ address: "127.0.0.1:99999" }), 400, "trunk.address"],
             [trunk({ username: "u" }), 400, "trunk.username"],
           ] as const

@@ -31,6 +31,7 @@ async function placing(ringTimeoutMs = 5_000) {
     to: "+15550123",
     from: "+15550100",
     trunk: { address: "127.0.0.1", port },
+    transport: "UDP",
     trunkHost: `127.0.0.1:${port}`,
     ringTimeoutMs,
     rtp,

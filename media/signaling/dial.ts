@@ -131,14 +131,6 @@ export function readDial(body: unknown): CheckedDial {
   if (t.transport !== "udp" && t.transport !== "tcp") {
     throw invalidRequest("trunk.transport", 'trunk.transport must be "udp" or "tcp".');
   }
-  if (t.transport === "tcp") {
-    throw new ApiError(
-      422,
-      "unsupported_transport",
-      "This worker places calls over UDP only for now.",
-      { field: "trunk.transport" },
-    );
-  }
   if ((t.username === undefined) !== (t.password === undefined)) {
     throw invalidRequest("trunk.username", "username and password come together or not at all.");
   }
@@ -167,6 +159,7 @@ export function readDial(body: unknown): CheckedDial {
     from: body.from as string,
     trunkId: t.trunk_id as string,
     trunkHost: address.written,
+    transport: t.transport,
     port: address.port,
     username: t.username as string | undefined,
     password: t.password as string | undefined,

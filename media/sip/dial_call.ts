@@ -35,6 +35,8 @@ export interface DialRequest {
   from: string;
   trunkId: string;
   trunk: Peer;
+  /** The trunk's outbound_transport: UDP from the SIP socket, or the worker's TCP connection. */
+  transport: "udp" | "tcp";
   /** The trunk's host as the operator wrote it (Request-URI, To). */
   trunkHost: string;
   username?: string;
@@ -114,6 +116,7 @@ function place(
     to: dial.to,
     from: dial.from,
     trunk: dial.trunk,
+    transport: dial.transport === "tcp" ? "TCP" : "UDP",
     trunkHost: dial.trunkHost,
     username: dial.username,
     password: dial.password,
@@ -156,7 +159,12 @@ function place(
     failed: (f: DialFailure) => {
       settled();
       sessionLog.add("sip", "dial_ended", { reason: f.reason, sip: f.sip });
-      log.info("outbound call not answered", { session_id: sessionId, reason: f.reason });
+      // `sip` names the status line, or why the TCP connection to the trunk failed or closed.
+      log.info("outbound call not answered", {
+        session_id: sessionId,
+        reason: f.reason,
+        sip: f.sip,
+      });
       write("end", async () => {
         await rtp.close();
         await endRecords.write({

@@ -2,7 +2,9 @@
 // one INVITE with an SDP offer (PCMU, PCMA, telephone-event) from the worker's own SIP socket, a
 // 401/407 digest challenge answered once, 180/183 as ringing (183's early media is never the
 // callee), the 2xx ACKed and its dialog held beside the answered calls (in_dialog.ts), CANCEL at
-// the ring timeout, and every other ending named as common/dial.ts names it.
+// the ring timeout, and every other ending named as common/dial.ts names it. Over TCP the INVITE
+// and the dialog's requests go on the worker's connection to the trunk (sip/tcp_client.ts), with
+// no Timer A; a connection that fails or drops before the final response fails the dial.
 import type { SipClock, SipTimers } from "../../sip/clock.ts";
 import { type Header, header, headerList, type SipRequest } from "../../sip/message.ts";
 import type { SipResponse } from "../../sip/message.ts";
@@ -25,8 +27,10 @@ export interface UacHost {
   timers: SipTimers;
   /** Our address and SIP port as the trunk reaches them (Via, Contact, From, SDP c=). */
   where(): { host: string; port: number };
-  /** Puts a datagram on the wire from the worker's SIP socket. */
-  send(bytes: Uint8Array, to: Peer): void;
+  /** A datagram from the worker's SIP socket, or bytes on its TCP connection to `to`. */
+  send(bytes: Uint8Array, to: Peer, transport: Transport): void;
+  /** The worker's TCP connection to `to` (opened if none is): resolves `closed` with why. */
+  connection(to: Peer): { closed: Promise<string> };
   /** Responses whose branch and method are `key` go to `tx`; returns the undo. */
   track(key: string, tx: { receive(r: SipResponse): void }): () => void;
   /** The call is answered: its dialog is held with the answered calls' (in_dialog.ts). */
@@ -35,11 +39,15 @@ export interface UacHost {
   hangUp(callId: string): Promise<unknown>;
 }
 
+export type Transport = "UDP" | "TCP";
+
 export interface PlaceCallOptions {
   /** E.164 numbers: whom we call and the number we call from. */
   to: string;
   from: string;
   trunk: Peer;
+  /** How the trunk is reached (the trunk's outbound_transport). */
+  transport: Transport;
   /** The trunk's host as written (the Request-URI's and To's host part). */
   trunkHost: string;
   username?: string;
@@ -126,9 +134,34 @@ export class PlacedCall {
     return { host: host.includes(":") ? `[${host}]` : host, port };
   }
 
+  /** Bytes toward the trunk, on the call's transport. */
+  private wire(bytes: Uint8Array): void {
+    this.host.send(bytes, this.opts.trunk, this.opts.transport);
+  }
+
+  private get reliable(): boolean {
+    return this.opts.transport === "TCP";
+  }
+
+  /**
+   * Section 18.1.1: a TCP connection that fails to open or closes before the INVITE's final
+   * response fails the dial; once answered, a drop is left to the call (as on an inbound call).
+   */
+  private watchConnection(tx: InviteClientTransaction): void {
+    if (!this.reliable) return;
+    void this.host.connection(this.opts.trunk).closed.then((why) => {
+      if (this.settled || tx !== this.tx || tx.state !== "calling" && tx.state !== "proceeding") {
+        return;
+      }
+      tx.stop();
+      this.fail({ reason: "dial_failed", status: "failed", sip: `TCP connection: ${why}` });
+    });
+  }
+
   /** A new INVITE transaction: a new branch and CSeq, the same Call-ID and From tag. */
   private send(extra: Header[]): void {
     const { host, port } = this.local;
+    const tcp = this.reliable;
     const branch = `z9hG4bK${randomToken()}`;
     const uri = `sip:${this.opts.to}@${this.opts.trunkHost}`;
     const sdp = offerSdp({
@@ -138,13 +171,19 @@ export class PlacedCall {
       version: 1,
     });
     const headers: Header[] = [
-      { name: "Via", value: `SIP/2.0/UDP ${host}:${port};branch=${branch};rport` },
+      // rport is for UDP's NAT (RFC 3581); over TCP responses come back on the connection.
+      {
+        name: "Via",
+        value: `SIP/2.0/${this.opts.transport} ${host}:${port};branch=${branch}${
+          tcp ? "" : ";rport"
+        }`,
+      },
       { name: "Max-Forwards", value: "70" },
       { name: "From", value: `<sip:${this.opts.from}@${host}>;tag=${this.fromTag}` },
       { name: "To", value: `<${uri}>` },
       { name: "Call-ID", value: this.callId },
       { name: "CSeq", value: `${++this.cseq} INVITE` },
-      { name: "Contact", value: `<sip:${host}:${port}>` },
+      { name: "Contact", value: `<sip:${host}:${port}${tcp ? ";transport=tcp" : ""}>` },
       { name: "Allow", value: "INVITE, ACK, CANCEL, BYE, OPTIONS, NOTIFY, INFO, UPDATE" },
       ...extra,
       { name: "Content-Type", value: "application/sdp" },
@@ -153,9 +192,9 @@ export class PlacedCall {
     const tx: InviteClientTransaction = new InviteClientTransaction({
       clock: this.host.clock,
       timers: this.host.timers,
-      reliable: false,
+      reliable: tcp,
       request: this.invite,
-      send: (bytes) => this.host.send(bytes, this.opts.trunk),
+      send: (bytes) => this.wire(bytes),
       onResponse: (r) => this.response(r, tx),
       onTimeout: () => this.fail({ reason: "dial_failed", status: "failed", sip: "timeout" }),
       onEnd: () => untrack(),
@@ -163,6 +202,7 @@ export class PlacedCall {
     // A challenged INVITE's transaction stays tracked until Timer D, to ACK a retransmitted 401.
     const untrack = this.host.track(`${branch}|INVITE`, tx);
     this.tx = tx;
+    this.watchConnection(tx);
   }
 
   private response(r: SipResponse, tx: InviteClientTransaction): void {
@@ -213,10 +253,10 @@ export class PlacedCall {
 
   /** A 2xx: ACK it (again for a retransmission), then the call is answered or hung up. */
   private ok(r: SipResponse): void {
-    if (this.ackBytes) return this.host.send(this.ackBytes, this.opts.trunk);
+    if (this.ackBytes) return this.wire(this.ackBytes);
     const ids = placedDialogIds(this.invite, r);
     const call: UasCall = {
-      channel: { transport: "UDP", from: this.opts.trunk, send: () => {} },
+      channel: { transport: this.opts.transport, from: this.opts.trunk, send: () => {} },
       callId: this.callId,
       localTag: this.fromTag,
       remoteTag: tagOf(header(r, "To")),
@@ -227,9 +267,10 @@ export class PlacedCall {
       sessionId: String(Date.now()),
     };
     // Toward the trunk: it is the worker's outbound proxy, whatever the Contact names.
-    this.dialog = this.host.answered(call, ids, (b) => this.host.send(b, this.opts.trunk));
+    // Over TCP, on the open connection to the trunk, or a new one if it has closed (18.1.1).
+    this.dialog = this.host.answered(call, ids, (b) => this.wire(b));
     this.ackBytes = this.dialog.ack(this.cseq);
-    this.host.send(this.ackBytes, this.opts.trunk);
+    this.wire(this.ackBytes);
     const type = header(r, "Content-Type")?.split(";")[0].trim().toLowerCase();
     // Read with the offer's reader: the codec, their RTP address and port, telephone-event.
     const answer = type === "application/sdp" ? answerOffer(decode(r.body), READER) : undefined;
@@ -275,8 +316,8 @@ export class PlacedCall {
     const tx = new NonInviteClientTransaction({
       clock: this.host.clock,
       timers: this.host.timers,
-      reliable: false,
-      send: () => this.host.send(bytes, this.opts.trunk),
+      reliable: this.reliable,
+      send: () => this.wire(bytes),
       onEnd: () => untrack(),
     });
     untrack = this.host.track(`${branch}|CANCEL`, tx);

@@ -25,7 +25,8 @@ import type { ClientOutcome } from "../../sip/client_transaction.ts";
 import { clientKey, stampVia, transactionKey } from "../../sip/keys.ts";
 import type { UacHost } from "./uac.ts";
 import type { DatagramSocket, Peer } from "../../sip/udp.ts";
-import type { StreamListener, StreamSource } from "../../sip/tcp.ts";
+import type { StreamHandlers, StreamListener, StreamSource } from "../../sip/tcp.ts";
+import { TcpClient } from "../../sip/tcp_client.ts";
 import { refusedStream } from "../../sip/stream.ts";
 import { listenUdpAndTcp, responsePeer } from "../../sip/listen.ts";
 import type { Channel, UasCall } from "./uas_call.ts";
@@ -43,6 +44,8 @@ type Transaction = InviteServerTransaction | NonInviteServerTransaction;
 export class SipUas {
   private socket?: DatagramSocket;
   private tcp?: StreamListener;
+  /** Connections the worker opens toward trunks it places calls through (RFC 3261 18.1.1). */
+  private readonly tcpOut: TcpClient;
   private readonly transactions = new Map<string, Transaction>();
   private readonly clock: SipClock;
   private readonly timers: SipTimers;
@@ -55,6 +58,7 @@ export class SipUas {
     this.clock = opts.clock ?? realClock;
     this.timers = opts.timers ?? RFC_TIMERS;
     this.refusals = opts.refusals ?? new RefusalLog(log);
+    this.tcpOut = new TcpClient(this.streamHandlers);
     this.inDialog = new InDialog({
       clock: this.clock,
       timers: this.timers,
@@ -79,13 +83,18 @@ export class SipUas {
       this.opts.host,
       this.opts.port ?? 0,
       (b, from) => this.receive(b, from),
-      {
-        message: (bytes, source) => this.receiveStream(bytes, source),
-        broken: (reason, bytes, source) => this.refuseStream(reason, bytes, source),
-      },
+      this.streamHandlers,
     );
     [this.socket, this.tcp] = [udp, tcp];
     return udp.port;
+  }
+
+  /** What arrives on a TCP connection, accepted or opened by us: the same handling. */
+  private get streamHandlers(): StreamHandlers {
+    return {
+      message: (bytes, source) => this.receiveStream(bytes, source),
+      broken: (reason, bytes, source) => this.refuseStream(reason, bytes, source),
+    };
   }
 
   get port(): number {
@@ -114,7 +123,9 @@ export class SipUas {
       clock: this.clock,
       timers: this.timers,
       where: () => ({ host: this.announced, port: this.port }),
-      send: (bytes, to) => this.socket?.send(bytes, to),
+      send: (bytes, to, transport) =>
+        transport === "TCP" ? this.tcpOut.send(bytes, to) : this.socket?.send(bytes, to),
+      connection: (to) => this.tcpOut.connection(to),
       track: (key, tx) => {
         this.placedClients.set(key, tx);
         return () => this.placedClients.delete(key);
@@ -128,6 +139,7 @@ export class SipUas {
     await this.inDialog.close();
     await this.socket?.close();
     await this.tcp?.close();
+    await this.tcpOut.close();
   }
 
   /** One datagram from `from`: parsed, matched to a transaction or dialog, answered. */

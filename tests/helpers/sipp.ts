@@ -102,14 +102,15 @@ export async function runSipp(
 
 /**
  * Plays `scenario` (SIPp XML, starting with a `<recv>`) once as a SIP trunk listening on
- * 127.0.0.1:`port` over UDP: the worker's outbound INVITE comes to it. Resolves when the call's
- * scenario ends (or fails, or no INVITE came in `-timeout`).
+ * 127.0.0.1:`port` over UDP (or TCP, `-t t1`): the worker's outbound INVITE comes to it. Resolves
+ * when the call's scenario ends (or fails, or no INVITE came in `-timeout`).
  */
 export async function runSippTrunk(
   scenario: string,
   port: number,
   /** More SIPp arguments. */
   extra: string[] = [],
+  transport: "udp" | "tcp" = "udp",
 ): Promise<SippRun> {
   const dir = await Deno.makeTempDir({ prefix: "sipp-trunk-" });
   try {
@@ -117,7 +118,7 @@ export async function runSippTrunk(
     const media = await freeUdpPortRun(4);
     const out = await new Deno.Command(SIPP, {
       args: [
-        ...["-sf", `${dir}/scenario.xml`, "-m", "1", "-t", "u1"],
+        ...["-sf", `${dir}/scenario.xml`, "-m", "1", "-t", transport === "udp" ? "u1" : "t1"],
         ...["-i", "127.0.0.1", "-p", String(port), "-mp", String(media)],
         ...["-timeout", "40", "-timeout_error", "-nostdin"],
         ...["-trace_err", "-error_file", `${dir}/errors.log`],
