@@ -67,6 +67,8 @@ function connect(to: Peer, handlers: StreamHandlers, bounds: StreamBounds): Clie
   let conn: Deno.TcpConn | undefined;
   let open = true;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  /** The idle clock runs (no message half-read): our own writes restart it too. */
+  let idle = false;
   let settle!: (reason: string) => void;
   const closed = new Promise<string>((r) => settle = r);
   // A connect that hangs (a firewall dropping SYNs) is given up after the message bound.
@@ -105,6 +107,8 @@ function connect(to: Peer, handlers: StreamHandlers, bounds: StreamBounds): Clie
     },
     reply: (bytes) => {
       if (!open) return;
+      // A connection we are still sending on (a CANCEL after a long ring) is not idle.
+      if (idle) dropAfter(bounds.idleTimeoutMs, "idle");
       writing = writing.then(async () => {
         let sent = 0;
         while (sent < bytes.length) sent += await conn!.write(bytes.subarray(sent));
@@ -114,6 +118,7 @@ function connect(to: Peer, handlers: StreamHandlers, bounds: StreamBounds): Clie
   };
   const dropAfter = (ms: number, reason: string) => {
     clearTimeout(timer);
+    idle = reason === "idle";
     timer = setTimeout(() => end(reason), ms);
   };
   connecting.then(async (c) => {
