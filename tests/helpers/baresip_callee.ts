@@ -91,7 +91,8 @@ export async function startBaresipCallee(
   }).spawn();
   let text = "";
   const drain = async (stream: ReadableStream<Uint8Array>) => {
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) text += chunk;
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) text += decoder.decode(chunk, { stream: true });
   };
   const drained = Promise.all([drain(child.stdout), drain(child.stderr)]);
   let exited = false;
@@ -123,8 +124,9 @@ export async function startBaresipCallee(
     }, 30_000);
     reading = (async () => {
       let buf = "";
-      for await (const chunk of conn!.readable.pipeThrough(new TextDecoderStream())) {
-        buf += chunk;
+      const decoder = new TextDecoder();
+      for await (const chunk of conn!.readable) {
+        buf += decoder.decode(chunk, { stream: true });
         for (let m; (m = /^(\d+):/.exec(buf));) {
           const len = Number(m[1]), start = m[0].length;
           if (buf.length < start + len + 1) break;
