@@ -123,15 +123,20 @@ export async function startBaresipCallee(
       return await Deno.connect({ hostname: "127.0.0.1", port: ctrlPort }).catch(() => undefined);
     }, 30_000);
     reading = (async () => {
-      let buf = "";
-      const decoder = new TextDecoder();
+      // Netstrings count bytes, so they are cut before decoding.
+      let buf = new Uint8Array(0);
       for await (const chunk of conn!.readable) {
-        buf += decoder.decode(chunk, { stream: true });
-        for (let m; (m = /^(\d+):/.exec(buf));) {
-          const len = Number(m[1]), start = m[0].length;
-          if (buf.length < start + len + 1) break;
-          const msg = JSON.parse(buf.slice(start, start + len));
-          buf = buf.slice(start + len + 1);
+        const joined = new Uint8Array(buf.length + chunk.length);
+        joined.set(buf);
+        joined.set(chunk, buf.length);
+        buf = joined;
+        for (let colon; (colon = buf.indexOf(58)) > 0;) {
+          const len = Number(new TextDecoder().decode(buf.subarray(0, colon)));
+          if (buf.length < colon + 1 + len + 1) break;
+          const msg = JSON.parse(
+            new TextDecoder().decode(buf.subarray(colon + 1, colon + 1 + len)),
+          );
+          buf = buf.slice(colon + 1 + len + 1);
           if (msg.event) events.push(String(msg.type));
         }
       }
