@@ -21,6 +21,8 @@ const NEEDED: [commandOrFile: string, pkg: string][] = [
   ["protoc", "protobuf-compiler"],
   // The SIP tests (tests/sip_calls_with_a_real_sipp_peer.test.ts) call a real peer: SIPp.
   ["sipp", "sip-tester"],
+  // A real softphone as caller and callee (tests/*baresip*.test.ts).
+  ["baresip", "baresip"],
 ];
 
 function has(command: string): boolean {
