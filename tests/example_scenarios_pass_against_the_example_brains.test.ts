@@ -8,21 +8,21 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { type ServableBrain, startCallService } from "./helpers/call_harness.ts";
 import { startPythonBrain } from "./helpers/python_brain.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
-import { callScenario } from "./helpers/scenario_call.ts";
+import { callScenario, callSpokenScenario } from "./helpers/scenario_call.ts";
 
 const example = (path: string) => new URL(`../sdk/${path}`, import.meta.url).pathname;
 
-async function scenario(brain: ServableBrain, file: string) {
+async function scenario(brain: ServableBrain, file: string, spoken = false) {
   const service = await startCallService(brain);
   try {
-    return await callScenario(service, file);
+    return await (spoken ? callSpokenScenario : callScenario)(service, file);
   } finally {
     await service.close();
   }
 }
 
 Deno.test("the spoken example scenario passes against the TypeScript example brain", async () => {
-  const r = await scenario(createExampleBrain(), example("brain/example/scenario.yaml"));
+  const r = await scenario(createExampleBrain(), example("brain/example/scenario.yaml"), true);
   assertEquals(r.code, 0, r.text);
   assert(/passed: 11 steps/.test(r.text), r.text);
 });
