@@ -58,6 +58,44 @@ export const DEFAULT_STREAM_BOUNDS: StreamBounds = {
 /** Read this much at a time: a half-open connection holds one such buffer and its partial head. */
 const READ_BYTES = 4096;
 
+/**
+ * Reads a SIP connection until it ends, accepted or opened by us (tcp_client.ts): each framed
+ * message to `handlers`, a keep-alive ping answered, a stream that cannot be framed to `broken`.
+ * The clock runs from a message's first byte, not its last: a byte a second never keeps a
+ * connection open. Between messages, the idle clock. Resolves with why it stopped reading (the
+ * caller closes); a failed read throws.
+ */
+export async function readFramed(
+  conn: Deno.Conn,
+  source: StreamSource,
+  handlers: StreamHandlers,
+  bounds: StreamBounds,
+  isOpen: () => boolean,
+  dropAfter: (ms: number, reason: string) => void,
+): Promise<string> {
+  const framer = new SipStreamFramer();
+  const buffer = new Uint8Array(READ_BYTES);
+  while (isOpen()) {
+    const n = await conn.read(buffer);
+    if (n === null) return "closed by the peer";
+    if (!isOpen()) break;
+    let fresh = framer.buffered === 0;
+    for (const framed of framer.push(buffer.subarray(0, n))) {
+      fresh = true;
+      if (framed.kind === "message") handlers.message(framed.bytes, source);
+      else if (framed.kind === "ping") source.reply(new Uint8Array([13, 10]));
+      else {
+        handlers.broken(framed.reason, framed.bytes, source);
+        return `unframeable: ${framed.reason}`;
+      }
+    }
+    if (!isOpen()) break;
+    if (framer.buffered === 0) dropAfter(bounds.idleTimeoutMs, "idle");
+    else if (fresh) dropAfter(bounds.messageTimeoutMs, "no whole message in time");
+  }
+  return "closed here";
+}
+
 const refusals = new RefusalLog(logger("sip-tcp"));
 
 export function listenTcp(
@@ -130,28 +168,8 @@ export function listenTcp(
       }, ms);
     };
     dropAfter(bounds.messageTimeoutMs, "no whole message in time");
-    const framer = new SipStreamFramer();
-    const buffer = new Uint8Array(READ_BYTES);
     try {
-      while (open) {
-        const n = await conn.read(buffer);
-        if (n === null || !open) break;
-        let fresh = framer.buffered === 0;
-        for (const framed of framer.push(buffer.subarray(0, n))) {
-          fresh = true;
-          if (framed.kind === "message") handlers.message(framed.bytes, source);
-          else if (framed.kind === "ping") source.reply(new Uint8Array([13, 10]));
-          else {
-            handlers.broken(framed.reason, framed.bytes, source);
-            source.close();
-          }
-        }
-        // The clock runs from a message's first byte, not its last: a byte a second never
-        // keeps a connection open. Between messages, the idle clock.
-        if (!open) break;
-        if (framer.buffered === 0) dropAfter(bounds.idleTimeoutMs, "idle");
-        else if (fresh) dropAfter(bounds.messageTimeoutMs, "no whole message in time");
-      }
+      await readFramed(conn, source, handlers, bounds, () => open, dropAfter);
     } catch { /* reset by the peer, or closed by a deadline */ }
     source.close();
   };

@@ -6,15 +6,16 @@
 // reply writes back on this connection, so responses and the far end's in-dialog requests reach
 // the UAS as those on an accepted connection do.
 import { logger } from "../common/log.ts";
-import { SipStreamFramer } from "./stream.ts";
-import { DEFAULT_STREAM_BOUNDS, type StreamBounds, type StreamHandlers } from "./tcp.ts";
-import type { StreamSource } from "./tcp.ts";
+import {
+  DEFAULT_STREAM_BOUNDS,
+  readFramed,
+  type StreamBounds,
+  type StreamHandlers,
+  type StreamSource,
+} from "./tcp.ts";
 import type { Peer } from "./udp.ts";
 
 const log = logger("sip-tcp");
-
-/** Read this much at a time, as the listener does. */
-const READ_BYTES = 4096;
 
 /** One connection the worker opened: a StreamSource that also says when and why it closed. */
 export interface ClientConnection extends StreamSource {
@@ -124,27 +125,9 @@ function connect(to: Peer, handlers: StreamHandlers, bounds: StreamBounds): Clie
   connecting.then(async (c) => {
     // Nothing is owed us until we send: the idle clock, then a message's from its first byte.
     dropAfter(bounds.idleTimeoutMs, "idle");
-    const framer = new SipStreamFramer();
-    const buffer = new Uint8Array(READ_BYTES);
     try {
-      while (open) {
-        const n = await c.read(buffer);
-        if (n === null) return end("closed by the peer");
-        if (!open) return;
-        let fresh = framer.buffered === 0;
-        for (const framed of framer.push(buffer.subarray(0, n))) {
-          fresh = true;
-          if (framed.kind === "message") handlers.message(framed.bytes, source);
-          else if (framed.kind === "ping") source.reply(new Uint8Array([13, 10]));
-          else {
-            handlers.broken(framed.reason, framed.bytes, source);
-            return end(`unframeable: ${framed.reason}`);
-          }
-        }
-        if (!open) return;
-        if (framer.buffered === 0) dropAfter(bounds.idleTimeoutMs, "idle");
-        else if (fresh) dropAfter(bounds.messageTimeoutMs, "no whole message in time");
-      }
+      // Closed here already (end ran) when it stops for that reason: end() is then a no-op.
+      end(await readFramed(c, source, handlers, bounds, () => open, dropAfter));
     } catch (err) {
       end(`read failed: ${errorText(err)}`);
     }
