@@ -56,7 +56,13 @@ Deno.test("a phone call's SessionStart, a DTMF key, a transfer and its failure r
   const failed = decodeServiceFrame(
     encodeServiceFrame(3, "transfer_failed", { target: "tel:+1", detail: "REFER answered 403" }),
   );
-  assertEquals(failed.body, { target: "tel:+1", detail: "REFER answered 403" });
-  const transfer = decodeBrainFrame(encodeBrainFrame(4, "transfer", { target: "sip:desk@pbx" }));
-  assertEquals([transfer.kind, transfer.body], ["transfer", { target: "sip:desk@pbx" }]);
+  assertEquals(failed.body, { target: "tel:+1", detail: "REFER answered 403", reason: "" });
+  const transfer = decodeBrainFrame(
+    encodeBrainFrame(4, "transfer", { target: "sip:desk@pbx", whisper: "Asha, card blocked" }),
+  );
+  assertEquals([transfer.kind, transfer.body], ["transfer", {
+    target: "sip:desk@pbx",
+    whisper: "Asha, card blocked",
+    ring_timeout_ms: 0,
+  }]);
 });

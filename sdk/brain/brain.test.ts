@@ -47,6 +47,7 @@ Deno.test("the greeting is sent after the Config frames onSessionStart caused", 
       stt: null,
       idle: null,
       outbound_greeting: null,
+      keypad: null,
       events: null,
     });
     assert.deepEqual(frames[1].config, {
@@ -54,6 +55,7 @@ Deno.test("the greeting is sent after the Config frames onSessionStart caused", 
       stt: { language: "LANGUAGE_HI" },
       idle: null,
       outbound_greeting: null,
+      keypad: null,
       events: null,
     });
     assert.deepEqual(frames[2].greeting, { text: "Namaste" });

@@ -73,7 +73,11 @@ Deno.test("a key press reaches onDtmf; transfer() sends Transfer and a failure r
     worker.send("dtmf", { digit: "0", duration_ms: 120 });
     const transfer = await worker.next();
     assert.equal(transfer.frame, "transfer");
-    assert.deepEqual(transfer.transfer, { target: "tel:+14155550199" });
+    assert.deepEqual(transfer.transfer, {
+      target: "tel:+14155550199",
+      whisper: "",
+      ring_timeout_ms: 0,
+    });
     worker.send("transfer_failed", { target: "tel:+14155550199", detail: "REFER answered 403" });
     assert.deepEqual(await failed.promise, {
       target: "tel:+14155550199",

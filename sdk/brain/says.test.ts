@@ -97,6 +97,7 @@ Deno.test("caller events and turn metrics reach their handlers once asked for", 
       stt: null,
       idle: null,
       outbound_greeting: null,
+      keypad: null,
       events: { speech: true, interim_text: true, turn_metrics: true },
     });
     worker.send("user_speech", { speaking: true, over_bot: true });

@@ -63,7 +63,10 @@ class PhoneCallTest(unittest.IsolatedAsyncioTestCase):
             await worker.send("dtmf", {"digit": "0", "duration_ms": 120})
             transfer = await worker.next()
             self.assertEqual(transfer["frame"], "transfer")
-            self.assertEqual(transfer["transfer"], {"target": "tel:+14155550199"})
+            self.assertEqual(
+                transfer["transfer"],
+                {"target": "tel:+14155550199", "whisper": "", "ring_timeout_ms": 0},
+            )
             await worker.send("transfer_failed",
                               {"target": "tel:+14155550199", "detail": "REFER answered 403"})
             self.assertEqual(await asyncio.wait_for(failed, 5),
