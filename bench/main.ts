@@ -29,6 +29,8 @@ const BENCHES = [
   // Outbound calls (calls.dial → worker → SIPp as the trunk): answer → first greeting audio beside
   // inbound phone calls, and a 100-contact campaign's calls per minute; ~1 min.
   "bench/outbound.ts",
+  // A phone call's INVITE → first greeting audio, fresh worker and warm, step by step; ~2 min.
+  "bench/first_greeting.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).
