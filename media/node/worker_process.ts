@@ -13,6 +13,7 @@ import { signingJwk } from "../../db/signing_key.ts";
 import { registerWorkerNode } from "./registration.ts";
 import { createWorkerApp, type WorkerContext } from "../worker.ts";
 import { startSpeechEngines } from "../engines/start.ts";
+import { warmEngines } from "./warm_up.ts";
 import { loadSpeechConfig } from "../engines/speech_config.ts";
 import { drainCalls } from "./drain.ts";
 import { countInFlight } from "../../common/http/in_flight.ts";
@@ -66,6 +67,8 @@ export async function runWorker(
   log.info("speech engines", {
     recognition: engines.recognition.engines.map((e) => e.name).join(" "),
     synthesis: engines.synthesis.engines.map((e) => e.name).join(" "),
+    // Before the node registers: its first call is as quick as its later ones (warm_up.ts).
+    warmed_ms: Math.round(await warmEngines(engines, log)),
   });
   // Without it, what calls free stays resident in glibc's arenas and the worker's RSS ratchets up
   // (bench/media/README.md, soak).

@@ -105,6 +105,8 @@ export class InDialog {
   /** The worker hangs up an answered call: BYE, then the call is forgotten. */
   async hangUp(callId: string): Promise<ClientOutcome | undefined> {
     const call = this.byCallId(callId);
+    // Still ringing (a call prepared while it rings failed): its INVITE is refused, 480.
+    if (call && !call.dialog) return void await this.end(call, "hung_up_here");
     if (!call?.dialog) return undefined;
     const bye = call.dialog.bye();
     await this.end(call, "hung_up_here");
@@ -154,7 +156,7 @@ export class InDialog {
     call.session?.stop();
     // Still ringing: the INVITE gets its final answer (section 15.1.2), 503 if we are going away.
     if (call.invite && !call.invite.answered) {
-      const status = reason === "shutdown" ? 503 : 487;
+      const status = reason === "shutdown" ? 503 : reason === "hung_up_here" ? 480 : 487;
       call.invite.respond(responseTo(call.invite.request, status, { toTag: call.localTag }));
     }
     call.invite?.acknowledged(); // a BYE before the ACK stops the 2xx retransmissions too

@@ -10,6 +10,7 @@ import { SipUas } from "./uas.ts";
 import type { CallEvent } from "./uas_types.ts";
 import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./admission.ts";
 import { SipLine } from "./sip_line.ts";
+import { greetingReady, HeldMedia } from "./ringing_call.ts";
 import { type Dialler, dialler, type HeldCall } from "./dial_call.ts";
 import { RtpMedia } from "../phone/rtp_media.ts";
 import type { PortRange } from "../../common/port_range.ts";
@@ -35,6 +36,8 @@ export interface SipSettings {
   rtpSymmetric?: boolean;
   /** RTP_TIMEOUT_SECONDS: no RTP this long ends the call `media_timeout` (default 30). */
   rtpTimeoutSeconds?: number;
+  /** How long the answer may wait for the greeting (default RING_FOR_GREETING_MAX_MS, 3 s). */
+  ringForGreetingMaxMs?: number;
 }
 
 /** An admitted INVITE until its call is answered (or given up), or a placed call once answered. */
@@ -66,7 +69,7 @@ export async function startSipPhones(
     host: settings.host,
     port: settings.port,
     publicAddress: settings.publicAddress,
-    // A bot has nothing to ring for: the 200 follows the 180 at once.
+    // The 200 follows the 180 once the call is prepared (ringing, below), not after a set time.
     ringingMs: 0,
     openMedia,
     lookup: async (dialled, invite) => {
@@ -88,6 +91,7 @@ export async function startSipPhones(
       p.log.add("sip", "invite", { from: p.from, to: p.to, call_id: callId });
       return undefined;
     },
+    ringing: (e) => ringing(e),
     onEvent: (e) => onEvent(e),
   });
 
@@ -113,31 +117,46 @@ export async function startSipPhones(
     }
   };
 
-  const answered = (e: Extract<CallEvent, { type: "answered" }>, p: Pending) => {
-    const sessionLog = p.log!;
-    sessionLog.add("sip", "answered", {
-      codec: e.media.codec,
-      dtmf_payload_type: e.media.dtmfPayloadType ?? null,
-      remote: `${e.media.remoteAddress}:${e.media.remotePort}`,
-    });
+  /** Media held until the answer, of the calls started while they ring (ringing_call.ts). */
+  const held = new Map<string, HeldMedia>();
+
+  /** The call starts while it rings: the brain greets and the greeting is synthesized meanwhile. */
+  const ringing = (e: Omit<Extract<CallEvent, { type: "answered" }>, "type">) => {
+    const p = pending.get(e.callId);
+    if (!p?.log) return Promise.resolve();
+    const media = new HeldMedia(e.rtp as RtpMedia);
+    held.set(e.callId, media);
     const line = new SipLine(
       uas,
       e.callId,
       p.from,
       p.to,
-      e.rtp as RtpMedia,
+      media,
       e.media,
-      (kind, data) => sessionLog.add("sip", kind, data),
+      (kind, data) => p.log!.add("sip", kind, data),
       e.signalling,
     );
     p.line = line;
     const call = startCall(
       node,
       line,
-      { claims: p.claims, brainUrl: p.brainUrl ?? "", log: sessionLog },
-      () => pending.delete(e.callId),
+      { claims: p.claims, brainUrl: p.brainUrl ?? "", log: p.log },
+      () => {
+        pending.delete(e.callId);
+        held.delete(e.callId);
+      },
     );
     onPhoneCall?.(call);
+    return greetingReady(call, settings.ringForGreetingMaxMs);
+  };
+
+  const answered = (e: Extract<CallEvent, { type: "answered" }>, p: Pending) => {
+    p.log!.add("sip", "answered", {
+      codec: e.media.codec,
+      dtmf_payload_type: e.media.dtmfPayloadType ?? null,
+      remote: `${e.media.remoteAddress}:${e.media.remotePort}`,
+    });
+    held.get(e.callId)?.answer();
   };
 
   const cancelled = async (p: Pending, reason: string) => {

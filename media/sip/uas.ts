@@ -366,11 +366,14 @@ export class SipUas {
     tx.respond(
       responseTo(request, 180, { toTag: call.localTag, headers: [this.contact(request)] }),
     );
-    call.answerTimer = this.clock.after(this.opts.ringingMs ?? 0, () => {
+    const signalling = channel.from.address;
+    const prepared = this.opts.ringing?.({ callId, target, media: answer.choice, rtp, signalling })
+      .catch(() => {});
+    call.answerTimer = this.clock.after(this.opts.ringingMs ?? 0, async () => {
+      await prepared; // the call prepared while it rang (ringing_call.ts), bounded there
       if (call.state !== "ringing" || tx.answered) return;
       this.inDialog.answer(request, call);
       tx.respond(this.ok(request, call, answer.sdp));
-      const signalling = channel.from.address;
       this.emit({ type: "answered", callId, target, media: answer.choice, rtp, signalling });
     });
   }

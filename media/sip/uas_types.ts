@@ -63,6 +63,11 @@ export interface UasOptions {
    * meanwhile). Where admission writes (spends a token), it writes only here.
    */
   accept?: (callId: string, target: PhoneTarget) => Promise<SipRefusal | undefined>;
+  /**
+   * Called once the 180 is sent, with what the answer will be: the call is prepared while it
+   * rings (ringing_call.ts), and the 200 waits for this to settle (it bounds its own wait).
+   */
+  ringing?: (call: Omit<Extract<CallEvent, { type: "answered" }>, "type">) => Promise<void>;
   /** 0 (the default) for any free port. */
   port?: number;
   lookup: NumberLookup;

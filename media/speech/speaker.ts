@@ -145,6 +145,11 @@ export class Speaker implements FrameSource {
     return this.queue.length > 0;
   }
 
+  /** Audio is synthesized and waiting for the next frame pulled (a call prepared while ringing). */
+  get audioWaiting(): boolean {
+    return !this.paused && (this.queue[0]?.frames.length ?? 0) > 0;
+  }
+
   /** Units waiting or playing, and their characters. */
   get queued(): { units: number; chars: number } {
     return { units: this.queue.length, chars: this.queuedChars };
