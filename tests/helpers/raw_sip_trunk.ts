@@ -5,7 +5,8 @@ import dgram from "node:dgram";
 import type { TestApi } from "./api_server.ts";
 import { TokenVerifier } from "../../common/token.ts";
 import { signingJwk } from "../../db/signing_key.ts";
-import { startSipPhones } from "../../media/sip/phone_service.ts";
+import { type SipSettings, startSipPhones } from "../../media/sip/phone_service.ts";
+import type { CallEngines } from "../../media/engines/call_engines.ts";
 import { parseMessage, type SipResponse } from "../../sip/message.ts";
 
 const OFFER =
@@ -16,26 +17,40 @@ export interface RawTrunk {
   calls: Map<string, unknown>;
   /** Every response the worker sent the trunk, in order. */
   answers: SipResponse[];
+  /** When each answer arrived (performance.now()), by its index in `answers`. */
+  answeredAt: number[];
   /** Sends an INVITE for +15550100 with `token` in its Request-URI, a PCMU offer, `callId`. */
   invite(token: string, callId: string): void;
-  /** The first final (2xx-6xx) answer, waiting up to 3 s. */
-  final(): Promise<SipResponse | undefined>;
+  /** The first final (2xx-6xx) answer, waiting up to `ms` (3 s). */
+  final(ms?: number): Promise<SipResponse | undefined>;
 }
 
-/** Runs `fn` with a worker's SIP service and a raw trunk on `api`'s database; closes both. */
-export async function withRawTrunk(api: TestApi, fn: (trunk: RawTrunk) => Promise<void>) {
+/**
+ * Runs `fn` with a worker's SIP service and a raw trunk on `api`'s database; closes both. With
+ * `engines` the node speaks (its calls greet); `settings` go to startSipPhones.
+ */
+export async function withRawTrunk(
+  api: TestApi,
+  fn: (trunk: RawTrunk) => Promise<void>,
+  options: { engines?: CallEngines; settings?: Partial<SipSettings> } = {},
+) {
   const node = {
     sql: api.db.sql,
     nodeId: "node-test-1",
     verifier: await TokenVerifier.fromJwk(await signingJwk(api.db, api.settings)),
     calls: new Map(),
+    engines: options.engines,
   };
-  const uas = await startSipPhones(node, { host: "127.0.0.1", port: 0 });
+  const uas = await startSipPhones(node, { host: "127.0.0.1", port: 0, ...options.settings });
   const socket = dgram.createSocket("udp4");
   const answers: SipResponse[] = [];
+  const answeredAt: number[] = [];
   socket.on("message", (m) => {
     const p = parseMessage(new Uint8Array(m));
-    if (p.ok && p.message.kind === "response") answers.push(p.message);
+    if (p.ok && p.message.kind === "response") {
+      answers.push(p.message);
+      answeredAt.push(performance.now());
+    }
   });
   try {
     await new Promise<void>((ok) => socket.bind(0, "127.0.0.1", ok));
@@ -43,6 +58,7 @@ export async function withRawTrunk(api: TestApi, fn: (trunk: RawTrunk) => Promis
     await fn({
       calls: node.calls,
       answers,
+      answeredAt,
       invite(token, callId) {
         const invite = [
           `INVITE sip:+15550100@127.0.0.1:${uas.port};session=${token} SIP/2.0`,
@@ -60,8 +76,8 @@ export async function withRawTrunk(api: TestApi, fn: (trunk: RawTrunk) => Promis
         ].join("\r\n");
         socket.send(new TextEncoder().encode(invite), uas.port, "127.0.0.1");
       },
-      async final() {
-        for (let i = 0; i < 300 && !answers.some((a) => a.status >= 200); i++) {
+      async final(ms = 3_000) {
+        for (let i = 0; i < ms / 10 && !answers.some((a) => a.status >= 200); i++) {
           await new Promise((r) => setTimeout(r, 10));
         }
         return answers.find((a) => a.status >= 200);
