@@ -10,7 +10,7 @@ import { SipUas } from "./uas.ts";
 import type { CallEvent } from "./uas_types.ts";
 import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./admission.ts";
 import { SipLine } from "./sip_line.ts";
-import { greetingReady, HeldMedia } from "./ringing_call.ts";
+import { greetingReady, heldDialogs, HeldMedia } from "./ringing_call.ts";
 import { type Dialler, dialler, type HeldCall } from "./dial_call.ts";
 import { RtpMedia } from "../phone/rtp_media.ts";
 import type { PortRange } from "../../common/port_range.ts";
@@ -127,7 +127,7 @@ export async function startSipPhones(
     const media = new HeldMedia(e.rtp as RtpMedia);
     held.set(e.callId, media);
     const line = new SipLine(
-      uas,
+      heldDialogs(uas, media),
       e.callId,
       p.from,
       p.to,

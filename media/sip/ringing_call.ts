@@ -10,12 +10,14 @@
 // and the call goes on as before (its greeting timeout, 10 s, still applies). A call that fails
 // before its answer (the brain unreachable, no engine) is refused with 480 instead of answered
 // and hung up: the caller is not billed for a call that was never going to speak, and the trunk
-// may route it on. A CANCEL while it rings ends the call as a hang-up does.
+// may route it on. A CANCEL while it rings ends the call as a hang-up does. The brain may act
+// before the answer: an EndSession with nothing left to say refuses the call (480) as a failure
+// does; a Transfer waits for the answer (REFER needs the dialog), its greeting played first.
 //
 // The audio is held, not sent, until the answer: RTP before a 2xx would be early media, which
 // needs a 183 with SDP (RFC 3261 13.2.1, RFC 3262 for it to be reliable) and which many trunks
 // play as ringback or drop; a greeting heard that way would also be cut by the 200 on some.
-import type { LineMedia } from "./sip_line.ts";
+import type { LineDialogs, LineMedia } from "./sip_line.ts";
 import type { AnswerChoice } from "./sdp.ts";
 import type { Call } from "../call/call.ts";
 
@@ -25,6 +27,9 @@ export const RING_FOR_GREETING_MAX_MS = 3_000;
 export class HeldMedia implements LineMedia {
   private held?: [AnswerChoice, string | undefined];
   private answered = false;
+  private resolveAnswered!: () => void;
+  /** Resolves at the answer (never, for a call that ends while it rings). */
+  readonly whenAnswered = new Promise<void>((r) => (this.resolveAnswered = r));
 
   constructor(private readonly media: LineMedia) {}
 
@@ -52,6 +57,7 @@ export class HeldMedia implements LineMedia {
     if (this.answered) return;
     this.answered = true;
     if (this.held) this.media.start(...this.held);
+    this.resolveAnswered();
   }
 
   update(choice: AnswerChoice): void {
@@ -69,6 +75,17 @@ export class HeldMedia implements LineMedia {
   close(): Promise<void> {
     return this.media.close();
   }
+}
+
+/**
+ * The call's dialogs as its line uses them: a transfer the brain asks for while the call rings
+ * (a router that hands every call on at once) waits for the answer, as a REFER needs the dialog.
+ */
+export function heldDialogs(dialogs: LineDialogs, media: HeldMedia): LineDialogs {
+  return {
+    hangUp: (callId) => dialogs.hangUp(callId),
+    transfer: (callId, referTo) => media.whenAnswered.then(() => dialogs.transfer(callId, referTo)),
+  };
 }
 
 /**
