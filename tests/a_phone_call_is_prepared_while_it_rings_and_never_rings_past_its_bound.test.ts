@@ -9,6 +9,7 @@ import { type RawTrunk, withRawTrunk } from "./helpers/raw_sip_trunk.ts";
 import { rawBrain, type RawBrainCall } from "./helpers/raw_brain.ts";
 import { localEngines } from "./helpers/local_engines.ts";
 import type { Call } from "../media/call/call.ts";
+import type { CallEngines } from "../media/engines/call_engines.ts";
 
 /** A session for an agent whose brain is `brainUrl`, and its token for the trunk's INVITE. */
 async function session(api: TestApi, brainUrl: string) {
@@ -35,13 +36,15 @@ async function hangUp(trunk: RawTrunk): Promise<void> {
   }
 }
 
+/** What the steps share: the engines and the API start once (seconds each), a brain per step. */
+let shared: { engines: CallEngines; api: TestApi } | undefined;
+
 async function withRig(
   script: (call: RawBrainCall) => void | Promise<void>,
   fn: (api: TestApi, trunk: RawTrunk, brainUrl: string) => Promise<void>,
   ringForGreetingMaxMs?: number,
 ) {
-  const engines = await localEngines();
-  const api = await startTestApi();
+  const { engines, api } = shared!;
   const served = rawBrain(script).serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
   try {
     await withRawTrunk(api, (trunk) => fn(api, trunk, served.url), {
@@ -50,12 +53,26 @@ async function withRig(
     });
   } finally {
     await served.shutdown();
-    await api.close();
-    await engines.close();
   }
 }
 
-Deno.test("the brain's SessionStart reaches it before the worker sends 200 OK to the caller", async () => {
+Deno.test("a phone call is prepared while it rings and never rings past its bound", async (t) => {
+  shared = { engines: await localEngines(), api: await startTestApi() };
+  try {
+    await t.step(
+      "the brain's SessionStart reaches it before the worker sends 200 OK",
+      sessionStartFirst,
+    );
+    await t.step("a brain that never greets: the call is answered at the bound", silentBrain);
+    await t.step("a brain that cannot be reached: the INVITE is refused 480", unreachableBrain);
+  } finally {
+    await shared.api.close();
+    await shared.engines.close();
+    shared = undefined;
+  }
+});
+
+async function sessionStartFirst() {
   let sessionStartAt: number | undefined;
   await withRig(async (call) => {
     await call.next("session_start");
@@ -71,9 +88,9 @@ Deno.test("the brain's SessionStart reaches it before the worker sends 200 OK to
     assert(trunk.answers.some((a) => a.status === 180), "no 180 while the call was prepared");
     await hangUp(trunk);
   });
-});
+}
 
-Deno.test("a brain that never greets does not keep the caller ringing: the call is answered at the bound", async () => {
+async function silentBrain() {
   let sessionStarted = false;
   await withRig(async (call) => {
     await call.next("session_start");
@@ -87,9 +104,9 @@ Deno.test("a brain that never greets does not keep the caller ringing: the call 
     assertEquals(trunk.calls.size, 1, "the answered call goes on, waiting for its greeting");
     await hangUp(trunk);
   }, 1_000);
-});
+}
 
-Deno.test("a brain that cannot be reached has the INVITE refused 480, never answered", async () => {
+async function unreachableBrain() {
   const gone = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (gone.addr as Deno.NetAddr).port;
   gone.close(); // nothing listens there now
@@ -109,4 +126,4 @@ Deno.test("a brain that cannot be reached has the INVITE refused 480, never answ
     assertEquals(record.status, "failed");
     assert(String(record.end_reason).startsWith("brain_"), `end: ${record.end_reason}`);
   });
-});
+}
