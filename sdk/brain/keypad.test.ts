@@ -129,12 +129,16 @@ Deno.test("keys pressed during the prompt count, and the clocks start when it ha
   });
 });
 
-Deno.test("typed-ahead keys that fill the collection end it while the prompt still plays", async () => {
-  await withCall(async ({ worker, session, press }) => {
+Deno.test("typed-ahead keys that fill the collection end it during the prompt; it resolves once the prompt is over", async () => {
+  await withCall(async ({ worker, session, dtmf, press }) => {
     const got = session.collectDigits({ prompt: "Press 1 for sales.", maxDigits: 1 });
     await worker.next(); // the say
     worker.send("say_started", { say_id: "say.1", turn_id: "t1" });
-    press("1");
+    press("1", "2");
+    await sleep(100);
+    assert.deepEqual(dtmf.map((d) => d.digit), ["2"]); // the collection had stopped at "1"
+    assert.equal(await settled(got, 200), false, "resolved while its prompt still played");
+    worker.send("heard", { unit_id: "say.1", turn_id: "t1", text: "Press 1 for sales." });
     assert.deepEqual(plain(await got), { digits: "1", reason: "max_digits" });
   });
 });
@@ -158,6 +162,8 @@ Deno.test("a sensitive collection sets keypad.sensitive before its prompt, clear
     assert.deepEqual((on.config as { keypad: unknown }).keypad, { sensitive: true });
     assert.equal(say.frame, "say");
     assert.deepEqual(session.config.keypad, { sensitive: true });
+    worker.send("say_started", { say_id: "say.1", turn_id: "t1" });
+    worker.send("heard", { unit_id: "say.1", turn_id: "t1", text: "Your PIN?" });
     press("4", "3", "2", "1");
     const result = await got;
     const off = await worker.next();

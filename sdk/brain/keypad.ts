@@ -32,7 +32,8 @@ export interface CollectDigitsOptions {
   totalTimeoutMs?: number;
   /**
    * Spoken first, as a `session.say(...)`. Keys pressed while it plays count (type-ahead) and the
-   * clocks start when it is over. A Say is refused while the bot holds the floor (inside a turn):
+   * clocks start when it is over; a collection its keys fill early resolves once the prompt is
+   * over too (the brain cannot stop a Say, and what it says next would be refused meanwhile). A Say is refused while the bot holds the floor (inside a turn):
    * then the clocks start at once and {@link CollectedDigits.promptRefused} says why.
    */
   prompt?: string;
@@ -217,6 +218,8 @@ class Collection {
   #totalTimer?: ReturnType<typeof setTimeout>;
   #promptRefused?: string;
   #wasSensitive = false;
+  /** Settles when the prompt is over (played, cut off or refused); at once without one. */
+  #promptOver: Promise<void> = Promise.resolve();
   private readonly session: KeypadSession;
   private readonly o: ReturnType<typeof checked>;
   private readonly release: () => void;
@@ -232,8 +235,8 @@ class Collection {
       if (!this.#wasSensitive) session.setSensitive(true); // before the prompt and any key
     }
     if (o.prompt) {
-      session.say(o.prompt).then((said) => {
-        if (said.refused !== undefined && !this.#done) this.#promptRefused = said.refused;
+      this.#promptOver = session.say(o.prompt).then((said) => {
+        if (said.refused !== undefined) this.#promptRefused = said.refused;
         this.#startClocks();
       });
     } else {
@@ -271,6 +274,12 @@ class Collection {
     if (this.o.sensitive && !this.#wasSensitive && !this.session.ended()) {
       this.session.setSensitive(false);
     }
-    this.#resolve(new CollectedDigits(this.#digits, reason, this.o.sensitive, this.#promptRefused));
+    // Keys typed ahead may fill the collection while its prompt still plays; the result waits for
+    // the prompt to end, or what the brain says next would be refused ("the bot is speaking").
+    this.#promptOver.then(() =>
+      this.#resolve(
+        new CollectedDigits(this.#digits, reason, this.o.sensitive, this.#promptRefused),
+      )
+    );
   }
 }

@@ -102,12 +102,17 @@ class KeypadTest(unittest.IsolatedAsyncioTestCase):
                                         "text": "Key in your", "cut_off": True})
             self.assertEqual(await got, CollectedDigits("78", "digit_timeout"))
 
-    async def test_typed_ahead_keys_that_fill_it_end_it_while_the_prompt_plays(self):
-        async with self.rig() as (worker, session, _dtmf, press):
+    async def test_typed_ahead_keys_that_fill_it_end_it_and_it_resolves_after_the_prompt(self):
+        async with self.rig() as (worker, session, dtmf, press):
             got = session.collect_digits(prompt="Press 1 for sales.", max_digits=1)
             await worker.next()
             await worker.send("say_started", {"say_id": "say.1", "turn_id": "t1"})
-            await press("1")
+            await press("1", "2")
+            await asyncio.sleep(0.1)
+            self.assertEqual(dtmf, ["2"])  # the collection had stopped at "1"
+            self.assertFalse(await settled(got, 0.2), "resolved while its prompt still played")
+            await worker.send("heard", {"unit_id": "say.1", "turn_id": "t1",
+                                        "text": "Press 1 for sales.", "cut_off": False})
             self.assertEqual(await got, CollectedDigits("1", "max_digits"))
 
     async def test_a_refused_prompt_starts_the_clocks_at_once_and_says_why(self):
@@ -127,6 +132,9 @@ class KeypadTest(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(on["config"]["keypad"], {"sensitive": True})
             self.assertEqual(say["frame"], "say")
             self.assertEqual(session.config["keypad"], {"sensitive": True})
+            await worker.send("say_started", {"say_id": "say.1", "turn_id": "t1"})
+            await worker.send("heard", {"unit_id": "say.1", "turn_id": "t1", "text": "Your PIN?",
+                                        "cut_off": False})
             await press("4", "3", "2", "1")
             result = await got
             off = await worker.next()

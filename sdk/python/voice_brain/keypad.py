@@ -145,6 +145,7 @@ class _Collection:
         self._total_timer: Optional[asyncio.TimerHandle] = None
         self._prompt_refused: Optional[str] = None
         self._was_sensitive = False
+        self._said: "Optional[asyncio.Future[Any]]" = None  # the prompt's Say
 
     def begin(self) -> None:
         keypad, o = self._keypad, self._o
@@ -153,7 +154,8 @@ class _Collection:
             if not self._was_sensitive:
                 keypad._set_sensitive(True)  # before the prompt and any key
         if o.prompt:
-            keypad._say(o.prompt).add_done_callback(self._prompt_over)
+            self._said = keypad._say(o.prompt)
+            self._said.add_done_callback(self._prompt_over)
         else:
             self._start_clocks()
 
@@ -161,7 +163,7 @@ class _Collection:
         if said.cancelled():
             return self._start_clocks()
         refused = said.result().refused
-        if refused is not None and not self._done:
+        if refused is not None:
             self._prompt_refused = refused
         self._start_clocks()
 
@@ -202,6 +204,14 @@ class _Collection:
         # Put back the flag before resolving, so whatever the brain sends next is not masked.
         if self._o.sensitive and not self._was_sensitive and not keypad._ended():
             keypad._set_sensitive(False)
+        # Keys typed ahead may fill the collection while its prompt still plays; the result
+        # waits for the prompt to end, or what the brain says next would be refused.
+        if self._said is None or self._said.done():
+            self._resolve(reason)
+        else:
+            self._said.add_done_callback(lambda _: self._resolve(reason))
+
+    def _resolve(self, reason: str) -> None:
         if not self._future.done():
             self._future.set_result(CollectedDigits(self._digits, reason, self._o.sensitive,
                                                     self._prompt_refused))
