@@ -14,12 +14,16 @@ It prints what step it is on, never a digit: a PIN or account number in a log is
 import asyncio
 import hmac
 import os
+import weakref
 
 from voice_brain import Brain
 
 # Stands in for the bank's own look-up; a real brain asks its back end.
 ACCOUNTS = {"12345678": "4321"}
 TRIES = 2
+
+_started = weakref.WeakSet()  # sessions whose flow has begun
+_flows = set()  # the flows' tasks, held until done
 
 brain = Brain()
 
@@ -37,8 +41,12 @@ def answer(turn, session):
 @brain.on_heard
 def heard(heard, session):
     # The greeting has played out: the floor is free for the first prompt.
-    if heard.turn_id == "greeting" and not getattr(session, "_banking", None):
-        session._banking = asyncio.ensure_future(bank(session))
+    if heard.turn_id != "greeting" or session in _started:
+        return
+    _started.add(session)
+    task = asyncio.ensure_future(bank(session))
+    _flows.add(task)
+    task.add_done_callback(_flows.discard)
 
 
 async def bank(session):
