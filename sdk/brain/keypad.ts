@@ -2,7 +2,6 @@
 // are in, a terminator key, a timeout or the call's end. The Python SDK's voice_brain/keypad.py
 // behaves alike (sdk/python/python_and_typescript_sdks_say_and_report_events_alike.test.ts).
 // Written here rather than taken from a library: it is a few timers over the SDK's own frames.
-import type { SayOutcome } from "./types.ts";
 
 /** The keys a phone sends (RFC 4733 events 0-15). */
 const KEYS = "0123456789*#ABCD";
@@ -99,7 +98,8 @@ export interface KeypadSession {
   /** The keypad.sensitive flag in effect. */
   sensitiveNow(): boolean;
   setSensitive(on: boolean): void;
-  say(text: string): Promise<SayOutcome>;
+  /** `session.say`: its outcome's `refused` is set when the Say was refused. */
+  say(text: string): Promise<{ readonly refused?: string }>;
 }
 
 function checkTimeout(name: string, v: unknown, fallback: number): number {
