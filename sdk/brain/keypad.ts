@@ -80,6 +80,7 @@ export class CollectedDigits {
     return this.sensitive ? "*".repeat(this.#digits.length) : this.#digits;
   }
 
+  /** `CollectedDigits { digits: "...", reason: "..." }`, the digits as {@link shown} has them. */
   toString(): string {
     const refused = this.promptRefused === undefined
       ? ""
@@ -87,6 +88,7 @@ export class CollectedDigits {
     return `CollectedDigits { digits: "${this.shown}", reason: "${this.reason}"${refused} }`;
   }
 
+  /** What `JSON.stringify` writes: the digits as {@link shown} has them. */
   toJSON(): Record<string, unknown> {
     return { digits: this.shown, reason: this.reason, sensitive: this.sensitive };
   }

@@ -13,8 +13,6 @@ MAX_DIGITS = 64
 TIMEOUT_MIN_MS = 100
 TIMEOUT_MAX_MS = 600_000
 
-STOP_REASONS = ("max_digits", "terminator", "digit_timeout", "total_timeout", "ended")
-
 
 class CollectedDigits:
     """The keys a collection gathered and why it stopped.
