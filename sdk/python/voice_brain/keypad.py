@@ -114,7 +114,11 @@ class Keypad:
             future.set_result(CollectedDigits("", "ended", options.sensitive))
             return future
         self._current = _Collection(self, options, future)
-        self._current.begin()
+        try:
+            self._current.begin()
+        except BaseException:
+            self._current = None  # a session with no worker to say to (made by hand, in a test)
+            raise
         return future
 
     def press(self, digit: str) -> bool:
