@@ -49,6 +49,12 @@ export interface ConfigJson {
    * three (an absent flag is off).
    */
   events?: { speech?: boolean; interim_text?: boolean; turn_metrics?: boolean };
+  /**
+   * `sensitive`: the caller's keys are a PIN or account number, written "*" by the worker while it
+   * is set (`session.collectDigits({ sensitive: true })` sets and clears it). A present section
+   * sets the flag (absent: off).
+   */
+  keypad?: { sensitive?: boolean };
 }
 
 const IDLE_MIN_MS = 1000;
@@ -155,5 +161,6 @@ export function applyConfig(base: ConfigJson, patch: ConfigJson): ConfigJson {
     const { speech = false, interim_text = false, turn_metrics = false } = patch.events;
     next.events = { speech, interim_text, turn_metrics };
   }
+  if (patch.keypad) next.keypad = { sensitive: patch.keypad.sensitive === true };
   return next;
 }

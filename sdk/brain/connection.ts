@@ -5,6 +5,7 @@ import { ConfigType } from "../../proto/mod.ts";
 import { type BrainFrameKind, decodeServiceFrame, encodeBrainFrame } from "../../proto/frames.ts";
 import { applyConfig, type ConfigJson, configJson, configMessage } from "./config.ts";
 import { Says } from "./says.ts";
+import { type CollectDigitsOptions, type CollectedDigits, Keypad } from "./keypad.ts";
 import type {
   BrainHandlers,
   HeardText,
@@ -71,6 +72,12 @@ class CallSession implements Session {
   ended = false;
   private endSent = false;
   readonly says = new Says();
+  readonly keypad: Keypad = new Keypad({
+    ended: () => this.ended,
+    sensitiveNow: () => this.config.keypad?.sensitive === true,
+    setSensitive: (on) => this.configure({ keypad: { sensitive: on } }),
+    say: (text) => this.say(text),
+  });
 
   readonly id: string;
   readonly agentId: string;
@@ -134,6 +141,10 @@ class CallSession implements Session {
     if (this.ended) this.says.end([]);
     else this.send("say", { say_id: sayId, text });
     return outcome;
+  }
+
+  collectDigits(options: CollectDigitsOptions): Promise<CollectedDigits> {
+    return this.keypad.collect(options);
   }
 }
 
@@ -272,6 +283,7 @@ export class BrainConnection {
       }
       case "dtmf": {
         const dtmf = { digit: String(body.digit ?? ""), durationMs: Number(body.duration_ms ?? 0) };
+        if (session.keypad.press(dtmf.digit)) return; // a collection's key skips onDtmf
         this.call("onDtmf", () => this.handlers.onDtmf?.(dtmf, session));
         return;
       }
@@ -431,6 +443,7 @@ export class BrainConnection {
       session.ended = true;
       const heard = this.finalHeard ?? session.heard;
       session.says.end(heard);
+      session.keypad.end();
       try {
         await this.handlers.onSessionEnd?.(session, { reason, heard });
       } catch (err) {

@@ -37,4 +37,5 @@ export type {
   UserSpeech,
   WebSocketLike,
 } from "./types.ts";
+export { type CollectDigitsOptions, CollectedDigits, type CollectStop } from "./keypad.ts";
 export { speechUnits, type UnitOptions, UnitSplitter } from "./units.ts";

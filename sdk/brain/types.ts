@@ -1,5 +1,6 @@
 // The public shapes of the brain SDK: what handlers receive and may return.
 import type { ConfigJson } from "./config.ts";
+import type { CollectDigitsOptions, CollectedDigits } from "./keypad.ts";
 
 /** A JSON object, as parsed from the session's init. */
 export type JsonObject = Record<string, unknown>;
@@ -57,6 +58,19 @@ export interface Session {
    * @throws Error for text that is not a non-empty string; nothing is sent.
    */
   say(text: string): Promise<SayOutcome>;
+  /**
+   * Collects the caller's keys (a menu choice, an account number, a PIN): up to `maxDigits`, or
+   * until the `terminator` key, with a per-digit and a total timeout; an optional `prompt` is said
+   * first and keys pressed during it count. Keys a collection takes do not reach `onDtmf`.
+   * Resolves with the digits and why it stopped (`"ended"` when the call ends first); never
+   * rejects. See {@link CollectDigitsOptions}; with `sensitive` never log `digits`.
+   * @example
+   * const got = await session.collectDigits({ prompt: "Key in your account number, then hash.",
+   *   maxDigits: 12, terminator: "#" });
+   * if (got.reason === "terminator") lookUp(got.digits);
+   * @throws Error for bad options or while another collection runs; nothing is sent.
+   */
+  collectDigits(options: CollectDigitsOptions): Promise<CollectedDigits>;
 }
 
 /** How a `session.say(...)` went. */

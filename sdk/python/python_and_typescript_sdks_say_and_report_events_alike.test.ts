@@ -1,4 +1,4 @@
-// session.say, the opt-in caller events and machine detection are one protocol in both SDKs: a Python brain (its own
+// session.say, keypad collection, the opt-in caller events and machine detection are one protocol in both SDKs: a Python brain (its own
 // process, sdk/python/tests/brains/say_and_events_brain.py) and the same brain in TypeScript get
 // the same ServiceFrames from the same fake worker and send the same BrainFrames back.
 import { assertEquals } from "../../tests/helpers/assert.ts";
@@ -6,6 +6,14 @@ import { startPythonBrain } from "../../tests/helpers/python_brain.ts";
 import { type BrainFrame, TestWorker } from "../brain/test_worker.ts";
 import { createBrain } from "../brain/mod.ts";
 
+const NO_CONFIG = {
+  tts: null,
+  stt: null,
+  idle: null,
+  events: null,
+  outbound_greeting: null,
+  keypad: null,
+};
 const PYTHON_BRAIN = new URL("./tests/brains/say_and_events_brain.py", import.meta.url).pathname;
 
 function typescriptBrain() {
@@ -23,6 +31,23 @@ function typescriptBrain() {
         cut_off: outcome.cutOff,
         refused: outcome.refused ?? "",
       });
+    },
+    onRtvi: async (message, session) => {
+      if (message.data?.t !== "collect") return;
+      const pin = await session.collectDigits({
+        prompt: "Your PIN, then hash.",
+        maxDigits: 6,
+        terminator: "#",
+        sensitive: true,
+      });
+      // A sensitive collection's digits never leave the brain: only their masked form.
+      session.dispatch("collected", {
+        digits: pin.shown,
+        reason: pin.reason,
+        prompt_refused: pin.promptRefused ?? "",
+      });
+      const menu = await session.collectDigits({ maxDigits: 1 });
+      session.dispatch("menu", { digits: menu.digits, reason: menu.reason });
     },
     onUserSpeech: (e, session) =>
       session.dispatch("speech", { speaking: e.speaking, over_bot: e.overBot }),
@@ -73,6 +98,16 @@ async function script(url: string): Promise<unknown[]> {
   frames.push(await worker.next());
   worker.send("beep", { at_ms: 10900, heard: true, hz: 1000 });
   frames.push(await worker.next());
+  // A sensitive collection with type-ahead over its prompt, then a menu choice.
+  worker.send("client_message", { json: JSON.stringify({ data: { t: "collect" } }) });
+  frames.push(...await worker.take(2)); // config (sensitive), say (the prompt)
+  worker.send("say_started", { say_id: "say.3", turn_id: "t9" });
+  for (const digit of ["1", "2", "3"]) worker.send("dtmf", { digit, duration_ms: 100 });
+  worker.send("heard", { unit_id: "say.3", turn_id: "t9", text: "Your PIN, then hash." });
+  worker.send("dtmf", { digit: "#", duration_ms: 100 });
+  frames.push(...await worker.take(2)); // config (cleared), collected
+  worker.send("dtmf", { digit: "4", duration_ms: 100 });
+  frames.push(await worker.next()); // menu
   worker.send("end", { reason: "hangup" });
   await worker.closed;
   return frames.map(({ timestamp_ms: _, ...f }) => {
@@ -105,7 +140,28 @@ Deno.test("the Python and TypeScript SDKs say and report caller events alike", a
       "metrics",
       "machine",
       "beep",
+      "config",
+      "say",
+      "config",
+      "collected",
+      "menu",
     ]);
+    assertEquals(fromPython.slice(-5).map((f) => (f as { config?: unknown }).config ?? null), [
+      { ...NO_CONFIG, keypad: { sensitive: true } },
+      null,
+      { ...NO_CONFIG, keypad: { sensitive: false } },
+      null,
+      null,
+    ]);
+    assertEquals((fromPython.at(-2) as { action: { data: unknown } }).action.data, {
+      digits: "***",
+      reason: "terminator",
+      prompt_refused: "",
+    });
+    assertEquals((fromPython.at(-1) as { action: { data: unknown } }).action.data, {
+      digits: "4",
+      reason: "max_digits",
+    });
     const said = fromPython[3] as { action: { data: unknown } };
     assertEquals(said.action.data, {
       turn_id: "t1",

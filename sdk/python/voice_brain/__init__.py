@@ -22,6 +22,7 @@ Example::
 
 from .brain import Brain, ServedBrain
 from .config import ConfigDict, ConfigError
+from .keypad import CollectedDigits
 from .events import Beep, InterimText, MachineDetected, SayOutcome, TurnMetrics, UserSpeech
 from .session import (
     Dtmf,
@@ -41,6 +42,7 @@ __all__ = [
     "Beep",
     "Brain",
     "ServedBrain",
+    "CollectedDigits",
     "ConfigDict",
     "ConfigError",
     "Dtmf",

@@ -83,4 +83,6 @@ def apply_config(base: ConfigDict, patch: ConfigDict) -> ConfigDict:
         events = patch.get("events") or {}
         out["events"] = {k: bool(events.get(k, False))
                          for k in ("speech", "interim_text", "turn_metrics")}
+    if "keypad" in patch:
+        out["keypad"] = {"sensitive": (patch.get("keypad") or {}).get("sensitive") is True}
     return out

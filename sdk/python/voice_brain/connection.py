@@ -172,6 +172,8 @@ class Connection:
                 return self._log("client_message is not JSON, ignored", err)
             self._call_soon("on_rtvi", rtvi, session)
         elif kind == "dtmf":
+            if session._keypad.press(body.digit):
+                return  # a collection's key skips on_dtmf
             self._call_soon("on_dtmf", Dtmf(body.digit, body.duration_ms), session)
         elif kind == "transfer_failed":
             failure = TransferFailure(body.target, body.detail)
@@ -341,6 +343,7 @@ class Connection:
             session.ended = True
             heard = self._final_heard if self._final_heard is not None else session.heard
             self._says.end(list(heard))
+            session._keypad.end()
             on_end = self._handlers.get("on_session_end")
             if on_end:
                 try:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterable, Awaitable, Callable, Dict, Iterable, List, Optional, Union
 
 from .config import ConfigDict, apply_config, config_dict, config_message
+from .keypad import CollectedDigits, Keypad, _Options
 
 Reply = Union[AsyncIterable[str], Iterable[str], str, None, Awaitable[Optional[str]]]
 """What a turn handler returns. Each string an async generator (or any (async) iterable) yields is
@@ -185,6 +186,9 @@ class Session:
         self._send = send
         self._say = say
         self._end_sent = False
+        self._keypad = Keypad(lambda: self.ended,
+                              lambda: (self.config.get("keypad") or {}).get("sensitive") is True,
+                              lambda on: self.configure({"keypad": {"sensitive": on}}), self.say)
 
     def __repr__(self) -> str:
         return f"Session(id={self.id!r}, agent_id={self.agent_id!r}, ended={self.ended})"
@@ -260,3 +264,36 @@ class Session:
         if self._say is None:
             raise RuntimeError("session.say: this session is not connected to a worker")
         return self._say(text)
+
+    def collect_digits(self, max_digits: Optional[int] = None, terminator: Optional[str] = None,
+                       digit_timeout_ms: int = 5000, total_timeout_ms: int = 30_000,
+                       prompt: Optional[str] = None,
+                       sensitive: bool = False) -> "asyncio.Future[CollectedDigits]":
+        """Collects the caller's keys (a menu choice, an account number, a PIN).
+
+        Stops at ``max_digits`` keys (1-64), at the ``terminator`` key (e.g. ``"#"``, not part of
+        the digits), when no key comes for ``digit_timeout_ms`` (from the last key; for the first,
+        from the start), after ``total_timeout_ms`` in all, or when the call ends. Give
+        ``max_digits``, ``terminator`` or both. ``prompt`` is said first (a ``say``): keys pressed
+        while it plays count (type-ahead) and the clocks start once it is over; a Say is refused
+        while the bot holds the floor (inside a turn), and then the clocks start at once and
+        ``prompt_refused`` says why. Keys a collection takes do not reach ``on_dtmf``.
+
+        ``sensitive=True`` (a PIN, card or account number) sends Config ``keypad.sensitive`` true
+        for the collection's duration (the worker then writes ``*`` for each key in everything it
+        keeps) and puts back what was in effect after; the result's ``repr`` masks the digits.
+        Your own code must not log ``digits`` either.
+
+        Returns a future of a ``CollectedDigits(digits, reason, sensitive, prompt_refused)``,
+        ``reason`` one of ``"max_digits"``, ``"terminator"``, ``"digit_timeout"``,
+        ``"total_timeout"``, ``"ended"``; it never raises::
+
+            got = await session.collect_digits(prompt="Key in your account number, then hash.",
+                                               max_digits=12, terminator="#")
+
+        Raises:
+            ValueError: for bad options; RuntimeError: while another collection runs. Nothing
+                is sent then.
+        """
+        return self._keypad.collect(_Options(max_digits, terminator, digit_timeout_ms,
+                                             total_timeout_ms, prompt, sensitive))

@@ -1,5 +1,5 @@
-"""A brain that says things on key presses and reports the caller events it asked for, as
-actions: the Python half of sdk/python/python_and_typescript_sdks_say_and_report_events_alike
+"""A brain that says things on key presses, collects keys when the page asks, and reports the
+caller events it asked for, as actions: the Python half of sdk/python/python_and_typescript_sdks_say_and_report_events_alike
 .test.ts (the TypeScript half is in that test)."""
 
 import os
@@ -25,6 +25,19 @@ async def key(dtmf, session):
     outcome = await session.say(f"You pressed {dtmf.digit}.")
     session.dispatch("said", {"turn_id": outcome.turn_id, "heard": outcome.heard,
                               "cut_off": outcome.cut_off, "refused": outcome.refused or ""})
+
+
+@brain.on_rtvi
+async def page(message, session):
+    if (message.get("data") or {}).get("t") != "collect":
+        return
+    pin = await session.collect_digits(prompt="Your PIN, then hash.", max_digits=6,
+                                       terminator="#", sensitive=True)
+    # A sensitive collection's digits never leave the brain: only their masked form.
+    session.dispatch("collected", {"digits": pin.shown, "reason": pin.reason,
+                                   "prompt_refused": pin.prompt_refused or ""})
+    menu = await session.collect_digits(max_digits=1)
+    session.dispatch("menu", {"digits": menu.digits, "reason": menu.reason})
 
 
 @brain.on_user_speech
