@@ -75,7 +75,11 @@ export class Call {
     this.tokenId = opts.tokenId;
     this.ended = new Promise((r) => (this.resolveEnded = r));
     this.log = opts.log ?? new SessionLog(opts.sql, opts.sessionId);
-    this.keys = new KeyPresses(this.log, (d) => this.conversation?.onDtmf(d));
+    // Sensitive per the brain's config in effect, or the session's before the brain is up.
+    const sensitive = () =>
+      (this.conversation?.config ??
+        applyConfig(defaultConfig(), opts.input?.config as never)).keypad.sensitive;
+    this.keys = new KeyPresses(this.log, (d) => this.conversation?.onDtmf(d), undefined, sensitive);
     this.watch = machineWatchOf(line, opts, this.log, () => void this.end("ended", "machine"));
     this.offFrames = line.onCallerFrame.on((pcm) => {
       this.watch?.hear(pcm);
