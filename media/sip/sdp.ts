@@ -88,7 +88,7 @@ export function answerOffer(offer: string, local: Local): Answer {
     const red = dtmf === undefined
       ? undefined
       : m.formats.map(Number).find((pt) =>
-        rtpmap.get(pt) === "red/8000" &&
+        rtpmap.get(pt) === "RED/8000" &&
         m.attributes.some((a) => new RegExp(`^fmtp:${pt} ${dtmf}(/${dtmf})*$`).test(a))
       );
     const offered = directionOf(m.attributes) ?? directionOf(sessionAttributes) ?? "sendrecv";
