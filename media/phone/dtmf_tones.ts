@@ -82,8 +82,15 @@ function power(g: Goertzel, x: Float32Array): number {
 
 const strongest = (ps: number[]) => ps.reduce((best, p, i) => (p > ps[best] ? i : best), 0);
 
-/** What one 20 ms frame holds: a key that passes every rule, tone-like audio, or neither. */
-export function frameKey(x: Float32Array): { key?: string; toneLike: boolean } {
+/**
+ * What one 20 ms frame holds: a key that passes every rule, tone-like audio, or neither.
+ * `rules: "level_twist"` leaves out the purity and frequency rules: bench/media/dtmf.ts's
+ * baseline, to show what they buy against talk-off.
+ */
+export function frameKey(
+  x: Float32Array,
+  rules: "q24" | "level_twist" = "q24",
+): { key?: string; toneLike: boolean } {
   const n = x.length;
   let energy = 0;
   for (let i = 0; i < n; i++) energy += x[i] * x[i];
@@ -101,7 +108,9 @@ export function frameKey(x: Float32Array): { key?: string; toneLike: boolean } {
   const loud = ar >= MIN_AMPLITUDE && ac >= MIN_AMPLITUDE;
   const toneLike = share >= MUTE_SHARE && twistOk && ar >= MIN_AMPLITUDE / 2 &&
     ac >= MIN_AMPLITUDE / 2;
-  if (!loud || !twistOk || share < HIT_SHARE) return { toneLike };
+  if (!loud || !twistOk) return { toneLike };
+  if (rules === "level_twist") return { key: KEYPAD[r][c], toneLike: true };
+  if (share < HIT_SHARE) return { toneLike };
   const apart = (ps: number[], k: number, top: number) =>
     ps.every((p, i) => i === k || p * GROUP_MARGIN <= top);
   if (!apart(lows, r, pr) || !apart(highs, c, pc)) return { toneLike };
@@ -140,7 +149,10 @@ export class DtmfTones {
   #pressed: string | undefined;
   #pressWindows = 0;
 
-  constructor(private readonly onDigit: (d: DtmfDigit) => void) {}
+  constructor(
+    private readonly onDigit: (d: DtmfDigit) => void,
+    private readonly rules: "q24" | "level_twist" = "q24",
+  ) {}
 
   hear(pcm16k: Int16Array): Int16Array {
     const half = TONE_FRAME / 2, f = this.#frame, w = this.#window;
@@ -151,7 +163,7 @@ export class DtmfTones {
     f.fill(0, n);
     w.set(f.subarray(0, half), half);
     this.stats.frames++;
-    const a = frameKey(w), b = frameKey(f);
+    const a = frameKey(w, this.rules), b = frameKey(f, this.rules);
     const tailA = this.#step(a.key), tailB = this.#step(b.key);
     const mute = a.toneLike || b.toneLike || tailA || tailB || this.#pressed !== undefined;
     if (!mute) return pcm16k;
