@@ -45,7 +45,7 @@ export interface KeypadSeen {
 export const ulaw = (pcm8k: Int16Array) => g711Encode("PCMU", pcm8k);
 
 export async function keypadCall(
-  options: { greeting: string; config?: ConfigJson },
+  options: { greeting: string; config?: ConfigJson; record?: boolean },
 ) {
   const seen: KeypadSeen = { digits: [], turns: [], greetingHeard: false, speechEvents: 0 };
   const brain = createBrain({
@@ -64,7 +64,10 @@ export async function keypadCall(
     onHeard: (heard) => void (heard.turnId === "greeting" && (seen.greetingHeard = true)),
   });
   const sipPort = await freeUdpPort();
-  const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
+  const service = await startCallService(brain, {
+    workerEnv: { SIP_PORT: String(sipPort) },
+    record_by_default: options.record,
+  });
   const caller = await PhoneCaller.open();
   const connect = await service.api.post(
     "/api/v1/sessions.connect",
