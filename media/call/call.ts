@@ -195,7 +195,9 @@ export class Call {
     );
     this.offFrames();
     this.tones?.close();
-    if (this.line.stats) this.log.add("phone", "line", { ...this.line.stats(), ...this.keyCounts() });
+    if (this.line.stats) {
+      this.log.add("phone", "line", { ...this.line.stats(), ...this.keyCounts() });
+    }
     const outcome = await this.finishConversation(reason);
     let recordingUrl: string | null = null;
     if (this.recording) {
