@@ -68,7 +68,7 @@ const around = (fs: number[], d: number) =>
 const LOW_NEAR = around(LOW, NEAR), HIGH_NEAR = around(HIGH, NEAR);
 const LOW_FAR = around(LOW, FAR), HIGH_FAR = around(HIGH, FAR);
 
-/** A sine's amplitude from its Goertzel power over n samples (|X| = A n / 2 at the bin). */
+/** The Goertzel power |X|^2 of `x` at the filter's frequency (|X| = A n / 2 for a sine of amplitude A there). */
 function power(g: Goertzel, x: Float32Array): number {
   let s1 = 0, s2 = 0;
   const c = g.coeff;
