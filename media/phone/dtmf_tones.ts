@@ -11,8 +11,8 @@
  * a native bridge of its own (spandsp's is a C library with no binding here); the decision rules
  * below are what make it a receiver, and they are Q.24's.
  *
- * A frame hits a key when (Q.24's receiver requirements, as most administrations listed there
- * set them):
+ * A frame hits a key when (Q.24's receiver requirements, with the limits receivers commonly quote
+ * from its tables):
  * - frequency: the strongest tone of each group is nearer its Q.23 frequency than 3% (a receiver
  *   must operate at ±1.5% and not at ±3.5%): its best power at the nominal or 1.5% either side is
  *   at least its power 4.5% either side;
