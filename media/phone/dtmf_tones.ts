@@ -6,10 +6,12 @@
  * recogniser never take a key for speech.
  *
  * Why hand-written: Goertzel is the field's standard for DTMF receivers (Asterisk's dsp.c,
- * FreeSWITCH, spandsp all run one): 8 second-order filters on 160 samples, no FFT, no model. No
- * maintained package on npm or in Debian gives one that Deno can call on a 20 ms frame without
- * a native bridge of its own (spandsp's is a C library with no binding here); the decision rules
- * below are what make it a receiver, and they are Q.24's.
+ * FreeSWITCH, spandsp all run one): eight second-order filters on 160 samples, no FFT, no model.
+ * The call needs more than digits from it: which 20 ms frames held a tone, to silence them before
+ * the VAD. Debian's libspandsp2 could be called through Deno's FFI (as pocketsphinx is), at the
+ * cost of a native dependency and callbacks across FFI every 20 ms for this much arithmetic; npm's
+ * dtmf-detection-stream is a Node stream that reports digits. Neither was measured against this
+ * one (bench/media/dtmf.ts is where such a comparison would go).
  *
  * A frame hits a key when (Q.24's receiver requirements, with the limits receivers commonly quote
  * from its tables):
