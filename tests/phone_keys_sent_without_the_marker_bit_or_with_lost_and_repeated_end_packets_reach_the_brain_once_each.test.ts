@@ -1,10 +1,12 @@
-// RFC 4733 keys as carriers send them on a real SIP call (SIPp signalling, a UDP phone for RTP):
-// no marker bit on any event's first packet (livekit/sip #585 lost such keys), end packets sent
-// six times, all end packets lost with audio after, and all lost with the next key straight
-// after. Each press reaches the brain once, and the record has one phone/dtmf row per press.
-import { assertEquals } from "./helpers/assert.ts";
+// RFC 4733 keys as carriers send them on a real SIP call, SIPp 3.6 doing the signalling and the
+// RTP: its play_pcap_audio sends a capture made here (tests/helpers/rtp_pcap.ts) as written. No
+// marker bit on any event's first packet (livekit/sip #585 lost such keys), end packets sent six
+// times, all end packets lost with audio after, and all lost with the next key straight after.
+// Each press reaches the brain once, and the record has one phone/dtmf row per press.
+import { assert, assertEquals } from "./helpers/assert.ts";
 import { assertSippPassed } from "./helpers/sipp.ts";
 import { keypadCall, until } from "./helpers/keypad_call.ts";
+import { PcapCaller, rtpPcap } from "./helpers/rtp_pcap.ts";
 import type { LogEntry } from "./helpers/call_harness.ts";
 
 Deno.test({
@@ -13,18 +15,21 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const call = await keypadCall({ greeting: "Please enter your booking number." });
+    const noMarker = { marker: false };
+    const phone = new PcapCaller()
+      .silence(1500) // the greeting starts
+      .press("1", 100, noMarker).silence(200)
+      .press("2", 100, { ...noMarker, ends: 6 }).silence(200)
+      .press("3", 100, { ...noMarker, ends: 0 }).silence(300) // ends lost, audio after
+      .press("4", 100, { ...noMarker, ends: 0 }) // ends lost, 5 straight after
+      .press("5", 100, noMarker).silence(200)
+      .press("#", 100, noMarker).silence(2000);
+    const call = await keypadCall({
+      greeting: "Please enter your booking number.",
+      pcap: rtpPcap(phone.packets),
+    });
     try {
-      const { caller, seen } = call;
-      const noMarker = { marker: false };
-      await caller.press("1", 101, 100, noMarker);
-      await caller.press("2", 101, 100, { ...noMarker, ends: 6 });
-      await caller.press("3", 101, 100, { ...noMarker, ends: 0 });
-      await caller.say(new Uint8Array(160 * 10).fill(0xff)); // 200 ms of the line's silence
-      await caller.press("4", 101, 100, { ...noMarker, ends: 0 });
-      await caller.press("5", 101, 100, noMarker); // straight after: 4's ends never came
-      await caller.say(new Uint8Array(160 * 5).fill(0xff));
-      await caller.press("#", 101, 100, noMarker);
+      const { seen } = call;
       assertSippPassed(await call.sipp);
       await until("the #", () => seen.digits.includes("#"));
       assertEquals(seen.digits.join(""), "12345#");
@@ -35,9 +40,10 @@ Deno.test({
       assertEquals(rows("phone"), "12345#");
       assertEquals(rows("to_brain"), "12345#");
       const line = record.log.find((e: LogEntry) => e.source === "phone" && e.kind === "line").data;
-      // 2's three extra ends were dropped as repeats; 3 and 4 ended without an end packet.
+      // 3 and 4 ended without an end packet; the repeats of the others' ends were dropped.
       assertEquals([line.dtmfDigits, line.dtmfEndLost], [6, 2]);
-      console.log(JSON.stringify({ redundant: line.dtmfRedundant, end_lost: line.dtmfEndLost }));
+      // (#'s own repeats may come after the call ended on it.)
+      assert(line.dtmfRedundant >= 2 + 5 + 2, JSON.stringify(line));
     } finally {
       await call.close();
     }

@@ -15,12 +15,19 @@ const CALLER = "+15550111";
 const AT = `sip:${DIALLED}@[remote_ip]:[remote_port]`;
 const TO_WORKER = `To: <${AT}>;tag=[$wtag]`;
 
-/** SIPp's side: INVITE with the token, ACK, then wait for the worker's BYE and answer it. */
-const scenario = (token: string, rtpPort: number) =>
-  `${XML_HEAD}<scenario name="keypad">
+/**
+ * SIPp's side: INVITE with the token, ACK, then wait for the worker's BYE and answer it. The RTP
+ * is a PhoneCaller's at `rtpPort`, or SIPp's own playing `pcap` (play_pcap_audio) after the ACK.
+ */
+const scenario = (token: string, media: { rtpPort: number } | { pcap: string }) => {
+  const at = "rtpPort" in media ? { port: media.rtpPort, address: "127.0.0.1" } : {};
+  const play = "pcap" in media
+    ? `\n  <nop><action><exec play_pcap_audio="${media.pcap}"/></action></nop>`
+    : "";
+  return `${XML_HEAD}<scenario name="keypad">
   <send retrans="500"><![CDATA[${
     request("INVITE", 1, { uri: `${AT};session=${token}`, caller: CALLER, to: `To: <${AT}>` }) +
-    sdpOffer([0, 101], { port: rtpPort, address: "127.0.0.1", fmtp: true, direction: "sendrecv" })
+    sdpOffer([0, 101], { ...at, fmtp: true, direction: "sendrecv" })
   }]]></send>
   <recv response="100" optional="true"/>
   <recv response="180" optional="true"/>
@@ -30,9 +37,10 @@ const scenario = (token: string, rtpPort: number) =>
   <Reference variables="to"/>
   <send><![CDATA[${
     request("ACK", 1, { uri: AT, caller: CALLER, to: TO_WORKER, contact: false }) + NO_BODY
-  }]]></send>
+  }]]></send>${play}
   <recv request="BYE" timeout="60000"/>${answerWorker()}
 </scenario>`;
+};
 
 export interface KeypadSeen {
   digits: string[];
@@ -45,7 +53,7 @@ export interface KeypadSeen {
 export const ulaw = (pcm8k: Int16Array) => g711Encode("PCMU", pcm8k);
 
 export async function keypadCall(
-  options: { greeting: string; config?: ConfigJson; record?: boolean },
+  options: { greeting: string; config?: ConfigJson; record?: boolean; pcap?: Uint8Array },
 ) {
   const seen: KeypadSeen = { digits: [], turns: [], greetingHeard: false, speechEvents: 0 };
   const brain = createBrain({
@@ -76,8 +84,15 @@ export async function keypadCall(
   );
   if (connect.status !== 200) throw new Error(`connect: ${connect.status}`);
   const token = connect.body.webrtc_request_params.headers.Authorization.replace(/^Bearer /, "");
-  const sipp = runSipp(scenario(token, caller.port), sipPort, DIALLED, "udp", ["-timeout", "60"]);
-  await caller.start();
+  let pcapDir: string | undefined;
+  let media: { rtpPort: number } | { pcap: string } = { rtpPort: caller.port };
+  if (options.pcap) {
+    pcapDir = await Deno.makeTempDir({ prefix: "keypad-pcap-" });
+    await Deno.writeFile(`${pcapDir}/caller.pcap`, options.pcap);
+    media = { pcap: `${pcapDir}/caller.pcap` };
+  }
+  const sipp = runSipp(scenario(token, media), sipPort, DIALLED, "udp", ["-timeout", "60"]);
+  if (!options.pcap) await caller.start();
   return {
     seen,
     service,
@@ -87,6 +102,7 @@ export async function keypadCall(
     async close() {
       await caller.close();
       await service.close();
+      if (pcapDir) await Deno.remove(pcapDir, { recursive: true });
     },
   };
 }
