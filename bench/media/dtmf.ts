@@ -150,7 +150,9 @@ for (const voice of ["festival", "espeak-ng"]) {
   }
 }
 
-console.log("\nCPU: the detector against a copy-and-halve baseline, on the talk-off audio");
+console.log(
+  "\nCPU: the detector against a copy-and-halve baseline, on a minute of noise and on the speech",
+);
 const all = throughPhone(
   lineNoise(new Int16Array(60 * 8000).map(() => Math.round((random() - 0.5) * 2000)), 5),
 );
