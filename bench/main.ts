@@ -16,6 +16,8 @@ const BENCHES = [
   // Whole scripted calls (local engines vs echo) at 1, 4, 8 and up to the largest N held; ~6 min.
   "bench/media/call_density.ts",
   "bench/media/vad.ts",
+  // In-band DTMF: keys heard at levels and noise, false keys per minute of speech, CPU; ~20 s.
+  "bench/media/dtmf.ts",
   // Answering machine detection over festival/espeak-ng greetings and openings through G.711; ~15 s
   // (the first run also makes the labelled set, ~10 s more).
   "bench/machine_detection.ts",

@@ -165,7 +165,8 @@ export interface RtviEvents {
 
 /** A phone call: what a page would have been told (RtviEvents), and the line's own events. */
 export interface PhoneEvents extends RtviEvents {
-  dtmf: { digit: string; duration_ms: number };
+  /** `digit` is "*" while the keypad is sensitive; `via: "tone"` for an in-band DTMF tone. */
+  dtmf: { digit: string; duration_ms: number; via?: "tone" };
   dtmf_dropped: { count: number; total: number; limit_per_second: number };
   transfer: { target: string };
   hang_up_failed: { detail: string };
@@ -179,7 +180,8 @@ export interface SipEvents {
   answered: { codec: string; dtmf_payload_type: number | null; remote: string };
   confirmed: Empty;
   media: { direction: string; codec: string };
-  info_dtmf: { digit: string };
+  /** The key itself is the phone/dtmf entry's (masked while the keypad is sensitive). */
+  info_dtmf: { duration_ms: number };
   refer: { refer_to: string };
   refer_outcome: { ok: boolean; detail: string };
   bye: Empty;

@@ -130,12 +130,15 @@ export class BrainConnection {
     return this.socket.longestRunMs;
   }
 
-  /** Sends one frame; a closed socket drops it (the call is ending anyway). */
-  send(kind: ServiceFrameKind, body: Record<string, unknown>): void {
+  /**
+   * Sends one frame; a closed socket drops it (the call is ending anyway). `logged` is what the
+   * record keeps of the body when it must not keep all of it (a sensitive key's digit).
+   */
+  send(kind: ServiceFrameKind, body: Record<string, unknown>, logged = body): void {
     if (!this.open) return;
     const seq = ++this.seq;
     this.socket.send(encodeServiceFrame(seq, kind, body));
-    this.opts.log.add("to_brain", kind, { seq, ...body });
+    this.opts.log.add("to_brain", kind, { seq, ...logged });
   }
 
   private receive(data: Uint8Array | string): void {

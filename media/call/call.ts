@@ -13,6 +13,7 @@ import { applyConfig, defaultConfig } from "./call_config.ts";
 import { Conversation, type ConversationOutcome } from "./conversation.ts";
 import { type CallLine, type EndStatus, endStatusOf, type PhoneAbout } from "./line.ts";
 import { KeyPresses } from "./key_presses.ts";
+import { DtmfTones } from "../phone/dtmf_tones.ts";
 import { type OutboundGreeting, outboundGreetingOf } from "./greeting_gate.ts";
 import { MachineWatch } from "./machine_watch.ts";
 import { PageRecord } from "./page_record.ts";
@@ -67,6 +68,8 @@ export class Call {
   private readonly offFrames: () => void;
   /** Key presses to the brain: limited, and held until it is up (key_presses.ts). */
   private readonly keys: KeyPresses;
+  /** In-band DTMF on a phone line (none on a page's). */
+  private readonly tones?: DtmfTones;
   /** An outbound call's answering-machine detection, from the answer (machine_watch.ts). */
   private readonly watch?: MachineWatch;
 
@@ -75,9 +78,16 @@ export class Call {
     this.tokenId = opts.tokenId;
     this.ended = new Promise((r) => (this.resolveEnded = r));
     this.log = opts.log ?? new SessionLog(opts.sql, opts.sessionId);
-    this.keys = new KeyPresses(this.log, (d) => this.conversation?.onDtmf(d));
+    // Sensitive per the brain's config in effect, or the session's before the brain is up.
+    const sensitive = () =>
+      (this.conversation?.config ??
+        applyConfig(defaultConfig(), opts.input?.config as never)).keypad.sensitive;
+    this.keys = new KeyPresses(this.log, (d) => this.conversation?.onDtmf(d), undefined, sensitive);
     this.watch = machineWatchOf(line, opts, this.log, () => void this.end("ended", "machine"));
-    this.offFrames = line.onCallerFrame.on((pcm) => {
+    // A phone line's keys sent as tones: heard as keys, silenced before the VAD (dtmf_tones.ts).
+    this.tones = line.phone ? new DtmfTones((d) => this.keys.press(d)) : undefined;
+    this.offFrames = line.onCallerFrame.on((frame) => {
+      const pcm = this.tones?.hear(frame) ?? frame;
       this.watch?.hear(pcm);
       this.conversation?.onCallerFrame(pcm);
     });
@@ -146,6 +156,15 @@ export class Call {
     this.keys.open();
   }
 
+  /** The keys' own counts for the line's end entry: tones heard and muted, presses heard twice. */
+  private keyCounts(): Record<string, number> {
+    const t = this.tones?.stats;
+    return {
+      ...(t ? { toneDigits: t.digits, toneMutedFrames: t.mutedFrames } : {}),
+      dtmfDuplicates: this.keys.duplicates,
+    };
+  }
+
   /**
    * A call the service placed greets after the callee's "Hello?" (or a delay), per config; with
    * machine detection on, once the detector lets it (a person, or a machine's beep).
@@ -175,7 +194,10 @@ export class Call {
       this.log.add("phone", "hang_up_failed", { detail: (err as Error).message })
     );
     this.offFrames();
-    if (this.line.stats) this.log.add("phone", "line", this.line.stats());
+    this.tones?.close();
+    if (this.line.stats) {
+      this.log.add("phone", "line", { ...this.line.stats(), ...this.keyCounts() });
+    }
     const outcome = await this.finishConversation(reason);
     let recordingUrl: string | null = null;
     if (this.recording) {

@@ -3,7 +3,7 @@
 // Zero values (VOICE_UNSPECIFIED, LANGUAGE_UNSPECIFIED) and absent fields keep what is in
 // effect. idle.timeout_ms is a proto3 scalar, so "absent" and 0 look the same on the wire: a
 // present idle section sets the timeout (0 turns idle off), an absent one keeps it; likewise the
-// events section and its three flags.
+// events section and its three flags, and the keypad section and its sensitive flag.
 import { DEFAULT_LANGUAGE, DEFAULT_VOICE, type ServeMatrix } from "../../common/capabilities.ts";
 
 export interface CallConfig {
@@ -12,6 +12,8 @@ export interface CallConfig {
   idle: { timeout_ms: number };
   /** What the brain is told beyond its turns (all off unless it asks; media/call/brain_events.ts). */
   events: CallerEvents;
+  /** The caller's keys: while `sensitive`, what the worker writes says "*" for each digit. */
+  keypad: { sensitive: boolean };
 }
 
 export interface CallerEvents {
@@ -28,6 +30,7 @@ export interface ConfigPatch {
   events?:
     | { speech?: boolean | null; interim_text?: boolean | null; turn_metrics?: boolean | null }
     | null;
+  keypad?: { sensitive?: boolean | null } | null;
 }
 
 export function defaultConfig(): CallConfig {
@@ -36,6 +39,7 @@ export function defaultConfig(): CallConfig {
     stt: { language: DEFAULT_LANGUAGE },
     idle: { timeout_ms: 0 },
     events: { speech: false, interim_text: false, turn_metrics: false },
+    keypad: { sensitive: false },
   };
 }
 
@@ -62,6 +66,8 @@ export function applyConfig(base: CallConfig, patch: ConfigPatch | null | undefi
       turn_metrics: !!e.turn_metrics,
     };
   }
+  // Like events: a present keypad section sets its flag (proto3 drops false), an absent one keeps.
+  if (patch.keypad) next.keypad = { sensitive: !!patch.keypad.sensitive };
   return next;
 }
 
@@ -75,6 +81,7 @@ export function changedFields(a: CallConfig, b: CallConfig): string[] {
   for (const k of ["speech", "interim_text", "turn_metrics"] as const) {
     if (a.events[k] !== b.events[k]) out.push(`events.${k}`);
   }
+  if (a.keypad.sensitive !== b.keypad.sensitive) out.push("keypad.sensitive");
   return out;
 }
 

@@ -9,6 +9,7 @@ Deno.test("defaults are English on both legs, Ananya, idle off, no caller events
     stt: { language: "LANGUAGE_EN" },
     idle: { timeout_ms: 0 },
     events: NO_EVENTS,
+    keypad: { sensitive: false },
   });
 });
 
@@ -28,6 +29,7 @@ Deno.test("connect config overrides defaults, then the brain's config overrides 
     stt: { language: "LANGUAGE_HI" },
     idle: { timeout_ms: 5000 },
     events: NO_EVENTS,
+    keypad: { sensitive: false },
   });
   assertEquals(changedFields(connect, brain), ["tts.language", "stt.language"]);
 });
@@ -56,4 +58,16 @@ Deno.test("a present events section sets every flag, an absent one keeps them", 
   assertEquals(applyConfig(on, { tts: { voice: "VOICE_ARJUN" } }).events, on.events);
   // proto3 drops false: an events section with no field turns them all off.
   assertEquals(applyConfig(on, { events: {} }).events, NO_EVENTS);
+});
+
+Deno.test("a present keypad section sets sensitive, an absent one keeps it, an empty one clears it", () => {
+  const on = applyConfig(defaultConfig(), { keypad: { sensitive: true } });
+  assertEquals(on.keypad, { sensitive: true });
+  assertEquals(changedFields(defaultConfig(), on), ["keypad.sensitive"]);
+  assertEquals(applyConfig(on, { tts: { voice: "VOICE_ARJUN" } }).keypad.sensitive, true);
+  assertEquals(applyConfig(on, { keypad: null }).keypad.sensitive, true);
+  // proto3 drops false: a keypad section with no field is the brain saying sensitive = false.
+  const off = applyConfig(on, { keypad: {} });
+  assertEquals(off.keypad.sensitive, false);
+  assertEquals(changedFields(on, off), ["keypad.sensitive"]);
 });

@@ -25,6 +25,7 @@ import { callerHooks, type CallerSide } from "./caller_hooks.ts";
 import { BrainEvents } from "./brain_events.ts";
 import { sayRefusal } from "./say.ts";
 import type { DtmfDigit } from "../phone/line.ts";
+import { shownDigit } from "./key_presses.ts";
 import { GreetingGate } from "./greeting_gate.ts";
 
 const log = logger("conversation");
@@ -268,7 +269,9 @@ export class Conversation {
   onDtmf(d: DtmfDigit): void {
     if (this.finished) return;
     this.idle.activity();
-    this.brain?.send("dtmf", { digit: d.digit, duration_ms: d.durationMs });
+    const body = { digit: d.digit, duration_ms: d.durationMs };
+    const shown = shownDigit(d.digit, this.config.keypad.sensitive);
+    this.brain?.send("dtmf", body, { ...body, digit: shown });
   }
 
   /** A typed turn from the page (send-text); throws when the call cannot take one yet. */

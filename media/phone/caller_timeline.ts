@@ -26,7 +26,7 @@ import { CallerEdge, LINE_FRAME } from "./edge_audio.ts";
 import type { G711Law } from "./g711.ts";
 import type { DtmfDigit } from "./line.ts";
 import { parseRtp, type RtpPacket } from "./rtp_packet.ts";
-import { TelephoneEvents } from "./telephone_event.ts";
+import { redundantBlocks, TelephoneEvents } from "./telephone_event.ts";
 
 /** RFC 3551's comfort noise (RFC 3389) payload type. */
 export const COMFORT_NOISE_PT = 13;
@@ -43,6 +43,8 @@ export interface CallerTimelineOptions {
   payloadType: number;
   /** The answer's telephone-event payload type, when DTMF was negotiated. */
   dtmfPayloadType?: number;
+  /** The answer's red/8000 over telephone-event (RFC 2198), when negotiated. */
+  redPayloadType?: number;
   /** Each 16 kHz frame (a reused buffer: copy what you keep). */
   onFrame: (pcm16k: Int16Array) => void;
   onDigit: (digit: DtmfDigit) => void;
@@ -117,6 +119,12 @@ export class CallerTimeline {
     if (pt === o.dtmfPayloadType && packet.payload.length >= 4) {
       // An event's packets all carry its start; its start plus duration follows the clock.
       clockTs = (packet.timestamp + ((packet.payload[2] << 8) | packet.payload[3])) >>> 0;
+    } else if (pt === o.redPayloadType && o.redPayloadType !== undefined) {
+      // The primary (last) block's start plus duration follows the clock.
+      const last = redundantBlocks(packet.timestamp, packet.payload).at(-1);
+      if (last && last.payload.length >= 4) {
+        clockTs = (last.timestamp + ((last.payload[2] << 8) | last.payload[3])) >>> 0;
+      }
     } else if (pt !== o.payloadType && pt !== o.dtmfPayloadType && pt !== COMFORT_NOISE_PT) {
       this.#stats.unknownPayload++;
       return;
@@ -176,6 +184,12 @@ export class CallerTimeline {
         this.#quietGap = true;
         if (packet.payloadType === this.options.dtmfPayloadType) {
           this.#events.push(packet.timestamp, packet.payload);
+        } else if (packet.payloadType === this.options.redPayloadType) {
+          this.#events.pushRedundant(
+            packet.timestamp,
+            packet.payload,
+            this.options.dtmfPayloadType!,
+          );
         }
       }
     }

@@ -6,11 +6,13 @@ import type { StreamCarrier } from "../../common/carrier.ts";
 /** Who carries the call: SessionStart's `phone.carrier` ("sip" is a kind of line, not a carrier). */
 export type Carrier = "sip" | StreamCarrier;
 
-/** One RFC 4733 / provider DTMF key press, reported once, when it ends. */
+/** One RFC 4733 / SIP INFO / provider / in-band DTMF key press, reported once, when it ends. */
 export interface DtmfDigit {
   /** "0"-"9", "*", "#", "A"-"D". */
   digit: string;
   durationMs: number;
+  /** How it was heard, when not signalled: "tone", DTMF tones in the caller's audio. */
+  via?: "tone";
 }
 
 /** How a phone call ended, from the line's side: the session's end reason. */

@@ -245,7 +245,7 @@ export class RtpMedia {
     }
     if (
       !old || old.codec !== choice.codec || old.payloadType !== choice.payloadType ||
-      old.dtmfPayloadType !== choice.dtmfPayloadType
+      old.dtmfPayloadType !== choice.dtmfPayloadType || old.redPayloadType !== choice.redPayloadType
     ) {
       this.#timeline?.flush();
       this.#timeline?.close();
@@ -253,6 +253,7 @@ export class RtpMedia {
         law: choice.codec,
         payloadType: choice.payloadType,
         dtmfPayloadType: choice.dtmfPayloadType,
+        redPayloadType: choice.redPayloadType,
         onFrame: (pcm) => this.#safely(() => this.onCallerFrame.emit(pcm)),
         onDigit: (digit) => this.#safely(() => this.onDtmf.emit(digit)),
       });
@@ -280,7 +281,10 @@ export class RtpMedia {
       return;
     }
     const pt = packet.payloadType;
-    if (pt !== choice.payloadType && pt !== choice.dtmfPayloadType && pt !== COMFORT_NOISE_PT) {
+    if (
+      pt !== choice.payloadType && pt !== choice.dtmfPayloadType &&
+      pt !== choice.redPayloadType && pt !== COMFORT_NOISE_PT
+    ) {
       // Not the stream the answer named: neither heard nor latched on to.
       this.#counts.unknownPayload++;
       return;

@@ -63,3 +63,31 @@ Deno.test("a hold offer (sendonly) is answered recvonly, and ptime is kept", () 
   assertEquals([a.choice.direction, a.choice.ptime], ["recvonly", 30]);
   assert(a.sdp.endsWith("a=ptime:30\r\na=recvonly\r\n"));
 });
+
+Deno.test("red/8000 over telephone-event (RFC 2198) is answered; red over anything else is not", () => {
+  const a = answerOffer(
+    offer(
+      "m=audio 5004 RTP/AVP 0 101 99",
+      "a=rtpmap:101 telephone-event/8000",
+      "a=rtpmap:99 red/8000",
+      "a=fmtp:99 101/101/101",
+    ),
+    LOCAL,
+  );
+  assert(a.ok);
+  assertEquals([a.choice.dtmfPayloadType, a.choice.redPayloadType], [101, 99]);
+  assert(a.sdp.includes("m=audio 40000 RTP/AVP 0 101 99\r\n"), a.sdp);
+  assert(a.sdp.includes("a=rtpmap:99 red/8000\r\na=fmtp:99 101/101\r\n"), a.sdp);
+  const audioRed = answerOffer(
+    offer(
+      "m=audio 5004 RTP/AVP 0 101 99",
+      "a=rtpmap:101 telephone-event/8000",
+      "a=rtpmap:99 red/8000",
+      "a=fmtp:99 0/101",
+    ),
+    LOCAL,
+  );
+  assert(audioRed.ok);
+  assertEquals(audioRed.choice.redPayloadType, undefined);
+  assert(!audioRed.sdp.includes("red/8000"), audioRed.sdp);
+});

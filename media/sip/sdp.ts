@@ -9,6 +9,8 @@ export interface AnswerChoice {
   payloadType: number;
   /** The offer's telephone-event payload type at 8 kHz, when it offered one. */
   dtmfPayloadType?: number;
+  /** The offer's red/8000 (RFC 2198) over telephone-event: several events in one packet. */
+  redPayloadType?: number;
   /** Where the caller wants our RTP: the offer's connection address and audio port. */
   remoteAddress: string;
   remotePort: number;
@@ -82,6 +84,13 @@ export function answerOffer(offer: string, local: Local): Answer {
     const connection = m.connection ?? sessionConnection;
     if (!connection) return { ok: false, reason: "offer has no connection address" };
     const dtmf = m.formats.map(Number).find((pt) => rtpmap.get(pt) === "telephone-event/8000");
+    // Redundancy is taken only when it carries telephone-event alone (fmtp "101/101/...").
+    const red = dtmf === undefined
+      ? undefined
+      : m.formats.map(Number).find((pt) =>
+        rtpmap.get(pt) === "RED/8000" &&
+        m.attributes.some((a) => new RegExp(`^fmtp:${pt} ${dtmf}(/${dtmf})*$`).test(a))
+      );
     const offered = directionOf(m.attributes) ?? directionOf(sessionAttributes) ?? "sendrecv";
     const ptime = Number(m.attributes.find((a) => a.startsWith("ptime:"))?.slice(6) ?? 20);
     chosen = {
@@ -90,6 +99,7 @@ export function answerOffer(offer: string, local: Local): Answer {
         codec: codecOf(codecPt, rtpmap)!,
         payloadType: codecPt,
         dtmfPayloadType: dtmf,
+        ...(red === undefined ? {} : { redPayloadType: red }),
         remoteAddress: connection,
         remotePort: m.port,
         direction: MIRROR[offered],
@@ -118,12 +128,19 @@ export function answerOffer(offer: string, local: Local): Answer {
     const pts = [
       choice.payloadType,
       ...(choice.dtmfPayloadType === undefined ? [] : [choice.dtmfPayloadType]),
+      ...(choice.redPayloadType === undefined ? [] : [choice.redPayloadType]),
     ];
     out.push(`m=audio ${local.port} RTP/AVP ${pts.join(" ")}`);
     out.push(`a=rtpmap:${choice.payloadType} ${choice.codec}/8000`);
     if (choice.dtmfPayloadType !== undefined) {
       out.push(`a=rtpmap:${choice.dtmfPayloadType} telephone-event/8000`);
       out.push(`a=fmtp:${choice.dtmfPayloadType} 0-15`);
+    }
+    if (choice.redPayloadType !== undefined) {
+      out.push(`a=rtpmap:${choice.redPayloadType} red/8000`);
+      out.push(
+        `a=fmtp:${choice.redPayloadType} ${choice.dtmfPayloadType}/${choice.dtmfPayloadType}`,
+      );
     }
     out.push(`a=ptime:${choice.ptime}`, `a=${choice.direction}`);
   }

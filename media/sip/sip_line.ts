@@ -94,7 +94,8 @@ export class SipLine implements CallLine {
   /** A key sent by SIP INFO: heard as an RFC 4733 one is, on the same emitter. */
   dtmfHeard(digit: DtmfDigit): void {
     if (this.over) return;
-    this.note("info_dtmf", { digit: digit.digit });
+    // The digit is written once, by the call's key presses, masked while the keypad is sensitive.
+    this.note("info_dtmf", { duration_ms: digit.durationMs });
     this.onDtmf.emit(digit);
   }
 

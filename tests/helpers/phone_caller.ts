@@ -108,17 +108,30 @@ export class PhoneCaller {
 
   /**
    * One key press as RFC 4733 events (payload type `pt`): `ms` of event packets sharing the
-   * start timestamp with a growing duration, then the end packet three times.
+   * start timestamp with a growing duration, then the end packet three times. `shape` sends it as
+   * some carriers do: no marker bit on the first packet, the end packet `ends` times (0: all lost).
    */
-  async press(digit: string, pt = 101, ms = 160): Promise<void> {
+  async press(
+    digit: string,
+    pt = 101,
+    ms = 160,
+    shape: { marker?: boolean; ends?: number } = {},
+  ): Promise<void> {
     const event = DTMF_EVENTS[digit] ?? Number(digit);
     const start = this.ts;
     const packets = ms / 20;
-    for (let i = 1; i <= packets + 2; i++) {
+    const ends = shape.ends ?? 3;
+    for (let i = 1; i < packets + ends; i++) {
       const end = i >= packets;
       const duration = Math.min(i, packets) * 160;
       const payload = new Uint8Array([event, (end ? 0x80 : 0) | 10, duration >> 8, duration & 255]);
-      this.queue.push({ pt, payload, ts: start, marker: i === 1 });
+      this.queue.push({ pt, payload, ts: start, marker: i === 1 && (shape.marker ?? true) });
+    }
+    if (ends === 0) {
+      // The last packet before the lost ends still goes: the event's full length, unended.
+      const duration = packets * 160;
+      const payload = new Uint8Array([event, 10, duration >> 8, duration & 255]);
+      this.queue.push({ pt, payload, ts: start, marker: false });
     }
     // The audio clock moves on by the event's length.
     this.ts += packets * 160;
