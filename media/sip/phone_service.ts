@@ -10,6 +10,7 @@ import { SipUas } from "./uas.ts";
 import type { CallEvent } from "./uas_types.ts";
 import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./admission.ts";
 import { SipLine } from "./sip_line.ts";
+import { legPlacer } from "./warm_leg.ts";
 import { type Dialler, dialler, type HeldCall } from "./dial_call.ts";
 import { RtpMedia } from "../phone/rtp_media.ts";
 import type { PortRange } from "../../common/port_range.ts";
@@ -131,11 +132,19 @@ export async function startSipPhones(
       e.signalling,
     );
     p.line = line;
+    line.warmLegs = legPlacer({
+      uas,
+      openMedia,
+      host: settings.host,
+      held: pending,
+      caller: { ...p, log: sessionLog },
+    });
     const call = startCall(
       node,
       line,
       { claims: p.claims, brainUrl: p.brainUrl ?? "", log: sessionLog },
-      () => pending.delete(e.callId),
+      // A bridged warm transfer outlives its session: its dialog stays until either hangs up.
+      () => line.bridged || pending.delete(e.callId),
     );
     onPhoneCall?.(call);
   };
