@@ -5,6 +5,7 @@ import { ConfigType } from "../../proto/mod.ts";
 import { type BrainFrameKind, decodeServiceFrame, encodeBrainFrame } from "../../proto/frames.ts";
 import { applyConfig, type ConfigJson, configJson, configMessage } from "./config.ts";
 import { Says } from "./says.ts";
+import { warmFields } from "./transfer.ts";
 import type {
   BrainHandlers,
   HeardText,
@@ -15,6 +16,7 @@ import type {
   RtviMessage,
   SayOutcome,
   Session,
+  TransferOptions,
   WebSocketLike,
 } from "./types.ts";
 
@@ -119,11 +121,11 @@ class CallSession implements Session {
     this.send("end_session", { reason });
   }
 
-  transfer(target: string): void {
+  transfer(target: string, options: TransferOptions = {}): void {
     if (typeof target !== "string" || target.trim() === "") {
       throw new Error("session.transfer: target must be a tel: or sip: URI or an E.164 number");
     }
-    this.send("transfer", { target: target.trim() });
+    this.send("transfer", { target: target.trim(), ...warmFields(options) });
   }
 
   say(text: string): Promise<SayOutcome> {
@@ -276,7 +278,11 @@ export class BrainConnection {
         return;
       }
       case "transfer_failed": {
-        const failure = { target: String(body.target ?? ""), detail: String(body.detail ?? "") };
+        const failure = {
+          target: String(body.target ?? ""),
+          detail: String(body.detail ?? ""),
+          reason: String(body.reason ?? ""),
+        };
         this.call("onTransferFailed", () => this.handlers.onTransferFailed?.(failure, session));
         return;
       }
