@@ -3,7 +3,8 @@
 // is the person, reached at its sip: URI by the worker's own UAC. baresip's microphone is a
 // steady 1 kHz tone and the caller sends 700 Hz once joined, so each direction of the bridge is
 // told apart in what the other end received; the hold chime is 440 and 554 Hz; the whisper is
-// speech (no single tone). Checked in what baresip and the caller's socket received.
+// speech (no single tone). The caller's trunk refuses the worker's REFER with Replaces (501), as
+// most trunks do, so the worker bridges. Checked in what baresip and the caller's socket received.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startCallService } from "./helpers/call_harness.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
@@ -27,7 +28,7 @@ const WHISPER = "Priya is calling about a refund for order four two seven. She i
 const PERSON_HZ = 1000;
 const CALLER_HZ = 700;
 
-Deno.test("a warm transfer whispers to the person only, holds the caller meanwhile, then bridges the two both ways", async () => {
+Deno.test("a warm transfer whispers to the person only, holds the caller meanwhile, then bridges the two both ways when the trunk refuses REFER", async () => {
   const person = await startBaresipCallee(tone(PERSON_HZ, 30), "desk", { tailSeconds: 0 });
   let bridged = false;
   let ended = "";
@@ -52,7 +53,7 @@ Deno.test("a warm transfer whispers to the person only, holds the caller meanwhi
     assertEquals(connect.status, 200);
     const sessionId = connect.body.session_id;
     const sipp = runSipp(
-      callerScenario(tokenOf(connect.body), caller.port),
+      callerScenario(tokenOf(connect.body), caller.port, { refuse: "501 Not Implemented" }),
       sipPort,
       DIALLED,
       "udp",
@@ -120,11 +121,12 @@ Deno.test("a warm transfer whispers to the person only, holds the caller meanwhi
       return log.some((e) => e.kind === "bridge_ended") ? log : undefined;
     }, 10_000);
     const kinds = sip.map((e) => e.kind);
-    for (
-      const k of ["hold", "warm_dial", "warm_answered", "whisper_played", "bridged", "bridge_ended"]
-    ) {
+    const expected = ["hold", "warm_dial", "warm_answered", "whisper_played", "refer", "bridged"];
+    for (const k of [...expected, "bridge_ended"]) {
       assert(kinds.includes(k), `no sip/${k} in ${kinds}`);
     }
+    const refer = sip.find((e) => e.kind === "refer_outcome")!.data;
+    assertEquals(refer, { ok: false, detail: "REFER answered 501 Not Implemented" });
     const end = sip.find((e) => e.kind === "bridge_ended")!.data as {
       by: string;
       bridged_ms: number;

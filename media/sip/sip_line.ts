@@ -20,7 +20,9 @@ import { type LegPlacer, warmTransfer } from "./warm_transfer.ts";
  */
 export interface LineDialogs {
   hangUp(callId: string): Promise<ClientOutcome | undefined>;
-  transfer(callId: string, referTo: string): Promise<TransferOutcome>;
+  transfer(callId: string, referTo: string, outcomeMs?: number): Promise<TransferOutcome>;
+  /** The Refer-To with Replaces naming a held call's dialog; absent where there is none. */
+  replacing?(callId: string): string | undefined;
 }
 
 /** What the line needs of the call's RTP (RtpMedia has it). */
@@ -203,6 +205,22 @@ export class SipLine implements CallLine {
     const result = await this.dialogs.transfer(this.callId, uri);
     this.note("refer_outcome", { ...result });
     if (result.ok) await this.hangUp();
+    return result;
+  }
+
+  /**
+   * A REFER with Replaces (RFC 3891): the caller's trunk is asked to call `person` in the place
+   * of our dialog with them. Undefined when the person's dialog cannot be named.
+   */
+  async referReplacing(
+    person: { callId: string },
+    outcomeMs: number,
+  ): Promise<TransferOutcome | undefined> {
+    const referTo = this.dialogs.replacing?.(person.callId);
+    if (this.over || !referTo) return undefined;
+    this.note("refer", { refer_to: referTo });
+    const result = await this.dialogs.transfer(this.callId, referTo, outcomeMs);
+    this.note("refer_outcome", { ...result });
     return result;
   }
 

@@ -3,17 +3,41 @@
 // then bridges the two calls' audio both ways until either hangs up, and ends both. A person who
 // does not answer, is busy, declines or hangs up during the whisper, or a call that cannot be
 // placed, gives the caller back to the conversation and the brain a TransferFailed with why.
-// The bridge, not a REFER with Replaces, joins them: see docs/decisions.md "Warm transfer".
+// The join is first asked of the caller's trunk as a REFER with Replaces (RFC 3891, RFC 5589
+// section 7: the trunk calls the person in our place and the worker leaves both calls); a trunk
+// that refuses it, fails it or does not say in REPLACES_OUTCOME_MS gets the worker's bridge.
 import type { FrameSource } from "../audio/frame_source.ts";
 import type { TransferResult } from "../phone/line.ts";
 import { HoldAudio } from "../phone/hold_audio.ts";
 import { RelaySource } from "../phone/relay_source.ts";
 import type { TransferFailReason, WarmRequest } from "../call/transfer.ts";
-import type { SipLine } from "./sip_line.ts";
+import type { Emitter } from "../rtc/emitter.ts";
+import type { SessionEventNote } from "../../common/session_events.ts";
+import type { LineEndReason } from "../phone/line.ts";
+import type { TransferOutcome } from "./dialog.ts";
+
+/** What a warm transfer needs of each call's line (SipLine has it; named here to avoid a cycle). */
+export interface WarmLine {
+  readonly callId: string;
+  readonly onEnded: Emitter<[LineEndReason]>;
+  /** The far end's audio (16 kHz frames), held or not. */
+  readonly heard: Emitter<[Int16Array]>;
+  readonly isOver: boolean;
+  readonly note: SessionEventNote<"sip">;
+  bridged: boolean;
+  warmLegs?: LegPlacer;
+  hold(source: FrameSource | undefined): void;
+  relay(source: FrameSource): void;
+  release(): Promise<void>;
+  referReplacing(
+    person: { callId: string },
+    outcomeMs: number,
+  ): Promise<TransferOutcome | undefined>;
+}
 
 /** How placing the person's call ended. */
 export type LegOutcome =
-  | { ok: true; line: SipLine; callId: string }
+  | { ok: true; line: WarmLine; callId: string }
   | { ok: false; reason: TransferFailReason; detail: string };
 
 /** Places a warm transfer's call to the person (warm_leg.ts). */
@@ -25,6 +49,8 @@ export interface LegPlacer {
 }
 
 const FRAME = 960;
+/** How long the trunk may take to report a REFER with Replaces before the worker bridges. */
+export const REPLACES_OUTCOME_MS = 8_000;
 
 /** `pcm` (48 kHz) once, frame by frame; `done` resolves when the last frame has been taken. */
 class OncePlayer implements FrameSource {
@@ -55,7 +81,7 @@ const failed = (reason: TransferFailReason, detail: string): TransferResult => (
 
 /** The warm transfer of `caller` to `target`: resolves once joined (ok) or given back. */
 export async function warmTransfer(
-  caller: SipLine,
+  caller: WarmLine,
   target: string,
   warm: WarmRequest,
 ): Promise<TransferResult> {
@@ -104,8 +130,18 @@ export async function warmTransfer(
     return giveBack("failed", "The caller hung up during the whisper.");
   }
   caller.note("whisper_played", { ms: Math.round(spoken.pcm.length / 48) });
+  // The person may hang up on us meanwhile: that is what a Replaces that worked does.
+  const referred = await caller.referReplacing(person, REPLACES_OUTCOME_MS);
+  if (referred?.ok) {
+    void caller.release();
+    void person.release();
+    return { ok: true, detail: `joined to ${target} by REFER with Replaces (${referred.detail})` };
+  }
+  if (caller.isOver) return giveBack("failed", "The caller hung up before being joined.");
+  if (person.isOver) return giveBack("declined", `${target} hung up before being joined.`);
   bridge(caller, person, outcome.callId);
-  return { ok: true, detail: `bridged to ${target}` };
+  const why = referred ? ` (${referred.detail})` : "";
+  return { ok: true, detail: `bridged to ${target} by the worker${why}` };
 }
 
 /**
@@ -113,7 +149,7 @@ export async function warmTransfer(
  * timeout) ends both. The caller's session ends at the join ("transferred"); how long the two
  * talked is added to its log afterwards (bridge_ended).
  */
-function bridge(caller: SipLine, person: SipLine, personCallId: string): void {
+function bridge(caller: WarmLine, person: WarmLine, personCallId: string): void {
   caller.bridged = true;
   const toPerson = new RelaySource();
   const toCaller = new RelaySource();

@@ -11,8 +11,42 @@ export const tokenOf = (
   connect: { webrtc_request_params: { headers: { Authorization: string } } },
 ) => connect.webrtc_request_params.headers.Authorization.replace(/^Bearer /, "");
 
-/** The caller's call: INVITE with the token, ACK, then the worker's BYE answered. */
-export const callerScenario = (token: string, rtpPort: number) =>
+/**
+ * What the caller's trunk does with the worker's REFER with Replaces: refuses it with a status,
+ * or accepts it (202) and reports the new call answered (NOTIFY of 200), as a trunk that called
+ * the person in the worker's place would. Absent: no REFER is expected.
+ */
+export type ReferAnswer = { refuse: string } | "accept";
+
+const TO_WORKER = `To: <${AT}>;tag=[$wtag]`;
+
+/** What the trunk does with the REFER; its Refer-To must name Replaces. */
+const referStep = (refer: ReferAnswer) => {
+  const recv = `
+  <recv request="REFER" timeout="60000">
+    <action><ereg regexp="Replaces=" search_in="hdr" header="Refer-To:" check_it="true" assign_to="rep"/></action>
+  </recv>
+  <Reference variables="rep"/>`;
+  if (refer !== "accept") return recv + answerWorker(refer.refuse);
+  return `${recv}${answerWorker("202 Accepted")}
+  <send retrans="500"><![CDATA[${
+    request("NOTIFY", 2, {
+      uri: AT,
+      caller: CALLER,
+      to: TO_WORKER,
+      extra: "\n      Event: refer\n      Subscription-State: terminated;reason=noresource" +
+        "\n      Content-Type: message/sipfrag",
+    })
+  }
+      Content-Length: [len]
+
+SIP/2.0 200 OK
+]]></send>
+  <recv response="200"/>`;
+};
+
+/** The caller's call: INVITE with the token, ACK, the REFER if asked, the worker's BYE answered. */
+export const callerScenario = (token: string, rtpPort: number, refer?: ReferAnswer) =>
   `${XML_HEAD}<scenario name="warm-transfer-caller">
   <send retrans="500"><![CDATA[${
     request("INVITE", 1, { uri: `${AT};session=${token}`, caller: CALLER, to: `To: <${AT}>` }) +
@@ -25,9 +59,8 @@ export const callerScenario = (token: string, rtpPort: number) =>
   </recv>
   <Reference variables="to"/>
   <send><![CDATA[${
-    request("ACK", 1, { uri: AT, caller: CALLER, to: `To: <${AT}>;tag=[$wtag]`, contact: false }) +
-    NO_BODY
-  }]]></send>
+    request("ACK", 1, { uri: AT, caller: CALLER, to: TO_WORKER, contact: false }) + NO_BODY
+  }]]></send>${refer ? referStep(refer) : ""}
   <recv request="BYE" timeout="60000"/>${answerWorker()}
 </scenario>`;
 
