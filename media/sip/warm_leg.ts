@@ -8,21 +8,26 @@ import type { SessionLog } from "../call/session_log.ts";
 import type { RtpMedia } from "../phone/rtp_media.ts";
 import type { Peer } from "../../sip/udp.ts";
 import { reasonOfStatus, type TransferFailReason } from "../call/transfer.ts";
-import type { HeldCall } from "./dial_call.ts";
 import { SipLine } from "./sip_line.ts";
 import type { SipUas } from "./uas.ts";
 import { type DialFailure, PlacedCall } from "./uac.ts";
 import type { LegOutcome, LegPlacer } from "./warm_transfer.ts";
 
-export interface LegDeps {
+/** A call as the SIP service holds it by Call-ID (dial_call.ts HeldCall), as far as used here. */
+interface Held {
+  from: string;
+  line?: SipLine;
+}
+
+export interface LegDeps<H extends Held> {
   uas: SipUas;
   openMedia: (host: string) => Promise<RtpMedia>;
   /** The address calls' RTP binds to. */
   host: string;
   /** The SIP service's calls by Call-ID: the person's is added once answered. */
-  held: Map<string, HeldCall>;
+  held: Map<string, H>;
   /** The caller's call: its session (claims, log) and numbers. */
-  caller: HeldCall & { log: SessionLog };
+  caller: H & { log: SessionLog };
 }
 
 /** A target the worker can ring itself. */
@@ -68,7 +73,7 @@ function reasonOf(f: DialFailure): TransferFailReason {
   return status ? reasonOfStatus(Number(status[1])) : "failed";
 }
 
-export function legPlacer(d: LegDeps): LegPlacer {
+export function legPlacer<H extends Held>(d: LegDeps<H>): LegPlacer {
   return {
     refusal: (target) => {
       const r = reachable(target);
