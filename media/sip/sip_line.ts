@@ -70,6 +70,8 @@ export class SipLine implements CallLine {
   bridged = false;
   /** Places a warm transfer's call to the person; absent, a warm transfer is refused. */
   warmLegs?: LegPlacer;
+  /** The worker hung the line up (release): a warm transfer ringing for it gives up. */
+  readonly onReleased = new Emitter<[]>();
   /** The caller's audio as the RTP brings it, held or not (a bridge relays it). */
   readonly heard: Emitter<[Int16Array]>;
 
@@ -177,6 +179,7 @@ export class SipLine implements CallLine {
     if (this.hangingUp) return this.hangingUp;
     if (this.over) return Promise.resolve();
     this.over = true;
+    this.onReleased.emit();
     this.note("bye", {});
     void this.dialogs.hangUp(this.callId).then((outcome) => {
       const answer = outcome?.kind === "response"

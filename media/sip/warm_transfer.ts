@@ -20,6 +20,7 @@ import type { TransferOutcome } from "./dialog.ts";
 export interface WarmLine {
   readonly callId: string;
   readonly onEnded: Emitter<[LineEndReason]>;
+  readonly onReleased: Emitter<[]>;
   /** The far end's audio (16 kHz frames), held or not. */
   readonly heard: Emitter<[Int16Array]>;
   readonly isOver: boolean;
@@ -98,9 +99,11 @@ export async function warmTransfer(
     (err) => ({ error: (err as Error).message }),
   );
   const leg = legs.place(target, warm.ringTimeoutMs);
-  const offCaller = caller.onEnded.on(() => leg.abandon());
+  // The caller hanging up, or the call ending here (the brain's EndSession), gives the person's
+  // call up while it rings.
+  const offs = [caller.onEnded.on(() => leg.abandon()), caller.onReleased.on(() => leg.abandon())];
   const outcome = await leg.outcome;
-  offCaller();
+  for (const off of offs) off();
   if (!outcome.ok) {
     caller.hold(undefined);
     return failed(outcome.reason, outcome.detail);
