@@ -29,6 +29,8 @@ const BENCHES = [
   // Outbound calls (calls.dial → worker → SIPp as the trunk): answer → first greeting audio beside
   // inbound phone calls, and a 100-contact campaign's calls per minute; ~1 min.
   "bench/outbound.ts",
+  // Warm transfer: the bridge's relay against a line's G.711 edge, the whisper's synthesis; ~20 s.
+  "bench/warm_transfer.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).
