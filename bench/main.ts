@@ -33,6 +33,8 @@ const BENCHES = [
   "bench/outbound.ts",
   // A phone call's INVITE → first greeting audio, fresh worker and warm, step by step; ~2 min.
   "bench/first_greeting.ts",
+  // Warm transfer: the bridge's relay against a line's G.711 edge, the whisper's synthesis; ~20 s.
+  "bench/warm_transfer.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

@@ -83,10 +83,10 @@ export type WorkerEvents = { [K in CallFailure]: FailureData } & {
   config_applied: { changed: string[]; config: unknown };
   config_refused: { fields: string[]; config: unknown } | { error: string };
   end_requested: { reason: string };
-  transfer_requested: { target: string };
+  transfer_requested: { target: string; warm?: boolean };
   transfer_refused: { target: string; detail: string };
   transferred: { target: string; detail: string };
-  transfer_failed: { target: string; detail: string };
+  transfer_failed: { target: string; detail: string; reason?: string };
   brain_silent: { silent_ms: number };
   brain_back: { silent_ms: number };
   caller_audio: {
@@ -168,7 +168,7 @@ export interface PhoneEvents extends RtviEvents {
   /** `digit` is "*" while the keypad is sensitive; `via: "tone"` for an in-band DTMF tone. */
   dtmf: { digit: string; duration_ms: number; via?: "tone" };
   dtmf_dropped: { count: number; total: number; limit_per_second: number };
-  transfer: { target: string };
+  transfer: { target: string; warm?: boolean };
   hang_up_failed: { detail: string };
   /** The line's counts at the end (RTP packets, bytes, ...). */
   line: Record<string, number>;
@@ -199,6 +199,17 @@ export interface SipEvents {
   };
   ringing: Empty;
   dial_ended: { reason: string; sip: string };
+  /** A warm transfer (issue 35): the caller held, the person's call, the whisper, the join. */
+  hold: { on: boolean };
+  warm_dial: { target: string; call_id: string; ring_timeout_ms: number };
+  warm_ringing: Empty;
+  /** The person's call's own line events (its bye, its end), apart from the caller's. */
+  warm_leg: { event: string };
+  warm_answered: { codec: string; remote: string };
+  warm_failed: { reason: string; sip: string };
+  whisper_played: { ms: number };
+  bridged: { call_id: string };
+  bridge_ended: { by: "caller" | "person" | "worker"; bridged_ms: number };
 }
 
 /** Frames to the brain, by frame type. */

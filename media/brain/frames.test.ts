@@ -57,6 +57,26 @@ Deno.test("a transfer names its target, trimmed; an empty one stays empty for th
   assertEquals(readBrainFrame(frame("transfer", { target: " tel:+14155550100 " })), {
     kind: "transfer",
     target: "tel:+14155550100",
+    whisper: "",
+    ringTimeoutMs: 0,
   });
-  assertEquals(readBrainFrame(frame("transfer", {})), { kind: "transfer", target: "" });
+  assertEquals(readBrainFrame(frame("transfer", {})), {
+    kind: "transfer",
+    target: "",
+    whisper: "",
+    ringTimeoutMs: 0,
+  });
+});
+
+Deno.test("a warm transfer carries its whisper and ring timeout", () => {
+  assertEquals(
+    readBrainFrame(
+      frame("transfer", {
+        target: "sip:desk@pbx",
+        whisper: " Asha, billing. ",
+        ring_timeout_ms: 8000,
+      }),
+    ),
+    { kind: "transfer", target: "sip:desk@pbx", whisper: "Asha, billing.", ringTimeoutMs: 8000 },
+  );
 });

@@ -20,7 +20,7 @@ export type BrainRequest =
   | { kind: "config"; patch: Record<string, unknown> }
   | { kind: "end_session"; reason: string }
   /** Hand a phone call to `target` (tel:/sip: URI or E.164); refused on a web call. */
-  | { kind: "transfer"; target: string }
+  | { kind: "transfer"; target: string; whisper: string; ringTimeoutMs: number }
   /** Speak outside a turn (media/call/say.ts). */
   | { kind: "say"; sayId: string; text: string };
 
@@ -51,7 +51,12 @@ export function readBrainFrame(f: BrainFrame): BrainRequest | undefined {
     case "end_session":
       return { kind: "end_session", reason: String(b.reason || "brain_ended") };
     case "transfer":
-      return { kind: "transfer", target: text(b.target).trim() };
+      return {
+        kind: "transfer",
+        target: text(b.target).trim(),
+        whisper: text(b.whisper).trim(),
+        ringTimeoutMs: Number(b.ring_timeout_ms ?? 0) || 0,
+      };
     case "say":
       return { kind: "say", sayId: text(b.say_id), text: text(b.text) };
   }

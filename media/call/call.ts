@@ -131,9 +131,9 @@ export class Call {
       rtvi: line.page ?? new PageRecord(this.log),
       phone: line.phone,
       channel: line.channel,
-      transfer: line.transfer && ((target) => {
-        this.log.add("phone", "transfer", { target });
-        return line.transfer!(target);
+      transfer: line.transfer && ((target, warm) => {
+        this.log.add("phone", "transfer", { target, warm: warm !== undefined });
+        return line.transfer!(target, warm);
       }),
       recording,
       endCall: (status, reason) => this.end(status, reason),

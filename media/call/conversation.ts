@@ -27,6 +27,7 @@ import { sayRefusal } from "./say.ts";
 import type { DtmfDigit } from "../phone/line.ts";
 import { shownDigit } from "./key_presses.ts";
 import { GreetingGate } from "./greeting_gate.ts";
+import { wholeSpeech } from "./transfer.ts";
 
 const log = logger("conversation");
 
@@ -95,7 +96,9 @@ export class Conversation {
       botBusy: () => this.voice.busy,
       endCall: (status, reason) => opts.endCall(status, reason),
       transfer: opts.transfer,
-      transferFailed: (target, detail) => this.brain?.send("transfer_failed", { target, detail }),
+      transferFailed: (target, detail, reason) =>
+        this.brain?.send("transfer_failed", { target, detail, reason }),
+      speak: (text) => wholeSpeech(this.speech, text, this.config.tts),
     });
   }
 
@@ -215,7 +218,7 @@ export class Conversation {
     else if (r?.kind === "action") this.page.serverMessage(r.type, r.data);
     else if (r?.kind === "config") this.configure(r.patch as ConfigPatch);
     else if (r?.kind === "end_session") this.whenQuiet.end(r.reason);
-    else if (r?.kind === "transfer") this.whenQuiet.transfer(r.target);
+    else if (r?.kind === "transfer") this.whenQuiet.transfer(r.target, r.whisper, r.ringTimeoutMs);
     else if (r?.kind === "say") this.say(r.sayId, r.text);
   }
 

@@ -11,6 +11,7 @@ import type { ChannelKind } from "../stt/engine.ts";
 import type { CallRecording } from "./recording.ts";
 import type { SessionLog } from "./session_log.ts";
 import type { TurnRecord } from "./turn_record.ts";
+import type { WarmRequest } from "./transfer.ts";
 
 export interface ConversationOptions {
   sessionId: string;
@@ -29,7 +30,7 @@ export interface ConversationOptions {
   /** The caller's audio: "narrowband" over a phone line, else "wideband" (recognition adapts per kind). */
   channel?: ChannelKind;
   /** Hands the caller on (a phone call's line); absent, the brain's Transfer is refused. */
-  transfer?(target: string): Promise<TransferResult>;
+  transfer?(target: string, warm?: WarmRequest): Promise<TransferResult>;
   recording?: CallRecording;
   /** Ends the call (the conversation's finish() is then called by the call). */
   endCall(status: "ended" | "failed", reason: string): void;

@@ -10,6 +10,7 @@ import type { RtviEmitter } from "../rtvi/observer.ts";
 import type { ChannelKind } from "../stt/engine.ts";
 import type { Carrier, DtmfDigit, TransferResult } from "../phone/line.ts";
 import type { Conversation } from "./conversation.ts";
+import type { WarmRequest } from "./transfer.ts";
 import type { MachineDetection } from "../../common/dial.ts";
 
 export type EndStatus = "ended" | "failed";
@@ -89,8 +90,11 @@ export interface CallLine {
   clear(): void;
   /** The worker ends the call (a page told why, a SIP BYE, a stream closed). Idempotent. */
   hangUp(end: { status: EndStatus; reason: string }): Promise<void>;
-  /** Hand the caller to another number or URI (SIP REFER, a carrier's own transfer). */
-  transfer?(target: string): Promise<TransferResult>;
+  /**
+   * Hand the caller to another number or URI (SIP REFER, a carrier's own transfer); with `warm`,
+   * call the person first and whisper to them (media/sip/warm_transfer.ts).
+   */
+  transfer?(target: string, warm?: WarmRequest): Promise<TransferResult>;
   /** A phone line's counts for the session record at the end (packets, lost, concealed, DTMF). */
   stats?(): Record<string, number>;
   readonly pacing: LinePacing;

@@ -4,7 +4,13 @@
 import type { TransferResult } from "../phone/line.ts";
 import { PLAY_OUT_MS } from "./bot_voice.ts";
 import type { SessionLog } from "./session_log.ts";
-import { transferRefusal } from "./transfer.ts";
+import {
+  reasonOfDetail,
+  type TransferFailReason,
+  transferRefusal,
+  WARM_RING_DEFAULT_MS,
+  type WarmRequest,
+} from "./transfer.ts";
 
 export interface WhenQuietHooks {
   log: SessionLog;
@@ -12,9 +18,11 @@ export interface WhenQuietHooks {
   botBusy(): boolean;
   endCall(status: "ended", reason: "brain_ended" | "transferred"): void;
   /** Hands the caller on (the call's line); absent, a Transfer is refused (a web call). */
-  transfer?(target: string): Promise<TransferResult>;
+  transfer?(target: string, warm?: WarmRequest): Promise<TransferResult>;
   /** A TransferFailed to the brain. */
-  transferFailed(target: string, detail: string): void;
+  transferFailed(target: string, detail: string, reason: TransferFailReason): void;
+  /** The whisper in the call's voice and language (48 kHz), for a warm transfer. */
+  speak(text: string): Promise<Int16Array>;
 }
 
 export class WhenQuiet {
@@ -23,7 +31,7 @@ export class WhenQuiet {
   /** The brain's own reason for ending: the record keeps it beside the service's. */
   brainEndReason?: string;
   /** The brain's Transfer waiting for the bot to finish what it says, or being carried out. */
-  private transferring?: { target: string; underWay: boolean };
+  private transferring?: { target: string; underWay: boolean; warm?: WarmRequest };
   private stopped = false;
   private endTimer?: ReturnType<typeof setTimeout>;
   private transferTimer?: ReturnType<typeof setTimeout>;
@@ -49,16 +57,21 @@ export class WhenQuiet {
    * The brain's Transfer: refused at once where it cannot be done (a web call, a bad target, one
    * already under way); otherwise carried out once the bot has said what it was saying.
    */
-  transfer(target: string): void {
+  transfer(target: string, whisper = "", ringTimeoutMs = 0): void {
     const h = this.hooks;
-    const refusal = transferRefusal(target, h.transfer !== undefined, !!this.transferring);
+    const asked = { whisper, ringTimeoutMs };
+    const refusal = transferRefusal(target, h.transfer !== undefined, !!this.transferring, asked);
     if (refusal) {
       h.log.add("worker", "transfer_refused", { target, detail: refusal });
-      h.transferFailed(target, refusal);
+      h.transferFailed(target, refusal, "refused");
       return;
     }
-    h.log.add("worker", "transfer_requested", { target });
-    const pending = this.transferring = { target, underWay: false };
+    // The whisper itself is never written: it may hold what the caller told the bot.
+    h.log.add("worker", "transfer_requested", { target, warm: whisper !== "" });
+    const warm: WarmRequest | undefined = whisper
+      ? { whisper, ringTimeoutMs: ringTimeoutMs || WARM_RING_DEFAULT_MS, speak: h.speak }
+      : undefined;
+    const pending = this.transferring = { target, underWay: false, warm };
     if (!h.botBusy()) return void this.transferNow();
     // quiet() starts it when the bot falls quiet; this bounds the wait.
     this.transferTimer = setTimeout(
@@ -78,7 +91,7 @@ export class WhenQuiet {
     if (!t || t.underWay || this.stopped || this.ending) return;
     t.underWay = true;
     clearTimeout(this.transferTimer);
-    const result = await h.transfer!(t.target).catch((err) => ({
+    const result: TransferResult = await h.transfer!(t.target, t.warm).catch((err) => ({
       ok: false,
       detail: (err as Error).message,
     }));
@@ -89,8 +102,9 @@ export class WhenQuiet {
       h.endCall("ended", "transferred");
       return;
     }
-    h.log.add("worker", "transfer_failed", { target: t.target, detail: result.detail });
-    h.transferFailed(t.target, result.detail);
+    const reason = result.reason ?? reasonOfDetail(result.detail);
+    h.log.add("worker", "transfer_failed", { target: t.target, detail: result.detail, reason });
+    h.transferFailed(t.target, result.detail, reason);
   }
 
   /** The call is finishing: nothing waits any more. */

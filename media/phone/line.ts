@@ -29,4 +29,6 @@ export interface TransferResult {
   ok: boolean;
   /** Why not, or what the carrier said (e.g. "REFER answered 403 Forbidden"). */
   detail: string;
+  /** TransferFailed.reason when the line knows it; else read from detail (call/transfer.ts). */
+  reason?: "no_answer" | "busy" | "declined" | "refused" | "failed";
 }

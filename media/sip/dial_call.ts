@@ -16,6 +16,7 @@ import { endRecords } from "../call/record_writer.ts";
 import { SipLine } from "./sip_line.ts";
 import type { SipUas } from "./uas.ts";
 import { type DialFailure, PlacedCall } from "./uac.ts";
+import { legPlacer } from "./warm_leg.ts";
 
 const log = logger("sip");
 
@@ -148,10 +149,12 @@ function place(
         dial.machineDetection,
       );
       held.line = line;
+      line.warmLegs = legPlacer({ ...d, caller: { ...held, log: sessionLog } });
       d.held.set(callId, held);
       // After the dial state's write: the call's own writes (active, the end) come after it.
       write("call", () => {
-        const call = startCall(d.node, line, session, () => d.held.delete(callId));
+        // A bridged warm transfer outlives its session: its dialog stays until either hangs up.
+        const call = startCall(d.node, line, session, () => line.bridged || d.held.delete(callId));
         d.onPhoneCall?.(call);
         return Promise.resolve();
       });

@@ -5,7 +5,7 @@
 // serves a call the worker placed (uac.ts), built from its INVITE and the 2xx (placedDialogIds).
 import type { SipClock, SipTimers } from "../../sip/clock.ts";
 import { type ClientOutcome, NonInviteClientTransaction } from "../../sip/client_transaction.ts";
-import { parseNameAddr } from "../../sip/headers.ts";
+import { parseNameAddr, tagOf } from "../../sip/headers.ts";
 import {
   type Header,
   header,
@@ -130,11 +130,11 @@ export class SipDialog {
    * that call went: 2xx in the sipfrag is a transfer done; a REFER refused, a failing sipfrag or
    * no final NOTIFY in REFER_OUTCOME_MS is not.
    */
-  async transfer(referTo: string): Promise<TransferOutcome> {
+  async transfer(referTo: string, outcomeMs = REFER_OUTCOME_MS): Promise<TransferOutcome> {
     if (this.refer) return { ok: false, detail: "A REFER is already under way." };
     const settled = new Promise<TransferOutcome>((resolve) => {
       const timer = this.opts.clock.after(
-        REFER_OUTCOME_MS,
+        outcomeMs,
         () => this.settle({ ok: false, detail: "No final NOTIFY for the REFER." }),
       );
       this.refer = { settle: resolve, timer };
@@ -150,6 +150,19 @@ export class SipDialog {
       this.settle({ ok: false, detail: `REFER answered ${r.status} ${r.reason}` });
     }
     return settled;
+  }
+
+  /**
+   * The Refer-To that asks another party to take this dialog's place (RFC 3891 section 3, RFC
+   * 5589 section 7): the far end's contact with a Replaces header naming this dialog as the far
+   * end sees it (its tag is the to-tag, ours the from-tag).
+   */
+  replacing(): string {
+    const uri = this.target.split("?")[0];
+    const replaces = `${this.callId};to-tag=${tagOf(this.remote) ?? ""};from-tag=${
+      tagOf(this.local) ?? ""
+    }`;
+    return `${uri}?Replaces=${encodeURIComponent(replaces)}`;
   }
 
   /** A NOTIFY in this dialog: the status of the REFER's call (section 2.4.4 of RFC 3515). */

@@ -114,10 +114,15 @@ export class InDialog {
   }
 
   /** REFER in the call's dialog; resolves when the far end reports the transfer's outcome. */
-  transfer(callId: string, referTo: string): Promise<TransferOutcome> {
+  transfer(callId: string, referTo: string, outcomeMs?: number): Promise<TransferOutcome> {
     const call = this.byCallId(callId);
     if (!call?.dialog) return Promise.resolve({ ok: false, detail: "The call is not up." });
-    return call.dialog.transfer(referTo);
+    return call.dialog.transfer(referTo, outcomeMs);
+  }
+
+  /** The Refer-To that puts a REFER's recipient in this call's place (dialog.ts replacing). */
+  replacing(callId: string): string | undefined {
+    return this.byCallId(callId)?.dialog?.replacing();
   }
 
   /** Timer L ran out with no ACK for our 2xx: section 13.3.1.4 says end the session with a BYE. */

@@ -11,6 +11,7 @@ import type { CallEvent } from "./uas_types.ts";
 import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./admission.ts";
 import { SipLine } from "./sip_line.ts";
 import { greetingReady, heldDialogs, HeldMedia } from "./ringing_call.ts";
+import { legPlacer } from "./warm_leg.ts";
 import { type Dialler, dialler, type HeldCall } from "./dial_call.ts";
 import { RtpMedia } from "../phone/rtp_media.ts";
 import type { PortRange } from "../../common/port_range.ts";
@@ -137,13 +138,21 @@ export async function startSipPhones(
       e.signalling,
     );
     p.line = line;
+    line.warmLegs = legPlacer({
+      uas,
+      openMedia,
+      host: settings.host,
+      held: pending,
+      caller: { ...p, log: p.log },
+    });
     const call = startCall(
       node,
       line,
       { claims: p.claims, brainUrl: p.brainUrl ?? "", log: p.log },
       () => {
-        pending.delete(e.callId);
         held.delete(e.callId);
+        // A bridged warm transfer outlives its session: its dialog stays until either hangs up.
+        if (!line.bridged) pending.delete(e.callId);
       },
     );
     onPhoneCall?.(call);

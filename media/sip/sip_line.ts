@@ -11,6 +11,8 @@ import type { CallEndReason } from "./uas_types.ts";
 import type { ClientOutcome } from "../../sip/client_transaction.ts";
 import type { TransferOutcome } from "./dialog.ts";
 import type { MachineDetection } from "../../common/dial.ts";
+import type { WarmRequest } from "../call/transfer.ts";
+import { type LegPlacer, warmTransfer } from "./warm_transfer.ts";
 
 /**
  * Who holds the line's dialog and sends its BYE and REFER: the worker's SIP service (uas.ts), for
@@ -18,7 +20,9 @@ import type { MachineDetection } from "../../common/dial.ts";
  */
 export interface LineDialogs {
   hangUp(callId: string): Promise<ClientOutcome | undefined>;
-  transfer(callId: string, referTo: string): Promise<TransferOutcome>;
+  transfer(callId: string, referTo: string, outcomeMs?: number): Promise<TransferOutcome>;
+  /** The Refer-To with Replaces naming a held call's dialog; absent where there is none. */
+  replacing?(callId: string): string | undefined;
 }
 
 /** What the line needs of the call's RTP (RtpMedia has it). */
@@ -58,6 +62,18 @@ export class SipLine implements CallLine {
   readonly onDtmf: Emitter<[DtmfDigit]>;
   private over = false;
   private hangingUp?: Promise<void>;
+  /** What the line plays, kept so a hold can give it back. */
+  private playing?: { source: FrameSource; sent?: (pcm: Int16Array | undefined) => void };
+  /** On hold (a warm transfer): the caller's audio does not reach the conversation. */
+  private held = false;
+  /** Bridged to a person (warm_transfer.ts): the call's end no longer hangs this line up. */
+  bridged = false;
+  /** Places a warm transfer's call to the person; absent, a warm transfer is refused. */
+  warmLegs?: LegPlacer;
+  /** The worker hung the line up (release): a warm transfer ringing for it gives up. */
+  readonly onReleased = new Emitter<[]>();
+  /** The caller's audio as the RTP brings it, held or not (a bridge relays it). */
+  readonly heard: Emitter<[Int16Array]>;
 
   constructor(
     private readonly dialogs: LineDialogs,
@@ -67,7 +83,7 @@ export class SipLine implements CallLine {
     private readonly media: LineMedia,
     choice: AnswerChoice,
     /** The line's SIP events for the session record. */
-    private readonly note: SessionEventNote<"sip">,
+    readonly note: SessionEventNote<"sip">,
     /** The address the INVITE came from (RtpMedia hears it as the SDP's c= address). */
     signalling?: string,
     /** Whether the far end rang us or we placed the call (dial_call.ts). */
@@ -75,12 +91,16 @@ export class SipLine implements CallLine {
     /** A placed call's answering-machine detection (the dial's machine_detection). */
     readonly machineDetection: MachineDetection = "off",
   ) {
-    this.onCallerFrame = media.onCallerFrame;
+    this.heard = media.onCallerFrame;
+    this.onCallerFrame = new Emitter();
+    media.onCallerFrame.on((pcm) => {
+      if (!this.held) this.onCallerFrame.emit(pcm);
+    });
     this.onDtmf = media.onDtmf;
     media.onMediaTimeout.on(() => {
       if (this.over) return;
       this.note("media_timeout", {});
-      void this.hangUp().then(() => this.onEnded.emit("media_timeout"));
+      void this.release().then(() => this.onEnded.emit("media_timeout"));
     });
     media.start(choice, signalling);
   }
@@ -119,7 +139,26 @@ export class SipLine implements CallLine {
   }
 
   play(source: FrameSource, sent?: (pcm: Int16Array | undefined) => void): void {
+    this.playing = { source, sent };
     this.media.play(sentTo(source, sent));
+  }
+
+  /**
+   * A warm transfer's hold: the caller hears `source` (taps such as the recording still see what
+   * is sent) and their audio stops reaching the conversation; undefined gives back what played.
+   */
+  hold(source: FrameSource | undefined): void {
+    if (this.over) return;
+    this.held = source !== undefined;
+    this.note("hold", { on: this.held });
+    const back = this.playing;
+    if (source) this.media.play(sentTo(source, back?.sent));
+    else if (back) this.media.play(sentTo(back.source, back.sent));
+  }
+
+  /** The caller hears `source` from now on, outside the call's own play (a bridge). */
+  relay(source: FrameSource): void {
+    this.media.play(source);
   }
 
   clear(): void {
@@ -133,9 +172,15 @@ export class SipLine implements CallLine {
    * vanished must not hold the session, its slot and the gauges for 32 s more. Idempotent.
    */
   hangUp(): Promise<void> {
+    return this.bridged ? Promise.resolve() : this.release();
+  }
+
+  /** The BYE and the port's close, bridged or not (hangUp's body; the bridge's own end). */
+  release(): Promise<void> {
     if (this.hangingUp) return this.hangingUp;
     if (this.over) return Promise.resolve();
     this.over = true;
+    this.onReleased.emit();
     this.note("bye", {});
     void this.dialogs.hangUp(this.callId).then((outcome) => {
       const answer = outcome?.kind === "response"
@@ -147,14 +192,39 @@ export class SipLine implements CallLine {
     return this.hangingUp;
   }
 
-  /** REFER; on success the worker leaves the call (BYE) as RFC 5589 has the transferor do. */
-  async transfer(target: string): Promise<TransferResult> {
+  /** Whether the far end has ended the call, or the worker has. */
+  get isOver(): boolean {
+    return this.over;
+  }
+
+  /**
+   * REFER; on success the worker leaves the call (BYE) as RFC 5589 has the transferor do. With
+   * `warm`, the person is called first (warm_transfer.ts).
+   */
+  async transfer(target: string, warm?: WarmRequest): Promise<TransferResult> {
     if (this.over) return { ok: false, detail: "The call has ended." };
+    if (warm) return warmTransfer(this, target, warm);
     const uri = referUri(target);
     this.note("refer", { refer_to: uri });
     const result = await this.dialogs.transfer(this.callId, uri);
     this.note("refer_outcome", { ...result });
     if (result.ok) await this.hangUp();
+    return result;
+  }
+
+  /**
+   * A REFER with Replaces (RFC 3891): the caller's trunk is asked to call `person` in the place
+   * of our dialog with them. Undefined when the person's dialog cannot be named.
+   */
+  async referReplacing(
+    person: { callId: string },
+    outcomeMs: number,
+  ): Promise<TransferOutcome | undefined> {
+    const referTo = this.dialogs.replacing?.(person.callId);
+    if (this.over || !referTo) return undefined;
+    this.note("refer", { refer_to: referTo });
+    const result = await this.dialogs.transfer(this.callId, referTo, outcomeMs);
+    this.note("refer_outcome", { ...result });
     return result;
   }
 

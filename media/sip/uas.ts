@@ -113,8 +113,13 @@ export class SipUas {
   }
 
   /** REFER in the call's dialog; resolves when the far end reports the transfer's outcome. */
-  transfer(callId: string, referTo: string): Promise<TransferOutcome> {
-    return this.inDialog.transfer(callId, referTo);
+  transfer(callId: string, referTo: string, outcomeMs?: number): Promise<TransferOutcome> {
+    return this.inDialog.transfer(callId, referTo, outcomeMs);
+  }
+
+  /** The Refer-To with Replaces naming a held call's dialog (a warm transfer's join). */
+  replacing(callId: string): string | undefined {
+    return this.inDialog.replacing(callId);
   }
 
   /** What a call the worker places (uac.ts) borrows: this socket, its clock, its dialogs. */

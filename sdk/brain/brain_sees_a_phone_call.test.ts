@@ -79,9 +79,11 @@ Deno.test("a key press reaches onDtmf; transfer() sends Transfer and a failure r
       ring_timeout_ms: 0,
     });
     worker.send("transfer_failed", { target: "tel:+14155550199", detail: "REFER answered 403" });
+    // From a worker older than TransferFailed.reason: empty.
     assert.deepEqual(await failed.promise, {
       target: "tel:+14155550199",
       detail: "REFER answered 403",
+      reason: "",
     });
     worker.send("dtmf", { digit: "#", duration_ms: 80 });
     const end = await worker.next();
@@ -113,6 +115,49 @@ Deno.test("transfer() with no target throws and sends nothing", async () => {
     worker.send("dtmf", { digit: "5", duration_ms: 100 });
     assert.match(await threw.promise, /target must be/);
     assert.equal((await worker.next()).frame, "action");
+  } finally {
+    await worker.close();
+    await served.shutdown();
+  }
+});
+
+Deno.test("a warm transfer sends its whisper and ring timeout, and its failure's reason reaches onTransferFailed", async () => {
+  const failed = deferred<TransferFailure>();
+  const threw = deferred<string>();
+  const served = createBrain({
+    onTurn: () => {},
+    onDtmf(_d, session) {
+      try {
+        session.transfer("sip:desk@pbx", { whisper: "x", ringTimeoutMs: 1000 });
+      } catch (err) {
+        threw.resolve((err as Error).message);
+      }
+      session.transfer("sip:desk@pbx", { whisper: " Asha, a refund. ", ringTimeoutMs: 8000 });
+    },
+    onTransferFailed: (f) => failed.resolve(f),
+  }).serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
+  const worker = await TestWorker.dial(served.url, "ses_1");
+  try {
+    worker.send("session_start", { session_id: "ses_1", phone: PHONE });
+    await worker.next();
+    worker.send("dtmf", { digit: "0", duration_ms: 100 });
+    assert.match(await threw.promise, /ringTimeoutMs must be/);
+    const transfer = await worker.next();
+    assert.deepEqual(transfer.transfer, {
+      target: "sip:desk@pbx",
+      whisper: "Asha, a refund.",
+      ring_timeout_ms: 8000,
+    });
+    worker.send("transfer_failed", {
+      target: "sip:desk@pbx",
+      detail: "486 Busy Here",
+      reason: "busy",
+    });
+    assert.deepEqual(await failed.promise, {
+      target: "sip:desk@pbx",
+      detail: "486 Busy Here",
+      reason: "busy",
+    });
   } finally {
     await worker.close();
     await served.shutdown();

@@ -6,6 +6,7 @@ import { type BrainFrameKind, decodeServiceFrame, encodeBrainFrame } from "../..
 import { applyConfig, type ConfigJson, configJson, configMessage } from "./config.ts";
 import { Says } from "./says.ts";
 import { type CollectDigitsOptions, type CollectedDigits, Keypad } from "./keypad.ts";
+import { warmFields } from "./transfer.ts";
 import type {
   BrainHandlers,
   HeardText,
@@ -16,6 +17,7 @@ import type {
   RtviMessage,
   SayOutcome,
   Session,
+  TransferOptions,
   WebSocketLike,
 } from "./types.ts";
 
@@ -126,11 +128,11 @@ class CallSession implements Session {
     this.send("end_session", { reason });
   }
 
-  transfer(target: string): void {
+  transfer(target: string, options: TransferOptions = {}): void {
     if (typeof target !== "string" || target.trim() === "") {
       throw new Error("session.transfer: target must be a tel: or sip: URI or an E.164 number");
     }
-    this.send("transfer", { target: target.trim() });
+    this.send("transfer", { target: target.trim(), ...warmFields(options) });
   }
 
   say(text: string): Promise<SayOutcome> {
@@ -288,7 +290,11 @@ export class BrainConnection {
         return;
       }
       case "transfer_failed": {
-        const failure = { target: String(body.target ?? ""), detail: String(body.detail ?? "") };
+        const failure = {
+          target: String(body.target ?? ""),
+          detail: String(body.detail ?? ""),
+          reason: String(body.reason ?? ""),
+        };
         this.call("onTransferFailed", () => this.handlers.onTransferFailed?.(failure, session));
         return;
       }

@@ -32,6 +32,7 @@ export type {
   Session,
   SessionEndInfo,
   TransferFailure,
+  TransferOptions,
   Turn,
   TurnMetrics,
   UserSpeech,

@@ -44,10 +44,12 @@ export interface Session {
    * Hands a phone call to `target`: a `tel:` or `sip:` URI or an E.164 number ("+918041234567").
    * The service lets the bot finish what it is saying, then transfers (SIP REFER); when that
    * works the session ends with reason `"transferred"`, when not `onTransferFailed` says why and
-   * the call goes on. On a web call the service refuses it the same way.
-   * @throws Error for an empty target; nothing is sent.
+   * the call goes on. On a web call the service refuses it the same way. With `whisper` it is a
+   * warm transfer: the caller hears hold audio while the service calls the person, speaks the
+   * whisper to them only, then joins the two (see TransferOptions).
+   * @throws Error for an empty target or a bad ringTimeoutMs; nothing is sent.
    */
-  transfer(target: string): void;
+  transfer(target: string, options?: TransferOptions): void;
   /**
    * Speaks `text` outside a turn: on a key press, a page message, a timer or an outside event. The
    * service gives it a turn of its own and speaks it as one unit under the rules of any reply
@@ -176,11 +178,24 @@ export interface Dtmf {
   readonly durationMs: number;
 }
 
-/** A transfer that did not happen; the call goes on. */
+/** A warm transfer's settings (`session.transfer(target, { whisper })`). */
+export interface TransferOptions {
+  /** Spoken to the person who answers, never to the caller; set, the transfer is warm. */
+  whisper?: string;
+  /** How long the person may take to answer (5000 to 120000 ms; unset: 30000). */
+  ringTimeoutMs?: number;
+}
+
+/** A transfer that did not happen; the call goes on (a warm one: the caller is off hold). */
 export interface TransferFailure {
   readonly target: string;
   /** Why, e.g. "REFER answered 403 Forbidden". */
   readonly detail: string;
+  /**
+   * The same as one word: "no_answer", "busy", "declined", "refused" or "failed"; empty from a
+   * service older than it.
+   */
+  readonly reason: string;
 }
 
 /** A finished caller turn the brain should answer. */

@@ -14,6 +14,7 @@ import { logger } from "../../../common/log.ts";
 import type { Carrier, LineEndReason, TransferResult } from "../line.ts";
 import { type CallLine, type PhoneAbout, sentTo } from "../../call/line.ts";
 import type { MachineDetection } from "../../../common/dial.ts";
+import { warmRefusal, type WarmRequest } from "../../call/transfer.ts";
 import { HeldKeys } from "../held_keys.ts";
 import type { LineFormat, StreamDialect, StreamEvent } from "./dialect.ts";
 import { CallerTimeline } from "./caller_timeline.ts";
@@ -304,8 +305,9 @@ export class StreamPhoneLine implements CallLine {
     this.#close(CLOSE_NORMAL, "hung up");
   }
 
-  async transfer(target: string): Promise<TransferResult> {
+  async transfer(target: string, warm?: WarmRequest): Promise<TransferResult> {
     if (this.#ended) return { ok: false, detail: "The call has ended." };
+    if (warm) return { ok: false, reason: "refused", detail: warmRefusal(this.carrier) };
     if (!this.options.control) {
       return {
         ok: false,

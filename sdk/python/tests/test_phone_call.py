@@ -44,6 +44,35 @@ class PhoneCallTest(unittest.IsolatedAsyncioTestCase):
             await worker.next()
         self.assertIsNone(seen["phone"])
 
+    async def test_a_warm_transfer_sends_its_whisper_and_its_failure_has_a_reason(self):
+        failed = asyncio.get_running_loop().create_future()
+        raised = []
+
+        def on_dtmf(dtmf, session):
+            try:
+                session.transfer("sip:desk@pbx", whisper="x", ring_timeout_ms=1000)
+            except ValueError as err:
+                raised.append(str(err))
+            session.transfer("sip:desk@pbx", whisper=" Asha, a refund. ", ring_timeout_ms=8000)
+
+        brain = Brain(on_turn=lambda t, s: None, on_dtmf=on_dtmf,
+                      on_transfer_failed=lambda f, s: failed.set_result(f))
+        async with call(brain, start=False) as worker:
+            await worker.send("session_start", {"session_id": "ses_1", "phone": PHONE})
+            await worker.next()
+            await worker.send("dtmf", {"digit": "0", "duration_ms": 120})
+            transfer = await worker.next()
+            self.assertEqual(
+                transfer["transfer"],
+                {"target": "sip:desk@pbx", "whisper": "Asha, a refund.", "ring_timeout_ms": 8000},
+            )
+            self.assertIn("ring_timeout_ms must be", raised[0])
+            await worker.send("transfer_failed",
+                              {"target": "sip:desk@pbx", "detail": "486 Busy Here",
+                               "reason": "busy"})
+            self.assertEqual(await asyncio.wait_for(failed, 5),
+                             TransferFailure("sip:desk@pbx", "486 Busy Here", "busy"))
+
     async def test_keys_reach_on_dtmf_and_transfer_and_end_are_sent(self):
         digits = []
         failed = asyncio.get_running_loop().create_future()

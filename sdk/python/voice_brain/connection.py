@@ -176,7 +176,7 @@ class Connection:
                 return  # a collection's key skips on_dtmf
             self._call_soon("on_dtmf", Dtmf(body.digit, body.duration_ms), session)
         elif kind == "transfer_failed":
-            failure = TransferFailure(body.target, body.detail)
+            failure = TransferFailure(body.target, body.detail, body.reason)
             self._call_soon("on_transfer_failed", failure, session)
         elif kind == "machine_detected":
             outcome = "machine" if body.outcome == "machine" else "human"

@@ -82,6 +82,21 @@ class TransferFailure:
     target: str
     detail: str
     """Why, e.g. ``"REFER answered 403 Forbidden"``."""
+    reason: str = ""
+    """The same as one word: ``"no_answer"``, ``"busy"``, ``"declined"``, ``"refused"`` or
+    ``"failed"``; empty from a service older than it."""
+
+
+def warm_fields(whisper: str, ring_timeout_ms: int) -> dict:
+    """A warm transfer's Transfer fields, checked here so a bad value raises in the brain."""
+    if not isinstance(whisper, str):
+        raise ValueError("session.transfer: whisper must be a string")
+    if ring_timeout_ms and not (isinstance(ring_timeout_ms, int)
+                                and 5000 <= ring_timeout_ms <= 120000):
+        raise ValueError("session.transfer: ring_timeout_ms must be 0 or 5000 to 120000")
+    if not whisper.strip():
+        return {}
+    return {"whisper": whisper.strip(), "ring_timeout_ms": ring_timeout_ms}
 
 
 class _Cancellable:
@@ -232,19 +247,23 @@ class Session:
         self._end_sent = True
         self._send("end_session", {"reason": reason})
 
-    def transfer(self, target: str) -> None:
+    def transfer(self, target: str, whisper: str = "", ring_timeout_ms: int = 0) -> None:
         """Hands a phone call to ``target``: a ``tel:`` or ``sip:`` URI or an E.164 number
         (``"+918041234567"``). The service lets the bot finish what it is saying, then transfers
         (SIP REFER); when that works the session ends with reason ``"transferred"``, when not
         ``on_transfer_failed`` says why and the call goes on. A web call refuses it the same way.
 
+        With ``whisper`` it is a warm transfer: the caller hears hold audio while the service
+        calls the person (ringing at most ``ring_timeout_ms``, 5000 to 120000; 0: 30000), speaks
+        the whisper to them only, then joins the two.
+
         Raises:
-            ValueError: for an empty target; nothing is sent.
+            ValueError: for an empty target or a bad ring_timeout_ms; nothing is sent.
         """
         if not isinstance(target, str) or target.strip() == "":
             raise ValueError(
                 "session.transfer: target must be a tel: or sip: URI or an E.164 number")
-        self._send("transfer", {"target": target.strip()})
+        self._send("transfer", {"target": target.strip(), **warm_fields(whisper, ring_timeout_ms)})
 
     def say(self, text: str) -> "asyncio.Future[Any]":
         """Speaks ``text`` outside a turn: on a key press, a page message, a timer or an outside
