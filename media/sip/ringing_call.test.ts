@@ -68,3 +68,21 @@ Deno.test("a transfer asked for while the call rings is sent once it is answered
   assertEquals((await result).ok, true);
   assertEquals(sent, ["tel:+14155550199"]);
 });
+
+Deno.test("a held call's dialogs keep a warm transfer's Replaces and its REFER's own wait", async () => {
+  const waits: (number | undefined)[] = [];
+  const dialogs = {
+    hangUp: () => Promise.resolve(undefined),
+    transfer: (_: string, _to: string, outcomeMs?: number) => {
+      waits.push(outcomeMs);
+      return Promise.resolve({ ok: true, detail: "200" });
+    },
+    replacing: (callId: string) => `sip:desk@pbx?Replaces=${callId}`,
+  };
+  const held = new HeldMedia(fakeRtp().media);
+  held.answer();
+  const wrapped = heldDialogs(dialogs, held);
+  assertEquals(wrapped.replacing?.("c2"), "sip:desk@pbx?Replaces=c2");
+  await wrapped.transfer("c1", "sip:desk@pbx", 8000);
+  assertEquals(waits, [8000]);
+});

@@ -84,7 +84,10 @@ export class HeldMedia implements LineMedia {
 export function heldDialogs(dialogs: LineDialogs, media: HeldMedia): LineDialogs {
   return {
     hangUp: (callId) => dialogs.hangUp(callId),
-    transfer: (callId, referTo) => media.whenAnswered.then(() => dialogs.transfer(callId, referTo)),
+    transfer: (callId, referTo, outcomeMs) =>
+      media.whenAnswered.then(() => dialogs.transfer(callId, referTo, outcomeMs)),
+    // A warm transfer's REFER with Replaces names the person's call: it exists only once answered.
+    replacing: dialogs.replacing && ((callId) => dialogs.replacing!(callId)),
   };
 }
 
