@@ -16,6 +16,9 @@ const BENCHES = [
   // Whole scripted calls (local engines vs echo) at 1, 4, 8 and up to the largest N held; ~6 min.
   "bench/media/call_density.ts",
   "bench/media/vad.ts",
+  // Turn-taking over made speech (English + Indic, 16 kHz and G.711 8 kHz): false cut-offs against
+  // the wait, backchannels over the bot; ~1 min (bench/turn/main.ts, docs/turn-taking.md).
+  "bench/turn/main.ts",
   // Answering machine detection over festival/espeak-ng greetings and openings through G.711; ~15 s
   // (the first run also makes the labelled set, ~10 s more).
   "bench/machine_detection.ts",
@@ -35,7 +38,12 @@ const BENCHES = [
 const OPT_IN = ["bench/media/network.ts"];
 
 const root = new URL("../", import.meta.url);
-const wanted = Deno.args.length
+// A bench named exactly (`turn` for bench/turn/main.ts) runs alone, not every name containing it.
+const nameOf = (b: string) => b.replace(/^bench\/(media\/)?/, "").replace(/(\/main)?\.ts$/, "");
+const exact = [...BENCHES, ...OPT_IN].filter((b) => Deno.args.includes(nameOf(b)));
+const wanted = exact.length
+  ? exact
+  : Deno.args.length
   ? [...BENCHES, ...OPT_IN].filter((b) => Deno.args.some((a) => b.includes(a)))
   : BENCHES;
 if (wanted.length === 0) {

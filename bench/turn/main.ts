@@ -1,0 +1,225 @@
+// Turn-taking benchmark (issue 36): per language and band, the false cut-off rate against the
+// wait (fixed silence waits as the baseline, the project's adaptive end of turn as its own point),
+// the wait from the true end of speech to the end-of-turn decision, and backchannels said over
+// the bot that wrongly interrupt it. Data: bench/turn/data.ts (made here, cached under
+// test-artifacts/turn/); pipeline: bench/turn/run.ts. Figures in docs/turn-taking.md.
+// Run: deno task bench turn   (English, Hindi, Tamil, Telugu, Bengali; 16 kHz and 8 kHz G.711)
+//      deno run -A bench/turn/main.ts --languages all --json turn.json
+// TURN_LANGUAGES / TURN_JSON do the same through `deno task bench turn`.
+import { markdownTable } from "../harness/table.ts";
+import { type Band, type Clip, clipsOf, phoneBand } from "./data.ts";
+import {
+  cutByPause,
+  interrupted,
+  judgeTurn,
+  summarise,
+  type Summary,
+  type TurnResult,
+} from "./metrics.ts";
+import { DEFAULT_LANGUAGES, ESPEAK_ROSTER, NOT_SPOKEN, scriptsFor } from "./phrases.ts";
+import { runClip, scoreClip, type Setting } from "./run.ts";
+
+export const FIXED_WAITS_MS = [200, 300, 400, 500, 700, 1000];
+const BANDS: Band[] = ["16k", "8k"];
+
+function option(name: string, env: string): string | undefined {
+  const i = Deno.args.indexOf(`--${name}`);
+  if (i >= 0) {
+    const v = Deno.args[i + 1];
+    if (v === undefined || v.startsWith("--")) throw new Error(`--${name} needs a value`);
+    return v;
+  }
+  return Deno.env.get(env) || undefined;
+}
+
+const langArg = option("languages", "TURN_LANGUAGES");
+const languages = langArg === undefined
+  ? DEFAULT_LANGUAGES
+  : langArg === "all"
+  ? [...ESPEAK_ROSTER]
+  : langArg.split(",").map((l) => l.trim());
+const scripts = languages.map(scriptsFor); // refuses a language no voice speaks, before any work
+const jsonPath = option("json", "TURN_JSON");
+
+const settingName = (s: Setting) => s.mode === "adaptive" ? "adaptive" : `fixed ${s.waitMs}`;
+const SETTINGS: Setting[] = [
+  ...FIXED_WAITS_MS.map((waitMs) => ({ mode: "fixed" as const, waitMs })),
+  { mode: "adaptive" },
+];
+
+interface Row {
+  language: string;
+  band: Band;
+  setting: string;
+  summary: Summary;
+  byPause: Record<string, { n: number; cut: number }>;
+  /** Said over the bot: interrupted it (backchannels should not, barge-ins should). */
+  backchannels: { n: number; interrupted: number; which: string[] };
+  bargeIns: { n: number; interrupted: number };
+}
+
+const started = performance.now();
+const rows: Row[] = [];
+const clipLog: {
+  id: string;
+  band: Band;
+  setting: string;
+  cut: boolean;
+  waitMs?: number;
+  sent: string[];
+}[] = [];
+let audioMs = 0, clipCount = 0;
+for (const s of scripts) {
+  const made = performance.now();
+  const clips = await clipsOf(s);
+  const madeS = ((performance.now() - made) / 1000).toFixed(1);
+  for (const band of BANDS) {
+    const scored: { clip: Clip; pcm: Int16Array; scores: Awaited<ReturnType<typeof scoreClip>> }[] =
+      [];
+    for (const clip of clips) {
+      const pcm = band === "16k" ? clip.pcm : phoneBand(clip.pcm);
+      scored.push({ clip, pcm, scores: await scoreClip(pcm) });
+      audioMs += pcm.length / 16;
+      clipCount++;
+    }
+    for (const setting of SETTINGS) {
+      const turnRows: { key: Clip["key"]; result: TurnResult }[] = [];
+      const bc = { n: 0, interrupted: 0, which: [] as string[] };
+      const bi = { n: 0, interrupted: 0 };
+      for (const { clip, pcm, scores } of scored) {
+        // Over the bot, fixed mode interrupts at any speech whatever its wait: run it once.
+        if (clip.role !== "turn" && setting.mode === "fixed" && setting.waitMs !== 500) continue;
+        const o = await runClip(pcm, clip.key, scores, setting, clip.role !== "turn", s.code);
+        if (clip.role === "turn") {
+          const result = judgeTurn(clip.key, o);
+          turnRows.push({ key: clip.key, result });
+          clipLog.push({
+            id: clip.id,
+            band,
+            setting: settingName(setting),
+            cut: result.cut,
+            waitMs: result.waitMs,
+            sent: o.turns.map((t) => `${Math.round(t.atMs)}: ${t.text}`),
+          });
+        } else if (clip.role === "backchannel") {
+          bc.n++;
+          if (interrupted(clip.key, o)) {
+            (bc.interrupted++, bc.which.push(clip.key.segments[0].text));
+          }
+        } else {
+          bi.n++;
+          if (interrupted(clip.key, o)) bi.interrupted++;
+        }
+      }
+      rows.push({
+        language: s.code,
+        band,
+        setting: settingName(setting),
+        summary: summarise(turnRows),
+        byPause: cutByPause(turnRows),
+        backchannels: bc,
+        bargeIns: bi,
+      });
+    }
+  }
+  console.error(
+    `${s.code}: ${clips.length} clips (${s.voices.length} voices, ` +
+      `${s.written ? "written sentences" : "lexicon word strings"}; made in ${madeS} s), ` +
+      `both bands done at ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+}
+
+const pct = (x: number) => Number.isFinite(x) ? `${(100 * x).toFixed(1)} %` : "–";
+const ms = (x: number) => Number.isFinite(x) ? String(Math.round(x)) : "–";
+const find = (l: string, b: Band, setting: string) =>
+  rows.find((r) => r.language === l && r.band === b && r.setting === setting)!;
+
+console.log(
+  `\nturn-taking bench: ${languages.join(" ")}; ${clipCount} clips, ` +
+    `${(audioMs / 60000).toFixed(1)} min of audio, ${
+      ((performance.now() - started) / 1000).toFixed(0)
+    } s` +
+    ` (espeak-ng speaks no ${NOT_SPOKEN.join(" ")})`,
+);
+console.log(
+  "\nFalse cut-offs (turns sent before their true end) against the wait; (p50 wait ms)\n",
+);
+console.log(markdownTable([
+  [
+    "language",
+    "band",
+    ...FIXED_WAITS_MS.map((w) => `fixed ${w}`),
+    "adaptive",
+    "adaptive wait mean / p50 / p99 ms",
+  ],
+  ...languages.flatMap((l) =>
+    BANDS.map((b) => {
+      const a = find(l, b, "adaptive").summary;
+      return [
+        l,
+        b,
+        ...FIXED_WAITS_MS.map((w) => {
+          const f = find(l, b, `fixed ${w}`).summary;
+          return `${pct(f.cutRate)} (${ms(f.p50WaitMs)})`;
+        }),
+        `${pct(a.cutRate)}`,
+        `${ms(a.meanWaitMs)} / ${ms(a.p50WaitMs)} / ${ms(a.p99WaitMs)}`,
+      ];
+    })
+  ),
+]));
+
+console.log("\nEnd of speech → end-of-turn decision (audio time), p50 / p99 ms; turns missed\n");
+console.log(markdownTable([
+  ["language", "band", ...SETTINGS.map(settingName), "missed (adaptive)"],
+  ...languages.flatMap((l) =>
+    BANDS.map((b) => [
+      l,
+      b,
+      ...SETTINGS.map((s) => {
+        const x = find(l, b, settingName(s)).summary;
+        return `${ms(x.p50WaitMs)} / ${ms(x.p99WaitMs)}`;
+      }),
+      String(find(l, b, "adaptive").summary.missed),
+    ])
+  ),
+]));
+
+console.log(
+  "\nSaid over the bot: backchannels taken as barge-ins (should be 0), barge-ins heard\n",
+);
+console.log(markdownTable([
+  [
+    "language",
+    "band",
+    "adaptive: backchannels → barge-in",
+    "adaptive: barge-ins heard",
+    "fixed: backchannels → barge-in",
+    "wrongly taken (adaptive)",
+  ],
+  ...languages.flatMap((l) =>
+    BANDS.map((b) => {
+      const a = find(l, b, "adaptive"), f = find(l, b, "fixed 500");
+      return [
+        l,
+        b,
+        `${a.backchannels.interrupted}/${a.backchannels.n}`,
+        `${a.bargeIns.interrupted}/${a.bargeIns.n}`,
+        `${f.backchannels.interrupted}/${f.backchannels.n}`,
+        a.backchannels.which.join(", ") || "–",
+      ];
+    })
+  ),
+]));
+
+if (jsonPath) {
+  await Deno.writeTextFile(
+    jsonPath,
+    JSON.stringify(
+      { languages, bands: BANDS, fixedWaitsMs: FIXED_WAITS_MS, rows, clips: clipLog },
+      null,
+      1,
+    ),
+  );
+  console.log(`\nwritten: ${jsonPath}`);
+}
