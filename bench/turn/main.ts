@@ -18,6 +18,7 @@ import {
 } from "./metrics.ts";
 import { DEFAULT_LANGUAGES, ESPEAK_ROSTER, NOT_SPOKEN, scriptsFor } from "./phrases.ts";
 import { runClip, scoreClip, type Setting } from "./run.ts";
+import { PocketsphinxEngine } from "../../media/stt/pocketsphinx.ts";
 
 export const FIXED_WAITS_MS = [200, 300, 400, 500, 700, 1000];
 const BANDS: Band[] = ["16k", "8k"];
@@ -41,11 +42,19 @@ const languages = langArg === undefined
 const scripts = languages.map(scriptsFor); // refuses a language no voice speaks, before any work
 const jsonPath = option("json", "TURN_JSON");
 
+const recogniserArg = option("recogniser", "TURN_RECOGNISER") ?? "oracle";
+if (recogniserArg !== "oracle" && recogniserArg !== "pocketsphinx") {
+  throw new Error(`--recogniser is oracle or pocketsphinx, not ${recogniserArg}`);
+}
+// pocketsphinx (English only): the adaptive policy once more, on real recognised words.
+const sphinx = recogniserArg === "pocketsphinx" ? await PocketsphinxEngine.create() : undefined;
+
 const settingName = (s: Setting) => s.mode === "adaptive" ? "adaptive" : `fixed ${s.waitMs}`;
 const SETTINGS: Setting[] = [
   ...FIXED_WAITS_MS.map((waitMs) => ({ mode: "fixed" as const, waitMs })),
   { mode: "adaptive" },
 ];
+const SPHINX = "adaptive+pocketsphinx";
 
 interface Row {
   language: string;
@@ -82,21 +91,32 @@ for (const s of scripts) {
       audioMs += pcm.length / 16;
       clipCount++;
     }
-    for (const setting of SETTINGS) {
+    const runs: [string, Setting][] = SETTINGS.map((x) => [settingName(x), x]);
+    if (sphinx && s.code === "en") runs.push([SPHINX, { mode: "adaptive" }]);
+    for (const [name, setting] of runs) {
       const turnRows: { key: Clip["key"]; result: TurnResult }[] = [];
       const bc = { n: 0, interrupted: 0, which: [] as string[] };
       const bi = { n: 0, interrupted: 0 };
       for (const { clip, pcm, scores } of scored) {
         // Over the bot, fixed mode interrupts at any speech whatever its wait: run it once.
         if (clip.role !== "turn" && setting.mode === "fixed" && setting.waitMs !== 500) continue;
-        const o = await runClip(pcm, clip.key, scores, setting, clip.role !== "turn", s.code);
+        const o = await runClip(
+          pcm,
+          clip.key,
+          scores,
+          setting,
+          clip.role !== "turn",
+          s.code,
+          name === SPHINX ? sphinx : undefined,
+          band === "8k",
+        );
         if (clip.role === "turn") {
           const result = judgeTurn(clip.key, o);
           turnRows.push({ key: clip.key, result });
           clipLog.push({
             id: clip.id,
             band,
-            setting: settingName(setting),
+            setting: name,
             cut: result.cut,
             waitMs: result.waitMs,
             sent: o.turns.map((t) => `${Math.round(t.atMs)}: ${t.text}`),
@@ -114,7 +134,7 @@ for (const s of scripts) {
       rows.push({
         language: s.code,
         band,
-        setting: settingName(setting),
+        setting: name,
         summary: summarise(turnRows),
         byPause: cutByPause(turnRows),
         backchannels: bc,
@@ -134,13 +154,15 @@ const ms = (x: number) => Number.isFinite(x) ? String(Math.round(x)) : "–";
 const find = (l: string, b: Band, setting: string) =>
   rows.find((r) => r.language === l && r.band === b && r.setting === setting)!;
 
+const took = ((performance.now() - started) / 1000).toFixed(0);
 console.log(
   `\nturn-taking bench: ${languages.join(" ")}; ${clipCount} clips, ` +
-    `${(audioMs / 60000).toFixed(1)} min of audio, ${
-      ((performance.now() - started) / 1000).toFixed(0)
-    } s` +
-    ` (espeak-ng speaks no ${NOT_SPOKEN.join(" ")})`,
+    `${(audioMs / 60000).toFixed(1)} min of audio, ${took} s; recogniser: oracle` +
+    `${sphinx ? " and pocketsphinx (English)" : ""} (espeak-ng speaks no ${NOT_SPOKEN.join(" ")})`,
 );
+const cells = (x: Summary) => `${pct(x.cutRate)} (${ms(x.p50WaitMs)})`;
+const waits = (x: Summary) => `${ms(x.meanWaitMs)} / ${ms(x.p50WaitMs)} / ${ms(x.p99WaitMs)}`;
+const pairs = languages.flatMap((l) => BANDS.map((b) => [l, b] as [string, Band]));
 console.log(
   "\nFalse cut-offs (turns sent before their true end) against the wait; (p50 wait ms)\n",
 );
@@ -152,42 +174,72 @@ console.log(markdownTable([
     "adaptive",
     "adaptive wait mean / p50 / p99 ms",
   ],
-  ...languages.flatMap((l) =>
-    BANDS.map((b) => {
-      const a = find(l, b, "adaptive").summary;
-      return [
-        l,
-        b,
-        ...FIXED_WAITS_MS.map((w) => {
-          const f = find(l, b, `fixed ${w}`).summary;
-          return `${pct(f.cutRate)} (${ms(f.p50WaitMs)})`;
-        }),
-        `${pct(a.cutRate)}`,
-        `${ms(a.meanWaitMs)} / ${ms(a.p50WaitMs)} / ${ms(a.p99WaitMs)}`,
-      ];
+  ...pairs.map(([l, b]) => {
+    const a = find(l, b, "adaptive").summary;
+    return [
+      l,
+      b,
+      ...FIXED_WAITS_MS.map((w) => cells(find(l, b, `fixed ${w}`).summary)),
+      pct(a.cutRate),
+      waits(a),
+    ];
+  }),
+  ...(sphinx
+    ? BANDS.map((b) => {
+      const x = find("en", b, SPHINX).summary;
+      return ["en (pocketsphinx)", b, ...FIXED_WAITS_MS.map(() => ""), pct(x.cutRate), waits(x)];
     })
-  ),
+    : []),
 ]));
 
 console.log("\nEnd of speech → end-of-turn decision (audio time), p50 / p99 ms; turns missed\n");
 console.log(markdownTable([
   ["language", "band", ...SETTINGS.map(settingName), "missed (adaptive)"],
-  ...languages.flatMap((l) =>
-    BANDS.map((b) => [
-      l,
-      b,
-      ...SETTINGS.map((s) => {
-        const x = find(l, b, settingName(s)).summary;
-        return `${ms(x.p50WaitMs)} / ${ms(x.p99WaitMs)}`;
-      }),
-      String(find(l, b, "adaptive").summary.missed),
-    ])
-  ),
+  ...pairs.map(([l, b]) => [
+    l,
+    b,
+    ...SETTINGS.map((x) => {
+      const y = find(l, b, settingName(x)).summary;
+      return `${ms(y.p50WaitMs)} / ${ms(y.p99WaitMs)}`;
+    }),
+    String(find(l, b, "adaptive").summary.missed),
+  ]),
+]));
+
+// Where the adaptive policy cuts: by what the turn is made of, every language pooled.
+const kinds = [...new Set(clipLog.map((c) => c.id.split("/")[2].replace(/\d+$/, "")))];
+const ofKind = (k: string, b: Band, setting: string) =>
+  clipLog.filter((c) =>
+    c.band === b && c.setting === setting && c.id.split("/")[2].replace(/\d+$/, "") === k
+  );
+console.log("\nAdaptive false cut-offs by kind of turn (all languages above), cut / turns\n");
+console.log(markdownTable([
+  ["kind", ...BANDS.flatMap((b) => [`adaptive ${b}`, `fixed 500 ${b}`])],
+  ...kinds.map((k) => [
+    k,
+    ...BANDS.flatMap((b) =>
+      ["adaptive", "fixed 500"].map((x) => {
+        const cs = ofKind(k, b, x);
+        return `${cs.filter((c) => c.cut).length}/${cs.length}`;
+      })
+    ),
+  ]),
 ]));
 
 console.log(
   "\nSaid over the bot: backchannels taken as barge-ins (should be 0), barge-ins heard\n",
 );
+const overBot = (l: string, b: Band, setting: string, label: string) => {
+  const a = find(l, b, setting), f = find(l, b, "fixed 500");
+  return [
+    label,
+    b,
+    `${a.backchannels.interrupted}/${a.backchannels.n}`,
+    `${a.bargeIns.interrupted}/${a.bargeIns.n}`,
+    `${f.backchannels.interrupted}/${f.backchannels.n}`,
+    a.backchannels.which.join(", ") || "–",
+  ];
+};
 console.log(markdownTable([
   [
     "language",
@@ -195,31 +247,23 @@ console.log(markdownTable([
     "adaptive: backchannels → barge-in",
     "adaptive: barge-ins heard",
     "fixed: backchannels → barge-in",
-    "wrongly taken (adaptive)",
+    "taken as barge-ins (adaptive)",
   ],
-  ...languages.flatMap((l) =>
-    BANDS.map((b) => {
-      const a = find(l, b, "adaptive"), f = find(l, b, "fixed 500");
-      return [
-        l,
-        b,
-        `${a.backchannels.interrupted}/${a.backchannels.n}`,
-        `${a.bargeIns.interrupted}/${a.bargeIns.n}`,
-        `${f.backchannels.interrupted}/${f.backchannels.n}`,
-        a.backchannels.which.join(", ") || "–",
-      ];
-    })
-  ),
+  ...pairs.map(([l, b]) => overBot(l, b, "adaptive", l)),
+  ...(sphinx ? BANDS.map((b) => overBot("en", b, SPHINX, "en (pocketsphinx)")) : []),
 ]));
+await sphinx?.close();
 
 if (jsonPath) {
-  await Deno.writeTextFile(
-    jsonPath,
-    JSON.stringify(
-      { languages, bands: BANDS, fixedWaitsMs: FIXED_WAITS_MS, rows, clips: clipLog },
-      null,
-      1,
-    ),
-  );
+  const body = {
+    command: `deno run -A bench/turn/main.ts ${Deno.args.join(" ")}`.trim(),
+    languages,
+    bands: BANDS,
+    fixedWaitsMs: FIXED_WAITS_MS,
+    recogniser: recogniserArg,
+    rows,
+    clips: clipLog,
+  };
+  await Deno.writeTextFile(jsonPath, JSON.stringify(body, null, 1));
   console.log(`\nwritten: ${jsonPath}`);
 }

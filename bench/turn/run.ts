@@ -10,7 +10,11 @@
 // errors are hidden; docs/turn-taking.md).
 import { CallerAudio, type CallerHooks } from "../../media/caller_audio/caller_audio.ts";
 import { RecognitionRouter } from "../../media/engines/routing.ts";
-import type { RecognitionEngine, RecognitionStream } from "../../media/stt/engine.ts";
+import type {
+  RecognitionEngine,
+  RecognitionOpenOptions,
+  RecognitionStream,
+} from "../../media/stt/engine.ts";
 import { SILERO_FRAME_SAMPLES, type SileroModel, sileroModel } from "../../media/vad/silero.ts";
 import { VoiceActivity } from "../../media/vad/voice_activity.ts";
 import type { TurnKey } from "./data.ts";
@@ -79,6 +83,38 @@ class OracleEngine implements RecognitionEngine {
   }
 }
 
+/**
+ * A real recogniser (pocketsphinx for English) in place of the oracle, with its latency hidden:
+ * the runner waits for each finish() before the next frame, so only its words differ.
+ */
+class AwaitedEngine implements RecognitionEngine {
+  readonly kind = "local" as const;
+  pending: Promise<unknown>[] = [];
+  constructor(private inner: RecognitionEngine) {}
+  get name() {
+    return this.inner.name;
+  }
+  get languages() {
+    return this.inner.languages;
+  }
+  async open(language: string, options?: RecognitionOpenOptions): Promise<RecognitionStream> {
+    const s = await this.inner.open(language, options);
+    return {
+      push: (pcm) => s.push(pcm),
+      onInterim: (cb) => s.onInterim(cb),
+      finish: () => {
+        const result = s.finish();
+        this.pending.push(result.catch(() => {}));
+        return result;
+      },
+      close: () => s.close(),
+    };
+  }
+  close(): Promise<void> {
+    return Promise.resolve(); // the inner engine is the caller's to close
+  }
+}
+
 export type Setting = { mode: "adaptive" } | { mode: "fixed"; waitMs: number };
 
 /** What the pipeline did over one clip, in audio time (ms from the clip's start). */
@@ -105,13 +141,17 @@ export async function runClip(
   setting: Setting,
   botSpeaking = false,
   language = "en",
+  recogniser?: RecognitionEngine,
+  /** The phone band's audio tells the recogniser so, as the phone line does. */
+  narrowband = false,
 ): Promise<Outcome> {
   const vad = new VoiceActivity(
     replayModel(scores),
     setting.mode === "fixed" ? { stopMs: setting.waitMs } : {},
   );
   const engine = new OracleEngine(`LANGUAGE_${language.toUpperCase()}`, key);
-  const router = new RecognitionRouter([engine], {});
+  const awaited = recogniser ? new AwaitedEngine(recogniser) : undefined;
+  const router = new RecognitionRouter([awaited ?? engine], {});
   const out: Outcome = { turns: [], interrupts: [], resumes: [] };
   const at = () => vad.processedMs;
   const none = () => {};
@@ -135,11 +175,12 @@ export async function runClip(
       throw err;
     },
   };
-  const lang = engine.languages[0];
+  const channel = narrowband ? "narrowband" as const : "wideband" as const;
+  const lang = `LANGUAGE_${language.toUpperCase()}`;
   const caller = new CallerAudio({
     vad,
-    recognition: await router.open(lang),
-    openRecognition: (l) => router.open(l),
+    recognition: await router.open(lang, undefined, undefined, channel),
+    openRecognition: (l) => router.open(l, undefined, undefined, channel),
     language: lang,
     mode: setting.mode,
     hooks,
@@ -163,6 +204,7 @@ export async function runClip(
       // The frames this push completes are decided up to here before their events are acted on.
       engine.nowMs = (Math.floor((i + FRAME) / SILERO_FRAME_SAMPLES) * SILERO_FRAME_SAMPLES) / 16;
       await caller.push(pcm.subarray(i, i + FRAME));
+      while (awaited?.pending.length) await awaited.pending.shift();
       for (let s = 0; s < SETTLE; s++) await null;
     }
   } finally {
