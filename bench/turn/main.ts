@@ -19,6 +19,7 @@ import {
 import { DEFAULT_LANGUAGES, ESPEAK_ROSTER, NOT_SPOKEN, scriptsFor } from "./phrases.ts";
 import { runClip, scoreClip, type Setting } from "./run.ts";
 import { PocketsphinxEngine } from "../../media/stt/pocketsphinx.ts";
+import { TurnTaking } from "../../media/turn/turn_taking.ts";
 
 export const FIXED_WAITS_MS = [200, 300, 400, 500, 700, 1000];
 const BANDS: Band[] = ["16k", "8k"];
@@ -55,6 +56,8 @@ const SETTINGS: Setting[] = [
   { mode: "adaptive" },
 ];
 const SPHINX = "adaptive+pocketsphinx";
+/** Speech over the bot longer than this interrupts whatever its words (turn_taking.ts). */
+const OVERLAP_MAX_MS = new TurnTaking().overlapMaxMs;
 
 interface Row {
   language: string;
@@ -63,7 +66,7 @@ interface Row {
   summary: Summary;
   byPause: Record<string, { n: number; cut: number }>;
   /** Said over the bot: interrupted it (backchannels should not, barge-ins should). */
-  backchannels: { n: number; interrupted: number; which: string[] };
+  backchannels: { n: number; interrupted: number; which: string[]; tooLong: string[] };
   bargeIns: { n: number; interrupted: number };
 }
 
@@ -95,9 +98,16 @@ for (const s of scripts) {
     if (sphinx && s.code === "en") runs.push([SPHINX, { mode: "adaptive" }]);
     for (const [name, setting] of runs) {
       const turnRows: { key: Clip["key"]; result: TurnResult }[] = [];
-      const bc = { n: 0, interrupted: 0, which: [] as string[] };
+      const bc = { n: 0, interrupted: 0, which: [] as string[], tooLong: [] as string[] };
       const bi = { n: 0, interrupted: 0 };
       for (const { clip, pcm, scores } of scored) {
+        const saidMs = clip.key.endMs - clip.key.segments[0].startMs;
+        if (clip.role === "backchannel" && saidMs >= OVERLAP_MAX_MS) {
+          // The voice made it longer than any backchannel (espeak-ng reads some signs aloud):
+          // the machine rightly takes it as the caller's turn, so it says nothing of the lexicon.
+          bc.tooLong.push(clip.key.segments[0].text);
+          continue;
+        }
         // Over the bot, fixed mode interrupts at any speech whatever its wait: run it once.
         if (clip.role !== "turn" && setting.mode === "fixed" && setting.waitMs !== 500) continue;
         const o = await runClip(
@@ -238,6 +248,7 @@ const overBot = (l: string, b: Band, setting: string, label: string) => {
     `${a.bargeIns.interrupted}/${a.bargeIns.n}`,
     `${f.backchannels.interrupted}/${f.backchannels.n}`,
     a.backchannels.which.join(", ") || "–",
+    a.backchannels.tooLong.join(", ") || "–",
   ];
 };
 console.log(markdownTable([
@@ -248,6 +259,7 @@ console.log(markdownTable([
     "adaptive: barge-ins heard",
     "fixed: backchannels → barge-in",
     "taken as barge-ins (adaptive)",
+    `left out: spoken ≥ ${OVERLAP_MAX_MS} ms`,
   ],
   ...pairs.map(([l, b]) => overBot(l, b, "adaptive", l)),
   ...(sphinx ? BANDS.map((b) => overBot("en", b, SPHINX, "en (pocketsphinx)")) : []),
