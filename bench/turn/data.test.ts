@@ -1,7 +1,7 @@
 // The turn-taking bench's key is exact by construction: phrases land where the key says, the
 // silences between them are the pauses chosen, and the phone band keeps the clip's timeline.
 import { assert, assertEquals, assertMatch, assertThrows } from "../../tests/helpers/assert.ts";
-import { assemble, phoneBand, RATE } from "./data.ts";
+import { assemble, phoneBand, RATE, speak } from "./data.ts";
 
 const tone = (ms: number, amplitude = 8000) =>
   Int16Array.from(
@@ -55,4 +55,23 @@ Deno.test("the phone band keeps the clip's length and where its speech is", () =
     "pause stays quiet",
   );
   assert(!loud(narrow, 0, key.segments[0].startMs - 5), "lead stays quiet");
+});
+
+Deno.test("a synthesised phrase is trimmed to its speech, so the key's ends are the speech's", async () => {
+  // Real festival and espeak-ng (the bench's voices), cached like the bench's own phrases.
+  for (
+    const voice of [
+      { engine: "festival" as const, name: "kal", rate: 1 },
+      { engine: "espeak" as const, name: "hi", rate: 150 },
+    ]
+  ) {
+    const pcm = await speak(voice.engine === "festival" ? "I need milk" : "मुझे दूध", voice);
+    const ms = (pcm.length * 1000) / RATE;
+    assert(ms > 300 && ms < 3000, `${voice.engine}: ${ms} ms`);
+    // Sound within the first and last 30 ms: no synthesiser silence left to shift the key.
+    const peak = (from: number, to: number) =>
+      Math.max(...pcm.subarray(at(from), at(to)).map(Math.abs));
+    assert(peak(0, 30) > 150, `${voice.engine} starts with sound: ${peak(0, 30)}`);
+    assert(peak(ms - 30, ms) > 150, `${voice.engine} ends with sound: ${peak(ms - 30, ms)}`);
+  }
 });
