@@ -18,6 +18,9 @@ const BENCHES = [
   "bench/media/vad.ts",
   // In-band DTMF: keys heard at levels and noise, false keys per minute of speech, CPU; ~20 s.
   "bench/media/dtmf.ts",
+  // Turn-taking over made speech (English + Indic, 16 kHz and G.711 8 kHz): false cut-offs against
+  // the wait, backchannels over the bot; ~1 min (bench/turn/main.ts, docs/turn-taking.md).
+  "bench/turn/main.ts",
   // Answering machine detection over festival/espeak-ng greetings and openings through G.711; ~15 s
   // (the first run also makes the labelled set, ~10 s more).
   "bench/machine_detection.ts",
@@ -41,7 +44,12 @@ const BENCHES = [
 const OPT_IN = ["bench/media/network.ts"];
 
 const root = new URL("../", import.meta.url);
-const wanted = Deno.args.length
+// A bench named exactly (`turn` for bench/turn/main.ts) runs alone, not every name containing it.
+const nameOf = (b: string) => b.replace(/^bench\/(media\/)?/, "").replace(/(\/main)?\.ts$/, "");
+const exact = [...BENCHES, ...OPT_IN].filter((b) => Deno.args.includes(nameOf(b)));
+const wanted = exact.length
+  ? exact
+  : Deno.args.length
   ? [...BENCHES, ...OPT_IN].filter((b) => Deno.args.some((a) => b.includes(a)))
   : BENCHES;
 if (wanted.length === 0) {
