@@ -25,6 +25,7 @@ import type { NoiseSuppression } from "../../common/noise_suppression.ts";
 import type { SessionEventWriter } from "../../common/session_events.ts";
 import { NoiseSuppressor } from "./noise_suppressor.ts";
 import { PreRoll } from "./pre_roll.ts";
+import { ProsodyTrack } from "../turn/prosody.ts";
 
 /**
  * Silence (ms) the VAD reports as a pause in adaptive mode: recognition is finished there, so the
@@ -132,6 +133,8 @@ export class CallerAudio {
   readonly #vad: VoiceActivity;
   #stt: RoutedStream;
   readonly #preRoll = new PreRoll(PRE_ROLL_KEEP_MS);
+  /** Adaptive: the caller's pitch and syllables, read at each pause (turn/prosody.ts). */
+  #prosody?: ProsodyTrack;
   readonly #hooks: CallerHooks;
   readonly #record: UtteranceRecord;
   readonly #log: SessionEventWriter;
@@ -151,7 +154,10 @@ export class CallerAudio {
     this.#stt = this.#listen(opts.recognition);
     // Adaptive: pauses go to the turn machine, which ends the turn; the VAD's own end of speech
     // is only the upper bound.
-    if (this.#turns.mode === "adaptive") this.#steer("adaptive");
+    if (this.#turns.mode === "adaptive") {
+      this.#steer("adaptive");
+      this.#prosody = new ProsodyTrack();
+    }
   }
 
   get mode(): EndOfTurnMode {
@@ -171,6 +177,7 @@ export class CallerAudio {
     if (this.#closed) return Promise.resolve();
     const pcm = this.#denoiser ? this.#denoiser.process(frame) : frame;
     this.#preRoll.push(pcm);
+    this.#prosody?.push(pcm);
     if (this.#recognising) this.#stt.push(pcm);
     const vad = this.#vad;
     // The VAD resolves pushes in order, so events are handled in order without a chain of ours.
@@ -269,7 +276,13 @@ export class CallerAudio {
       this.#hooks.onSpeechStarted();
       this.#step({ type: "speech_started", onsetMs: e.onsetMs }, e);
     } else if (e.type === "pause") {
-      this.#step({ type: "speech_paused", silenceStartMs: e.silenceStartMs, atMs: e.atMs });
+      const prosody = this.#prosody?.cuesAt(e.silenceStartMs);
+      this.#step({
+        type: "speech_paused",
+        silenceStartMs: e.silenceStartMs,
+        atMs: e.atMs,
+        prosody,
+      });
     } else if (e.type === "resume") {
       this.#step({ type: "speech_resumed", pauseMs: e.pauseMs }, e);
     } else if (this.#turns.mode === "adaptive") {

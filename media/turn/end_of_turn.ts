@@ -3,7 +3,15 @@
 // longer after a filler or a trailing connective ("um", "and", Hindi "aur", "ki"); stretched for a
 // caller who pauses long within turns (an exponential moving average of the pauses they resumed
 // from, as LiveKit's dynamic endpointing does); always within [minMs, maxMs]. Pure: no clock.
+//
+// The caller's voice at the pause (prosody.ts) moves the window on both bands: complete words
+// that end in a final fall need no more than the pause that revealed them (the VAD's 160 ms);
+// neutral words with a final fall get the complete window; neutral words whose pitch did not fall
+// (a list's rise, a level "for ..."), or a held word, get a longer one. Questions rise, so a
+// complete text without a fall keeps its window. Without cues (a typed turn, no voiced audio)
+// the words alone decide, as before.
 import { endOfTurnDefaults, endsHesitant, looksComplete } from "./lexicon.ts";
+import type { ProsodyCues } from "./prosody.ts";
 
 export interface EndOfTurnBounds {
   /** No window is shorter (default 200 ms). */
@@ -12,13 +20,22 @@ export interface EndOfTurnBounds {
   maxMs: number;
   /** Weight of the newest pause in the average (default 0.3). */
   alpha: number;
+  /** The shortest window when the voice confirms complete words (default 160 ms: the pause). */
+  confirmedMinMs: number;
+  /** Every window is scaled by this (the agent's turn patience; default 1). */
+  scale: number;
 }
 
 export const DEFAULT_END_OF_TURN_BOUNDS: Readonly<EndOfTurnBounds> = Object.freeze({
   minMs: 200,
   maxMs: 2000,
   alpha: 0.3,
+  confirmedMinMs: 160,
+  scale: 1,
 });
+
+/** Neutral words whose pitch did not fall wait this much longer than the neutral window. */
+const UNFINISHED_FACTOR = 1.3;
 
 export type TextShape = "complete" | "neutral" | "hesitant";
 
@@ -51,17 +68,26 @@ export class EndOfTurnPolicy {
     return looksComplete(text, language) ? "complete" : "neutral";
   }
 
-  /** Silence (ms) after which a turn with these words ends. */
-  windowMs(text: string): number {
+  /** Silence (ms) after which a turn with these words (and this voice at the pause) ends. */
+  windowMs(text: string, cues?: ProsodyCues): number {
     const shape = EndOfTurnPolicy.shape(text, this.language);
     const d = endOfTurnDefaults(this.language);
-    const base = shape === "complete"
+    let base = shape === "complete"
       ? d.complete_ms
       : shape === "hesitant"
       ? d.hesitant_ms
       : d.neutral_ms;
+    let { minMs } = this.bounds;
+    const { maxMs, scale } = this.bounds;
+    const voiced = cues !== undefined && cues.pitch !== "unknown";
+    if (voiced && shape === "complete" && cues.finalFall) {
+      base = minMs = this.bounds.confirmedMinMs;
+    } else if (voiced && shape === "neutral") {
+      base = cues.finalFall ? d.complete_ms : d.neutral_ms * UNFINISHED_FACTOR;
+    } else if (voiced && cues.held && shape !== "hesitant") {
+      base = d.neutral_ms * UNFINISHED_FACTOR;
+    }
     const fromPauses = (this.pauseAverageMs ?? 0) * PAUSE_FACTOR[shape];
-    const { minMs, maxMs } = this.bounds;
-    return Math.round(Math.min(maxMs, Math.max(minMs, base, fromPauses)));
+    return Math.round(Math.min(maxMs, Math.max(minMs, base, fromPauses) * scale));
   }
 }

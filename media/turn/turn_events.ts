@@ -1,6 +1,7 @@
 // The turn machine's vocabulary: the events it is fed, the actions it answers with, its options.
 // Kept apart from the machine (turn_taking.ts) so the call, the tests and the benchmark share them.
 import type { EndOfTurnPolicy } from "./end_of_turn.ts";
+import type { ProsodyCues } from "./prosody.ts";
 
 export type TurnState =
   | "listening"
@@ -17,8 +18,11 @@ export type TurnEvent =
   /** onsetMs: audio time of the speech's onset (adaptive: bounds speech over the bot). */
   | { type: "speech_started"; onsetMs?: number }
   | { type: "speech_stopped" }
-  /** Adaptive: the VAD saw a short silence, which began at audio time silenceStartMs. */
-  | { type: "speech_paused"; silenceStartMs: number; atMs: number }
+  /**
+   * Adaptive: the VAD saw a short silence, which began at audio time silenceStartMs; prosody:
+   * the caller's voice before it (prosody.ts), which moves the end-of-turn window.
+   */
+  | { type: "speech_paused"; silenceStartMs: number; atMs: number; prosody?: ProsodyCues }
   /** Adaptive: speech came back after pauseMs of silence. */
   | { type: "speech_resumed"; pauseMs: number }
   /** Adaptive: the audio has been decided up to atMs (the machine's only clock). */

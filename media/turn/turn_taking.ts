@@ -33,6 +33,7 @@
 // never carried into a later spoken turn.
 import { EndOfTurnPolicy } from "./end_of_turn.ts";
 import { BargeInRules } from "./barge_in.ts";
+import type { ProsodyCues } from "./prosody.ts";
 import type {
   EndOfTurnMode,
   TurnAction,
@@ -58,6 +59,8 @@ interface Pause {
   text?: string;
   /** The VAD already ended the utterance (its upper bound): end as soon as the text is in. */
   vadEnded: boolean;
+  /** The caller's voice before the pause. */
+  prosody?: ProsodyCues;
 }
 
 export class TurnTaking {
@@ -188,7 +191,7 @@ export class TurnTaking {
   private shouldEnd(): boolean {
     const p = this.pause!;
     if (p.text === undefined) return false;
-    return p.vadEnded || this.silenceMs(p) >= this.policy.windowMs(p.text);
+    return p.vadEnded || this.silenceMs(p) >= this.policy.windowMs(p.text, p.prosody);
   }
 
   private endTurn(out: TurnAction[]): void {
@@ -200,7 +203,7 @@ export class TurnTaking {
       vadOpen: !p.vadEnded,
       words: text !== "",
       silenceMs: this.silenceMs(p),
-      windowMs: this.policy.windowMs(text),
+      windowMs: this.policy.windowMs(text, p.prosody),
     });
     if (!text) this.state = "listening";
     else this.sendTurn(out, text);
@@ -369,7 +372,11 @@ export class TurnTaking {
         if (this.mode !== "adaptive" || this.state !== "caller_speaking") break;
         this.clockMs = Math.max(this.clockMs, event.atMs);
         this.state = "caller_paused";
-        this.pause = { silenceStartMs: event.silenceStartMs, vadEnded: false };
+        this.pause = {
+          silenceStartMs: event.silenceStartMs,
+          vadEnded: false,
+          prosody: event.prosody,
+        };
         // Speculative: the words come back in tens of ms, long before the window closes.
         out.push({ type: "finish_recognition" });
         break;
