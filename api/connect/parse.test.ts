@@ -274,3 +274,22 @@ Deno.test("config.events is the brain's to set: a connect request naming it is r
     field: "config.events",
   });
 });
+
+Deno.test("turn sensitivity is chosen per call beside the config, and other values are refused", () => {
+  const a = parse({
+    agent_id: "a",
+    agent_input: { pipeline: { interruption_sensitivity: "low", turn_patience: "high" } },
+  });
+  assertEquals(a.input.config, { interruption_sensitivity: "low", turn_patience: "high" });
+  const b = parse({ agent_id: "a", config: { turn_patience: "medium" } });
+  assertEquals(b.input.config, { turn_patience: "medium" });
+  refused({ agent_id: "a", config: { interruption_sensitivity: "max" } }, "invalid_request", {
+    field: "config.interruption_sensitivity",
+    allowed: ["low", "medium", "high"],
+  });
+  refused(
+    { agent_id: "a", agent_input: { pipeline: { turn_patience: 2 } } },
+    "invalid_request",
+    { field: "agent_input.pipeline.turn_patience", allowed: ["low", "medium", "high"] },
+  );
+});

@@ -12,7 +12,13 @@
 // What concerns the call (the brain, the bot's voice, the page) goes out through CallerHooks;
 // what the caller's utterance was goes to the session log and the utterance's turn record here.
 import type { RoutedStream } from "../engines/routing.ts";
-import { DEFAULT_END_OF_TURN_BOUNDS } from "../turn/end_of_turn.ts";
+import { DEFAULT_END_OF_TURN_BOUNDS, EndOfTurnPolicy } from "../turn/end_of_turn.ts";
+import {
+  PATIENCE_SCALE,
+  type TurnSensitivity,
+  turnSensitivityOf,
+  YIELDING,
+} from "../../common/turn_sensitivity.ts";
 import {
   type EndOfTurnMode,
   type TurnAction,
@@ -103,8 +109,10 @@ export interface CallerAudioOptions {
   mode?: EndOfTurnMode;
   /** The call's noise suppressor (agent_input.pipeline.noise_suppression); default off. */
   noiseSuppression?: NoiseSuppression;
-  /** The VAD start window while the bot speaks (default BARGE_IN_START_MS). */
+  /** The VAD start window while the bot speaks (default: the interruption sensitivity's). */
   bargeInMs?: number;
+  /** The agent's (or the call's) interruption sensitivity and turn patience; default medium. */
+  sensitivity?: Required<TurnSensitivity>;
   hooks: CallerHooks;
   record: UtteranceRecord;
   log: SessionEventWriter;
@@ -140,12 +148,22 @@ export class CallerAudio {
   readonly #log: SessionEventWriter;
   /** Runs before everything else: the pre-roll, the recogniser and the VAD hear its output. */
   readonly #denoiser?: NoiseSuppressor;
+  readonly #bargeInMs: number;
   #recognising = false;
   #closed = false;
   #vadFailed = false;
 
   constructor(private opts: CallerAudioOptions) {
-    this.#turns = new TurnTaking({ mode: opts.mode ?? "adaptive", language: opts.language });
+    const { interruption_sensitivity, turn_patience } = opts.sensitivity ?? turnSensitivityOf({});
+    const yielding = YIELDING[interruption_sensitivity];
+    this.#turns = new TurnTaking({
+      mode: opts.mode ?? "adaptive",
+      language: opts.language,
+      policy: new EndOfTurnPolicy(opts.language, { scale: PATIENCE_SCALE[turn_patience] }),
+      overlapMaxMs: yielding.overlapMaxMs,
+      ignoreBackchannels: yielding.ignoreBackchannels,
+    });
+    this.#bargeInMs = opts.bargeInMs ?? yielding.bargeInMs;
     this.#vad = opts.vad;
     this.#hooks = opts.hooks;
     this.#record = opts.record;
@@ -263,7 +281,7 @@ export class CallerAudio {
     if (to === "adaptive") {
       vad.configure({ pauseMs: PAUSE_MS, stopMs: DEFAULT_END_OF_TURN_BOUNDS.maxMs });
     } else if (to === "end_speech") vad.endSpeech();
-    else if (to === "bot_speaking") vad.setStartMs(this.opts.bargeInMs ?? BARGE_IN_START_MS);
+    else if (to === "bot_speaking") vad.setStartMs(this.#bargeInMs);
     else vad.setStartMs(LISTENING_START_MS);
   }
 

@@ -7,15 +7,19 @@ import { isBackchannel } from "./lexicon.ts";
 export interface BargeInOptions {
   /** Speech over the bot longer than this is not a backchannel (default 1200 ms). */
   overlapMaxMs?: number;
+  /** Whether a backchannel over the bot lets it play on (default true). */
+  ignoreBackchannels?: boolean;
 }
 
 export const DEFAULT_OVERLAP_MAX_MS = 1200;
 
 export class BargeInRules {
   readonly overlapMaxMs: number;
+  readonly ignoreBackchannels: boolean;
 
   constructor(options: BargeInOptions = {}) {
     this.overlapMaxMs = options.overlapMaxMs ?? DEFAULT_OVERLAP_MAX_MS;
+    this.ignoreBackchannels = options.ignoreBackchannels ?? true;
   }
 
   /** Speech over the bot that has gone on `overlapMs` since its onset takes the floor. */
@@ -25,6 +29,6 @@ export class BargeInRules {
 
   /** The caller's words over the bot are in: whether the bot plays on (a backchannel, a filler). */
   playsOn(text: string, language: string): boolean {
-    return isBackchannel(text, language);
+    return this.ignoreBackchannels && isBackchannel(text, language);
   }
 }

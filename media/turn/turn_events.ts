@@ -82,6 +82,8 @@ export interface TurnTakingOptions {
   policy?: EndOfTurnPolicy;
   /** Speech over the bot longer than this is not a backchannel (default 1200 ms). */
   overlapMaxMs?: number;
+  /** Whether a backchannel over the bot lets it play on (default true). */
+  ignoreBackchannels?: boolean;
 }
 
 /** Whether a unit of a turn is spoken, or why not. */

@@ -93,7 +93,7 @@ export class TurnTaking {
   constructor(options: TurnTakingOptions = {}) {
     this.mode = options.mode ?? "fixed";
     this.policy = options.policy ?? new EndOfTurnPolicy(options.language ?? "en");
-    this.bargeIn = new BargeInRules({ overlapMaxMs: options.overlapMaxMs });
+    this.bargeIn = new BargeInRules(options);
   }
 
   /** The caller's language (the lexicon and windows follow it). */

@@ -1,0 +1,31 @@
+// The connect config's turn sensitivity (common/turn_sensitivity.ts), read beside
+// noise_suppression: decided once at connect, never part of the wire Config (the proto is frozen,
+// so a brain cannot change it mid-call).
+import { isSensitivityLevel, SENSITIVITY_LEVELS } from "../../common/turn_sensitivity.ts";
+import { ApiError } from "../../common/http/errors.ts";
+
+export const SENSITIVITY_FIELDS = ["interruption_sensitivity", "turn_patience"] as const;
+export type SensitivityField = typeof SENSITIVITY_FIELDS[number];
+
+/** `section.name` if given, checked: one of low, medium, high; anything else is refused. */
+export function readLevel(
+  section: Record<string, unknown> | undefined,
+  path: string,
+  name: SensitivityField,
+) {
+  const v = section?.[name];
+  if (v === undefined || v === null) return undefined;
+  return checkLevel(v, `${path}.${name}`);
+}
+
+export function checkLevel(v: unknown, field: string) {
+  if (!isSensitivityLevel(v)) {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      `${field} is ${JSON.stringify(v)}; it must be one of ${SENSITIVITY_LEVELS.join(", ")}.`,
+      { field, allowed: [...SENSITIVITY_LEVELS] },
+    );
+  }
+  return v;
+}
