@@ -1,5 +1,6 @@
 // The connect body, read without HTTP: both forms, their conflicts, config as proto3 JSON,
 // and every bound.
+import { withAgentLevels } from "./sensitivity.ts";
 import { assertEquals, assertThrows } from "../../tests/helpers/assert.ts";
 import { LOCAL_ENGINES } from "../../common/capabilities.ts";
 import { ApiError } from "../../common/http/errors.ts";
@@ -292,4 +293,12 @@ Deno.test("turn sensitivity is chosen per call beside the config, and other valu
     "invalid_request",
     { field: "agent_input.pipeline.turn_patience", allowed: ["low", "medium", "high"] },
   );
+});
+
+Deno.test("the agent's turn sensitivity fills a call's config only where it chose none", () => {
+  const agent = { interruption_sensitivity: "low", turn_patience: "medium" } as const;
+  const own = parse({ agent_id: "a", config: { interruption_sensitivity: "high" } }).input;
+  assertEquals(withAgentLevels(own, agent).config, { interruption_sensitivity: "high" });
+  const none = parse({ agent_id: "a" }).input;
+  assertEquals(withAgentLevels(none, agent).config, { interruption_sensitivity: "low" });
 });
