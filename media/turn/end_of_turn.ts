@@ -4,13 +4,16 @@
 // caller who pauses long within turns (an exponential moving average of the pauses they resumed
 // from, as LiveKit's dynamic endpointing does); always within [minMs, maxMs]. Pure: no clock.
 //
-// The caller's voice at the pause (prosody.ts) moves the window on both bands: complete words
-// that end in a final fall need no more than the pause that revealed them (the VAD's 160 ms);
-// neutral words with a final fall get the complete window; neutral words whose pitch did not fall
-// (a list's rise, a level "for ..."), or a held word, get a longer one. Questions rise, so a
-// complete text without a fall keeps its window. Without cues (a typed turn, no voiced audio)
-// the words alone decide, as before.
-import { endOfTurnDefaults, endsHesitant, looksComplete } from "./lexicon.ts";
+// The caller's voice at the pause (prosody.ts) moves the window on both bands. By default
+// (prosody "confirm") only one way: complete words that end in a final fall need no more than the
+// pause that revealed them (the VAD's 160 ms), unless they end on a number (numbers are read out
+// a group at a time, each group falling). With prosody "both", neutral words with a final fall
+// get the complete window, and neutral words whose pitch did not fall (a list's rise, a level
+// "for ..."), or a held word, wait 1.3x the neutral one: not the default, as the turn bench's
+// phrases are each spoken as a sentence of their own and cannot measure it yet (docs/decisions.md,
+// issue 36). Questions may rise, so complete words without a fall keep their window. Without
+// cues (a typed turn, no voiced audio) the words alone decide, as before.
+import { endOfTurnDefaults, endsHesitant, endsOnNumber, looksComplete } from "./lexicon.ts";
 import type { ProsodyCues } from "./prosody.ts";
 
 export interface EndOfTurnBounds {
@@ -51,6 +54,13 @@ export class EndOfTurnPolicy {
   /** Average within-turn pause of this caller (ms); undefined until they resumed once. */
   pauseAverageMs?: number;
 
+  /**
+   * How the voice moves windows: `confirm` (the default) only shortens complete words the voice
+   * confirms; `both` also moves neutral words either way (see the header and docs/decisions.md:
+   * the turn bench's phrases, each spoken as its own sentence, cannot measure it yet).
+   */
+  prosody: "confirm" | "both" = "confirm";
+
   constructor(public language: string, bounds: Partial<EndOfTurnBounds> = {}) {
     this.bounds = { ...DEFAULT_END_OF_TURN_BOUNDS, ...bounds };
   }
@@ -80,11 +90,11 @@ export class EndOfTurnPolicy {
     let { minMs } = this.bounds;
     const { maxMs, scale } = this.bounds;
     const voiced = cues !== undefined && cues.pitch !== "unknown";
-    if (voiced && shape === "complete" && cues.finalFall) {
+    if (voiced && shape === "complete" && cues.finalFall && !endsOnNumber(text, this.language)) {
       base = minMs = this.bounds.confirmedMinMs;
-    } else if (voiced && shape === "neutral") {
+    } else if (this.prosody === "both" && voiced && shape === "neutral") {
       base = cues.finalFall ? d.complete_ms : d.neutral_ms * UNFINISHED_FACTOR;
-    } else if (voiced && cues.held && shape !== "hesitant") {
+    } else if (this.prosody === "both" && voiced && cues.held && shape !== "hesitant") {
       base = d.neutral_ms * UNFINISHED_FACTOR;
     }
     const fromPauses = (this.pauseAverageMs ?? 0) * PAUSE_FACTOR[shape];

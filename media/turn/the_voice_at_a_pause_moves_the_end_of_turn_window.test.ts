@@ -53,10 +53,15 @@ for (const band of ["16k", "8k"] as const) {
   Deno.test(`${band}: the window is shorter at the full stop than at the commas`, async () => {
     const policy = new EndOfTurnPolicy("en");
     const d = endOfTurnDefaults("en");
-    // Neutral words: the voice decides between waiting longer and the complete window.
+    // Neutral words: by default the words alone decide; with prosody "both" the voice moves
+    // them either way (waiting longer at the comma, the complete window at the full stop).
     const list = await cuesAtPauses("i want apples, bananas, and pears.", band);
-    const atComma = policy.windowMs("i want apples", list[0]);
-    const atEnd = policy.windowMs("i want apples bananas and pears", list.at(-1));
+    assertEquals(policy.windowMs("i want apples", list[0]), d.neutral_ms);
+    assertEquals(policy.windowMs("i want apples bananas and pears", list.at(-1)), d.neutral_ms);
+    const both = new EndOfTurnPolicy("en");
+    both.prosody = "both";
+    const atComma = both.windowMs("i want apples", list[0]);
+    const atEnd = both.windowMs("i want apples bananas and pears", list.at(-1));
     assert(atComma > d.neutral_ms, `an unfinished voice waits longer: ${atComma}`);
     assertEquals(atEnd, d.complete_ms, "neutral words that fall get the complete window");
     // Complete words that fall: the pause that revealed them is enough.
@@ -65,6 +70,8 @@ for (const band of ["16k", "8k"] as const) {
       policy.windowMs("could you send me the bill by email", ask.at(-1)),
       DEFAULT_END_OF_TURN_BOUNDS.confirmedMinMs,
     );
+    // Numbers are read out a group at a time, each with a fall: a number ending is not confirmed.
+    assertEquals(policy.windowMs("my number is nine eight four", ask.at(-1)), d.complete_ms);
     // At the comma the words look complete but the voice did not fall: today's window stays.
     assertEquals(policy.windowMs("could you send me the bill", ask[0]), d.complete_ms);
   });

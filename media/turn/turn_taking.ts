@@ -96,6 +96,11 @@ export class TurnTaking {
     this.bargeIn = new BargeInRules(options);
   }
 
+  /** Speech over the bot this long after its onset takes the floor (barge_in.ts). */
+  get overlapMaxMs(): number {
+    return this.bargeIn.overlapMaxMs;
+  }
+
   /** The caller's language (the lexicon and windows follow it). */
   set language(language: string) {
     this.policy.language = language;
