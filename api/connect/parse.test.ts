@@ -293,6 +293,15 @@ Deno.test("turn sensitivity is chosen per call beside the config, and other valu
     "invalid_request",
     { field: "agent_input.pipeline.turn_patience", allowed: ["low", "medium", "high"] },
   );
+  refused(
+    {
+      agent_id: "a",
+      agent_input: { pipeline: { turn_patience: "low" } },
+      config: { turn_patience: "high" },
+    },
+    "conflicting_fields",
+    { fields: ["agent_input.pipeline.turn_patience", "config.turn_patience"] },
+  );
 });
 
 Deno.test("the agent's turn sensitivity fills a call's config only where it chose none", () => {
