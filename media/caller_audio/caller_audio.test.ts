@@ -6,6 +6,8 @@ import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { concat, mix, silence, whiteNoise } from "../../tests/helpers/test_signals.ts";
 import type { NoiseSuppression } from "../../common/noise_suppression.ts";
 import { speech16k } from "../../tests/helpers/test_speech.ts";
+import { speechWav } from "../../tests/helpers/audio.ts";
+import { readWav } from "../../caller/wav.ts";
 import { RecognitionRouter } from "../engines/routing.ts";
 import { PocketsphinxEngine } from "../stt/pocketsphinx.ts";
 import type { RecognitionEngine, RecognitionStream } from "../stt/engine.ts";
@@ -321,4 +323,24 @@ Deno.test("a VAD that fails on the caller's audio is told to the call once, and 
   // Frames pushed after close are refused by the VAD: not a failure of the call's.
   await speak(caller, whiteNoise(100, -20));
   assertEquals(heard.named("vad_failed").length, 1);
+});
+
+Deno.test("adaptive: a statement's final fall ends complete words after the pause itself, not a number", async () => {
+  // espeak-ng's full stop falls; the recogniser's words are scripted so only the voice differs.
+  const said = (await readWav(await speechWav("could you send me the bill by email.", 0.3, 16000)))
+    .samples;
+  const windowFor = async (text: string) => {
+    const { caller, log } = await setup(
+      new RecognitionRouter([new Recorder("rec", [EN], text)], {}),
+    );
+    try {
+      await speak(caller, concat(said, silence(1500)));
+      const stopped = log.find((e) => e.kind === "speech_stopped")?.data as { window_ms: number };
+      return stopped?.window_ms;
+    } finally {
+      caller.close();
+    }
+  };
+  assertEquals(await windowFor("could you send me the bill by email"), 160);
+  assertEquals(await windowFor("my number is nine eight four"), 250);
 });
