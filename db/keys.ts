@@ -1,6 +1,7 @@
 // API keys: only the keyed hash is stored. Revocation notifies every API process so that
 // caches drop the key at once.
 import type { Sql } from "./client.ts";
+import type { SensitivityLevel } from "../common/turn_sensitivity.ts";
 import { newId } from "../common/ids.ts";
 import { hashKey, type KeyKind, keyPrefix, newRawKey } from "../common/key_hash.ts";
 
@@ -25,6 +26,8 @@ export interface KeyGrant {
   kind: KeyKind;
   allowed_origins: string[];
   record_by_default: boolean;
+  interruption_sensitivity: SensitivityLevel;
+  turn_patience: SensitivityLevel;
 }
 
 const KEY_COLUMNS = (sql: Sql) =>
@@ -71,7 +74,7 @@ export async function notifyKeysChanged(sql: Sql, keyId: string): Promise<void> 
 export async function grantForHash(sql: Sql, hash: Uint8Array): Promise<KeyGrant | undefined> {
   const [row] = await sql<KeyGrant[]>`
     select k.id as key_id, k.agent_id, k.workspace_id, k.kind, k.allowed_origins,
-           a.record_by_default
+           a.record_by_default, a.interruption_sensitivity, a.turn_patience
     from api_keys k join agents a on a.id = k.agent_id
     where k.key_hash = ${hash} and k.revoked_at is null and a.deleted_at is null`;
   return row;

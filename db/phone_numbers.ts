@@ -2,6 +2,7 @@
 // send its calls (db/trunks.ts). Looked up by the SIP redirect server for every INVITE, and by the
 // provider WebSocket adapters (findPhoneNumber) for every call they bridge.
 import type { Sql } from "./client.ts";
+import type { SensitivityLevel } from "../common/turn_sensitivity.ts";
 import type { TrunkCheck } from "./trunks.ts";
 
 export interface PhoneNumber {
@@ -21,6 +22,9 @@ export interface PhoneNumberRoute {
   trunk_id: string | null;
   /** The agent's recording default, which the session takes (no caller can ask otherwise). */
   record_by_default: boolean;
+  /** The agent's turn sensitivity (common/turn_sensitivity.ts), which the session takes. */
+  interruption_sensitivity: SensitivityLevel;
+  turn_patience: SensitivityLevel;
 }
 
 /** E.164 (ITU-T E.164, as RFC 3966 global numbers write it): `+`, then 8 to 15 digits. */
@@ -108,7 +112,7 @@ export async function phoneRoute(
       auth_ha1_sha256: string | null;
     })[]
   >`select p.number, p.agent_id, a.workspace_id, p.trunk_id, a.record_by_default,
-      t.allowed_sources, t.auth_username,
+      a.interruption_sensitivity, a.turn_patience, t.allowed_sources, t.auth_username,
       t.auth_realm, t.auth_ha1_md5, t.auth_ha1_sha256
     from phone_numbers p join agents a on a.id = p.agent_id
       left join trunks t on t.id = p.trunk_id
@@ -120,6 +124,8 @@ export async function phoneRoute(
     workspace_id: row.workspace_id,
     trunk_id: row.trunk_id,
     record_by_default: row.record_by_default,
+    interruption_sensitivity: row.interruption_sensitivity,
+    turn_patience: row.turn_patience,
   };
   if (row.trunk_id === null) return { route, trunk: null };
   return {

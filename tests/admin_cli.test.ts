@@ -63,10 +63,13 @@ Deno.test("admin CLI: agents, keys and sessions against the API; a revoked key s
       "--name",
       "Sales",
       "--no-record-by-default",
+      "--turn-patience",
+      "high",
     ]);
     assertEquals(updated.code, 0, updated.stderr);
     assertEquals(updated.json.agent.name, "Sales");
     assertEquals(updated.json.agent.record_by_default, false);
+    assertEquals(updated.json.agent.turn_patience, "high");
 
     const listed = await admin(api, ["agents", "list", "--tenant", "acme"]);
     assertEquals(listed.json.agents.map((a: { agent_id: string }) => a.agent_id), [agentId]);

@@ -112,6 +112,8 @@ async function reserve(rig: Rig, carrier: Carrier) {
     workspace_id: t.workspace_id,
     trunk_id: null,
     record_by_default: false,
+    interruption_sensitivity: "medium",
+    turn_patience: "medium",
   }, { caller: NUMBERS.from, sip: false, carrier });
   if (opened.kind !== "reserved") throw new Error(`not reserved: ${opened.kind}`);
   // calls.dial writes these with its reservation; until it lands, the test does.

@@ -75,11 +75,13 @@ Deno.test("MCP over HTTP: tools create an agent whose key starts a call, and rea
         name: "Support",
         brain_url: "wss://brain.example.test/voice",
         record_by_default: true,
+        interruption_sensitivity: "low",
       }),
     );
     assertMatch(made.session_key, /^sk_/);
     assertEquals(made.agent.name, "Support");
     assertEquals(made.agent.record_by_default, true);
+    assertEquals(made.agent.interruption_sensitivity, "low");
     const agentId = made.agent.agent_id;
 
     // The key minted through MCP is a real key: it starts a call.

@@ -125,6 +125,8 @@ Deno.test("admin routes: trunks and numbers are created, read, changed and delet
           workspace_id: acme.workspace_id,
           trunk_id: trunkId,
           record_by_default: false,
+          interruption_sensitivity: "medium",
+          turn_patience: "medium",
         });
         assertEquals(await findPhoneNumber(api.db.sql, "+14155550199"), undefined);
         await api.admin("/api/v1/numbers.update", { number: "+14155550100", enabled: false });

@@ -1,5 +1,7 @@
 // agents.create / list / get / update / delete (the admin group, api/admin/routes.ts).
 import type { Context } from "hono";
+import { checkLevel, SENSITIVITY_FIELDS } from "../connect/sensitivity.ts";
+import type { SensitivityLevel } from "../../common/turn_sensitivity.ts";
 import { createAgent, deleteAgent, getAgent, listAgents, updateAgent } from "../../db/agents.ts";
 import { createKey } from "../../db/keys.ts";
 import { optionalBool, optionalString, readObject, requiredString } from "../body.ts";
@@ -25,8 +27,20 @@ export function checkBrainUrl(value: string, field = "brain_url"): string {
   return value;
 }
 
+const LEVELS = SENSITIVITY_FIELDS;
+
+/** The agent's turn sensitivity, each checked if given (low, medium, high; else refused). */
+function agentLevels(body: Record<string, unknown>) {
+  const out: { interruption_sensitivity?: SensitivityLevel; turn_patience?: SensitivityLevel } = {};
+  for (const name of LEVELS) {
+    const v = body[name];
+    if (v !== undefined && v !== null) out[name] = checkLevel(v, name);
+  }
+  return out;
+}
+
 export async function create(c: Context, deps: ApiDeps): Promise<Response> {
-  const body = await readObject(c, ["tenant", "name", "brain_url", "record_by_default"]);
+  const body = await readObject(c, ["tenant", "name", "brain_url", "record_by_default", ...LEVELS]);
   const tenant = requiredString(body, "tenant");
   const name = requiredString(body, "name");
   const brainUrl = checkBrainUrl(requiredString(body, "brain_url"));
@@ -36,6 +50,7 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
     name,
     brain_url: brainUrl,
     record_by_default: recordByDefault,
+    ...agentLevels(body),
   });
   return c.json({ agent, session_key });
 }
@@ -69,7 +84,13 @@ export async function get(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function update(c: Context, deps: ApiDeps): Promise<Response> {
-  const body = await readObject(c, ["agent_id", "name", "brain_url", "record_by_default"]);
+  const body = await readObject(c, [
+    "agent_id",
+    "name",
+    "brain_url",
+    "record_by_default",
+    ...LEVELS,
+  ]);
   const brainUrl = optionalString(body, "brain_url");
   const agentId = requiredString(body, "agent_id");
   // An agent behind a phone number keeps a brain the worker can dial (numbers.ts echoOnPhone).
@@ -80,6 +101,7 @@ export async function update(c: Context, deps: ApiDeps): Promise<Response> {
     name: optionalString(body, "name"),
     brain_url: brainUrl === undefined ? undefined : checkBrainUrl(brainUrl),
     record_by_default: optionalBool(body, "record_by_default"),
+    ...agentLevels(body),
   });
   if (!agent) throw agentNotFound();
   deps.keys.invalidate(`agent:${agent.agent_id}`);

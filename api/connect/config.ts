@@ -12,6 +12,7 @@ import {
 } from "../../common/capabilities.ts";
 import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import type { NoiseSuppression } from "../../common/noise_suppression.ts";
+import type { SensitivityLevel } from "../../common/turn_sensitivity.ts";
 
 /** One set field: its canonical path ("tts.voice"), its value, and where the request put it. */
 export interface ConfigLeaf {
@@ -28,6 +29,9 @@ export interface ConfigJson {
   outbound_greeting?: { start?: string; wait_ms?: number };
   /** Beside the wire Config, decided at connect (common/noise_suppression.ts). */
   noise_suppression?: NoiseSuppression;
+  /** Beside the wire Config too (common/turn_sensitivity.ts); absent: the agent's. */
+  interruption_sensitivity?: SensitivityLevel;
+  turn_patience?: SensitivityLevel;
 }
 
 export const IDLE_MIN_MS = 1000;

@@ -1,5 +1,6 @@
 // The connect body, read without HTTP: both forms, their conflicts, config as proto3 JSON,
 // and every bound.
+import { withAgentLevels } from "./sensitivity.ts";
 import { assertEquals, assertThrows } from "../../tests/helpers/assert.ts";
 import { LOCAL_ENGINES } from "../../common/capabilities.ts";
 import { ApiError } from "../../common/http/errors.ts";
@@ -273,4 +274,40 @@ Deno.test("config.events is the brain's to set: a connect request naming it is r
   refused({ agent_id: "a", config: { events: { speech: true } } }, "invalid_request", {
     field: "config.events",
   });
+});
+
+Deno.test("turn sensitivity is chosen per call beside the config, and other values are refused", () => {
+  const a = parse({
+    agent_id: "a",
+    agent_input: { pipeline: { interruption_sensitivity: "low", turn_patience: "high" } },
+  });
+  assertEquals(a.input.config, { interruption_sensitivity: "low", turn_patience: "high" });
+  const b = parse({ agent_id: "a", config: { turn_patience: "medium" } });
+  assertEquals(b.input.config, { turn_patience: "medium" });
+  refused({ agent_id: "a", config: { interruption_sensitivity: "max" } }, "invalid_request", {
+    field: "config.interruption_sensitivity",
+    allowed: ["low", "medium", "high"],
+  });
+  refused(
+    { agent_id: "a", agent_input: { pipeline: { turn_patience: 2 } } },
+    "invalid_request",
+    { field: "agent_input.pipeline.turn_patience", allowed: ["low", "medium", "high"] },
+  );
+  refused(
+    {
+      agent_id: "a",
+      agent_input: { pipeline: { turn_patience: "low" } },
+      config: { turn_patience: "high" },
+    },
+    "conflicting_fields",
+    { fields: ["agent_input.pipeline.turn_patience", "config.turn_patience"] },
+  );
+});
+
+Deno.test("the agent's turn sensitivity fills a call's config only where it chose none", () => {
+  const agent = { interruption_sensitivity: "low", turn_patience: "medium" } as const;
+  const own = parse({ agent_id: "a", config: { interruption_sensitivity: "high" } }).input;
+  assertEquals(withAgentLevels(own, agent).config, { interruption_sensitivity: "high" });
+  const none = parse({ agent_id: "a" }).input;
+  assertEquals(withAgentLevels(none, agent).config, { interruption_sensitivity: "low" });
 });

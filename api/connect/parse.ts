@@ -11,6 +11,7 @@ import {
   readConfigLeaves,
 } from "./config.ts";
 import { isNoiseSuppression, NOISE_SUPPRESSION } from "../../common/noise_suppression.ts";
+import { readLevel, SENSITIVITY_FIELDS } from "./sensitivity.ts";
 
 export interface ConnectRequest {
   agent_id: string;
@@ -223,9 +224,14 @@ export function parseConnectBody(body: unknown, caps: Capabilities): ConnectRequ
   const fromPipeline: ConfigLeaf[] = [];
   readConfigLeaves(pipeline, "agent_input.pipeline", fromPipeline, undefined, "", [
     "noise_suppression",
+    ...SENSITIVITY_FIELDS,
   ]);
   const fromConfig: ConfigLeaf[] = [];
-  readConfigLeaves(config, "config", fromConfig, undefined, "", ["record", "noise_suppression"]);
+  readConfigLeaves(config, "config", fromConfig, undefined, "", [
+    "record",
+    "noise_suppression",
+    ...SENSITIVITY_FIELDS,
+  ]);
   const mergedInit = oneOf(
     { value: payload, path: "agent_input.payload" },
     { value: init, path: "init" },
@@ -235,6 +241,17 @@ export function parseConnectBody(body: unknown, caps: Capabilities): ConnectRequ
 
   const checked = checkConfig(leaves, caps);
   if (noise) checked.noise_suppression = noise;
+  for (const name of SENSITIVITY_FIELDS) {
+    const level = oneOf(
+      {
+        value: readLevel(pipeline, "agent_input.pipeline", name),
+        path: `agent_input.pipeline.${name}`,
+      },
+      { value: readLevel(config, "config", name), path: `config.${name}` },
+      (x, y) => x === y,
+    );
+    if (level) checked[name] = level;
+  }
   const { displayName, metadata } = readLabels(body);
   if (mergedInit && utf8Bytes(JSON.stringify(mergedInit)) > LIMITS.initBytes) {
     throw new ApiError(400, "init_too_large", `init is larger than ${LIMITS.initBytes} bytes.`, {

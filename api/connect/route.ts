@@ -4,6 +4,8 @@
 // offer, per key (429) → node (500). The last two are one SQL statement with the reservation;
 // nothing is written before every check has passed (docs/security.md).
 import type { Context } from "hono";
+import type { TurnSensitivity } from "../../common/turn_sensitivity.ts";
+import { withAgentLevels } from "./sensitivity.ts";
 import { newId } from "../../common/ids.ts";
 import { createSessionRecord, type NewSession, reserveSession } from "../../db/sessions.ts";
 import { callSpeech } from "../../common/capabilities.ts";
@@ -32,6 +34,8 @@ interface Admitted {
   workspaceId: string;
   keyId: string | null;
   recordEffective: boolean;
+  /** The agent's turn sensitivity: the call's config takes it where it does not choose. */
+  levels: Required<TurnSensitivity>;
 }
 
 function checkOrigin(c: Context, grant: KeyGrant) {
@@ -104,6 +108,7 @@ async function admitKey(c: Context, deps: ApiDeps, grant: KeyGrant): Promise<Adm
     workspaceId: grant.workspace_id,
     keyId: grant.key_id,
     recordEffective: req.input.record ?? grant.record_by_default,
+    levels: grant,
   };
 }
 
@@ -117,7 +122,7 @@ function newSession(a: Admitted, deps: ApiDeps, now = Date.now()): NewSession {
     token_expires_at: new Date(
       (Math.floor(now / 1000) + deps.settings.tokenTtlSeconds) * 1000,
     ),
-    agent_input: a.req.input,
+    agent_input: withAgentLevels(a.req.input, a.levels),
     display_name: a.req.input.display_name,
     metadata: a.req.input.metadata,
     record_requested: a.req.input.record,
@@ -210,6 +215,7 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
       workspaceId: agent.workspace_id,
       keyId: null,
       recordEffective: req.input.record ?? agent.record_by_default,
+      levels: agent,
     };
   }
   const session = newSession(admitted, deps);

@@ -1,5 +1,6 @@
 // One agent: its settings (brain URL, recording default), its keys, new keys and revocation.
 import type { FC } from "hono/jsx";
+import { SENSITIVITY_LEVELS } from "../../common/turn_sensitivity.ts";
 import type { Agent } from "../../db/agents.ts";
 import type { ApiKey } from "../../db/keys.ts";
 import { ErrorNotice, Layout, ShownOnce, Time } from "./layout.tsx";
@@ -121,6 +122,16 @@ export const AgentPage: FC<{
         />
         Record calls by default
       </label>
+      <LevelSelect
+        name="interruption_sensitivity"
+        label="Interruption sensitivity (how readily the bot stops when the caller speaks over it)"
+        value={agent.interruption_sensitivity}
+      />
+      <LevelSelect
+        name="turn_patience"
+        label="Turn patience (how long it waits at the caller's pauses)"
+        value={agent.turn_patience}
+      />
       <div>
         <button type="submit">Save</button>
       </div>
@@ -153,4 +164,18 @@ export const AgentPage: FC<{
       </div>
     </form>
   </Layout>
+);
+
+/** low, medium or high (common/turn_sensitivity.ts; docs/turn-taking.md has the curves). */
+const LevelSelect: FC<{ name: string; label: string; value: string }> = (
+  { name, label, value },
+) => (
+  <label>
+    {label}
+    <select name={name}>
+      {SENSITIVITY_LEVELS.map((level) => (
+        <option value={level} selected={level === value}>{level}</option>
+      ))}
+    </select>
+  </label>
 );

@@ -71,19 +71,43 @@ Deno.test("console agents and keys", async (t) => {
       assertEquals((await api.db.sql`select count(*)::int as n from agents`)[0].n, 2);
     });
 
-    await t.step("agent settings: brain URL and recording default are saved", async () => {
-      const saved = await op.post(`/console/agents/${agentId}`, {
-        name: "Front desk",
-        brain_url: "wss://brain2.acme.example/voice",
-      });
-      assertEquals([saved.status, saved.location], [303, `/console/agents/${agentId}?saved=1`]);
-      const [row] = await api.db.sql`select brain_url, record_by_default from agents
-        where id = ${agentId}`;
-      assertEquals([row.brain_url, row.record_by_default], [
-        "wss://brain2.acme.example/voice",
-        false,
-      ]);
-    });
+    await t.step(
+      "turn sensitivity other than low, medium or high is refused; nothing saved",
+      async () => {
+        const page = await op.post(`/console/agents/${agentId}`, {
+          name: "Front desk",
+          brain_url: "wss://brain2.acme.example/voice",
+          turn_patience: "forever",
+        });
+        assertEquals(page.status, 400);
+        assertMatch(
+          page.html,
+          /turn_patience is &quot;forever&quot;; it must be one of low, medium, high/,
+        );
+        const [row] = await api.db.sql`select brain_url from agents where id = ${agentId}`;
+        assertEquals(row.brain_url, "wss://brain.acme.example/voice");
+      },
+    );
+
+    await t.step(
+      "agent settings: brain URL, recording default and turn sensitivity are saved",
+      async () => {
+        const saved = await op.post(`/console/agents/${agentId}`, {
+          name: "Front desk",
+          brain_url: "wss://brain2.acme.example/voice",
+          interruption_sensitivity: "high",
+        });
+        assertEquals([saved.status, saved.location], [303, `/console/agents/${agentId}?saved=1`]);
+        const [row] = await api.db.sql`select brain_url, record_by_default,
+        interruption_sensitivity, turn_patience from agents where id = ${agentId}`;
+        assertEquals(
+          [row.brain_url, row.record_by_default, row.interruption_sensitivity, row.turn_patience],
+          ["wss://brain2.acme.example/voice", false, "high", "medium"],
+        );
+        const page = await op.get(`/console/agents/${agentId}`);
+        assertMatch(page.html, /<option value="high" selected[^>]*>high<\/option>/);
+      },
+    );
 
     let pkId = "";
     await t.step("a publishable key is made with its origins and shown once", async () => {

@@ -138,6 +138,10 @@ export const AgentCreatedPage: FC<{ agent: Agent; apiKey: ApiKey; sessionKey: st
       <dd class="mono">{agent.brain_url}</dd>
       <dt>Records by default</dt>
       <dd>{agent.record_by_default ? "yes" : "no"}</dd>
+      <dt>Interruption sensitivity</dt>
+      <dd>{agent.interruption_sensitivity}</dd>
+      <dt>Turn patience</dt>
+      <dd>{agent.turn_patience}</dd>
     </dl>
     <p>
       <a href="/console/agents">Back to agents</a>

@@ -1,5 +1,11 @@
 // Reading the console's url-encoded forms.
 import { allowlistOrigin } from "../auth/origin.ts";
+import {
+  isSensitivityLevel,
+  SENSITIVITY_LEVELS,
+  type TurnSensitivity,
+} from "../../common/turn_sensitivity.ts";
+import { SENSITIVITY_FIELDS } from "../connect/sensitivity.ts";
 
 export type Form = Record<string, string | File | (string | File)[]>;
 
@@ -26,4 +32,21 @@ export function parseOrigins(text: string): { origins: string[] } | { error: str
     if (!origins.includes(n)) origins.push(n);
   }
   return { origins };
+}
+
+/**
+ * The agent's turn sensitivity from its settings form: a level per field given, or the refusal
+ * (agents.update's message) if one is not low, medium or high.
+ */
+export function formLevels(form: Form): TurnSensitivity | string {
+  const out: TurnSensitivity = {};
+  for (const name of SENSITIVITY_FIELDS) {
+    const v = field(form, name);
+    if (!v) continue;
+    if (!isSensitivityLevel(v)) {
+      return `${name} is ${JSON.stringify(v)}; it must be one of ${SENSITIVITY_LEVELS.join(", ")}.`;
+    }
+    out[name] = v;
+  }
+  return out;
 }

@@ -38,7 +38,7 @@ import { AgentPage } from "./agent.tsx";
 import { type SessionFilter, SessionsPage, STATUSES } from "./sessions.tsx";
 import { SessionPage } from "./session.tsx";
 import { LanguagesPage } from "./languages.tsx";
-import { checked, field, type Form, parseOrigins } from "./forms.ts";
+import { checked, field, type Form, formLevels, parseOrigins } from "./forms.ts";
 import { fileResponse, resolveRecording } from "./recording.ts";
 import { phoneConsole } from "./phone_routes.tsx";
 import { campaignConsole } from "./campaigns.tsx";
@@ -194,7 +194,9 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
     let error: string | undefined;
     const name = field(f, "name");
     const brainUrl = field(f, "brain_url");
+    const levels = formLevels(f);
     if (!name) error = "The name is required.";
+    else if (typeof levels === "string") error = levels;
     else {
       try {
         checkBrainUrl(brainUrl);
@@ -211,6 +213,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       name,
       brain_url: brainUrl,
       record_by_default: checked(f, "record_by_default"),
+      ...(typeof levels === "string" ? {} : levels),
     });
     deps.keys.invalidate(`agent:${agent.agent_id}`);
     return c.redirect(`/console/agents/${agent.agent_id}?saved=1`, 303);

@@ -5,6 +5,7 @@
 // WorkerDial posted to that node. The worker answers 202 once the INVITE is on its way and owns
 // the session from then on; any other answer (or none in time) fails the session here.
 import { newId } from "../../common/ids.ts";
+import { withAgentLevels } from "../connect/sensitivity.ts";
 import { callSpeech } from "../../common/capabilities.ts";
 import type { DialTrunk, WorkerDial } from "../../common/dial.ts";
 import { ApiError } from "../../common/http/errors.ts";
@@ -209,7 +210,7 @@ async function place(
     key_id: caller.key_id,
     token_id: newId("tok"),
     token_expires_at: new Date((Math.floor(now / 1000) + ttl) * 1000),
-    agent_input: input,
+    agent_input: withAgentLevels(input, agent),
     display_name: request.input.display_name,
     metadata: input.metadata,
     record_requested: request.input.record,

@@ -3,12 +3,25 @@
 // keys.* admin routes, which check the admin token and validate, refuse and shape every reply
 // (tools.ts says why), so MCP refuses exactly what the admin API refuses.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { SENSITIVITY_LEVELS } from "../../common/turn_sensitivity.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 
 type Forward = (path: string) => (args: Record<string, unknown>) => Promise<CallToolResult>;
 
 const agentId = z.string().min(1).describe("The agent id (ag_...).");
+
+/** An agent's turn sensitivity (common/turn_sensitivity.ts; docs/turn-taking.md). */
+export const sensitivitySchema = {
+  interruption_sensitivity: z.enum(SENSITIVITY_LEVELS).optional().describe(
+    "How readily the bot stops when the caller speaks over it: low, medium (default) or high " +
+      "(high: backchannels such as 'yeah' stop it too).",
+  ),
+  turn_patience: z.enum(SENSITIVITY_LEVELS).optional().describe(
+    "How long the bot waits at the caller's pauses before answering: low (x0.75), medium " +
+      "(default) or high (x1.5).",
+  ),
+};
 
 export function registerAgentKeyTools(server: McpServer, forward: Forward): void {
   server.registerTool("get_agent", {
@@ -20,12 +33,14 @@ export function registerAgentKeyTools(server: McpServer, forward: Forward): void
 
   server.registerTool("update_agent", {
     title: "Update agent",
-    description: "Change an agent's name, brain URL or recording default; fields left out stay.",
+    description: "Change an agent's name, brain URL, recording default or turn sensitivity; " +
+      "fields left out stay.",
     inputSchema: {
       agent_id: agentId,
       name: z.string().min(1).optional().describe("New human-readable name."),
       brain_url: z.string().min(1).optional().describe("New brain WebSocket URL (ws://, wss://)."),
       record_by_default: z.boolean().optional().describe("Record calls unless told otherwise."),
+      ...sensitivitySchema,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   }, forward("/api/v1/agents.update"));

@@ -2,6 +2,7 @@
 // stays the one place that validates, authorizes and shapes replies, so stdio and HTTP (and
 // the admin CLI) cannot drift apart.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { sensitivitySchema } from "./agent_key_tools.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { registerPhoneTools } from "./phone_tools.ts";
@@ -71,6 +72,7 @@ export function createMcpServer(call: AdminCall): McpServer {
       record_by_default: z.boolean().optional().describe(
         "Record calls unless the caller says otherwise (default false).",
       ),
+      ...sensitivitySchema,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   }, forward("/api/v1/agents.create"));

@@ -4,6 +4,7 @@
 // in: the SIP redirect server (only nodes running SIP), and the provider WebSocket adapters.
 // Nothing is written when no node can take the call.
 import { newId } from "../../common/ids.ts";
+import { withAgentLevels } from "../connect/sensitivity.ts";
 import { callSpeech } from "../../common/capabilities.ts";
 import { ApiError } from "../../common/http/errors.ts";
 import type { PhoneNumberRoute } from "../../db/phone_numbers.ts";
@@ -76,7 +77,7 @@ export async function createPhoneSession(
           ? Math.min(deps.settings.tokenTtlSeconds, REDIRECT_FOLLOW_SECONDS)
           : deps.settings.tokenTtlSeconds)) * 1000,
     ),
-    agent_input: input,
+    agent_input: withAgentLevels(input, route),
     display_name: input.display_name,
     metadata: input.metadata,
     record_requested: input.record,

@@ -68,6 +68,8 @@ async function routeOf(deps: ApiDeps, call: PhoneCallIn): Promise<PhoneNumberRou
       workspace_id: agent.workspace_id,
       trunk_id: null,
       record_by_default: agent.record_by_default,
+      interruption_sensitivity: agent.interruption_sensitivity,
+      turn_patience: agent.turn_patience,
     };
   }
   const route = await findPhoneNumber(deps.sql, number);

@@ -7,6 +7,7 @@ import type { Pool } from "../../db/client.ts";
 import { markActive } from "../../db/sessions.ts";
 import { logger } from "../../common/log.ts";
 import { noiseSuppressionOf } from "../../common/noise_suppression.ts";
+import { turnSensitivityOf } from "../../common/turn_sensitivity.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import type { CallEngines } from "../engines/call_engines.ts";
 import { applyConfig, defaultConfig } from "./call_config.ts";
@@ -139,6 +140,7 @@ export class Call {
       endCall: (status, reason) => this.end(status, reason),
       endOfTurn: o.endOfTurn,
       noiseSuppression: noiseSuppressionOf(o.input?.config),
+      sensitivity: turnSensitivityOf(o.input?.config),
       outboundGreeting: this.greetingRule(),
     });
     conversation.turnLog.observer = {

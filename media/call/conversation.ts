@@ -125,6 +125,7 @@ export class Conversation {
       mode: o.endOfTurn,
       bargeInMs: o.bargeInMs,
       noiseSuppression: o.noiseSuppression,
+      sensitivity: o.sensitivity,
       hooks: callerHooks(this.callerSide()),
       record: this.turnLog,
       log: o.log,

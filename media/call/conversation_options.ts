@@ -1,5 +1,6 @@
 // What a conversation is given and what it gives back (media/call/conversation.ts).
 import type { NoiseSuppression } from "../../common/noise_suppression.ts";
+import type { TurnSensitivity } from "../../common/turn_sensitivity.ts";
 import type { UsageRecord } from "../engines/routing.ts";
 import type { EndOfTurnMode } from "../turn/turn_taking.ts";
 import type { RtviEmitter } from "../rtvi/observer.ts";
@@ -38,6 +39,8 @@ export interface ConversationOptions {
   bargeInMs?: number;
   /** The caller's noise suppressor, from the connect config (default DEFAULT_NOISE_SUPPRESSION). */
   noiseSuppression?: NoiseSuppression;
+  /** How readily the bot yields and how patiently it waits (common/turn_sensitivity.ts). */
+  sensitivity?: Required<TurnSensitivity>;
   /** A call the service placed: when its greeting is spoken (greeting_gate.ts); else at once. */
   outboundGreeting?: OutboundGreeting;
   /** END_OF_TURN: `adaptive` (default) or `fixed`; see media/turn/turn_taking.ts. */

@@ -5,7 +5,10 @@
 import { assert, assertEquals } from "../../tests/helpers/assert.ts";
 import { concat, mix, silence, whiteNoise } from "../../tests/helpers/test_signals.ts";
 import type { NoiseSuppression } from "../../common/noise_suppression.ts";
+import type { SensitivityLevel, TurnSensitivity } from "../../common/turn_sensitivity.ts";
 import { speech16k } from "../../tests/helpers/test_speech.ts";
+import { speechWav } from "../../tests/helpers/audio.ts";
+import { readWav } from "../../caller/wav.ts";
 import { RecognitionRouter } from "../engines/routing.ts";
 import { PocketsphinxEngine } from "../stt/pocketsphinx.ts";
 import type { RecognitionEngine, RecognitionStream } from "../stt/engine.ts";
@@ -83,6 +86,7 @@ async function setup(
   mode?: "adaptive" | "fixed",
   noiseSuppression?: NoiseSuppression,
   vadModel?: SileroModel,
+  sensitivity?: Required<TurnSensitivity>,
 ): Promise<Setup> {
   const heard = new Heard();
   const vad = vadModel ? new VoiceActivity(vadModel) : await VoiceActivity.create();
@@ -95,6 +99,7 @@ async function setup(
     language: EN,
     mode,
     noiseSuppression,
+    sensitivity,
     hooks: heard,
     record,
     log: { add: (_source, kind, data) => log.push({ kind, data }) },
@@ -322,3 +327,47 @@ Deno.test("a VAD that fails on the caller's audio is told to the call once, and 
   await speak(caller, whiteNoise(100, -20));
   assertEquals(heard.named("vad_failed").length, 1);
 });
+
+Deno.test("adaptive: a statement's final fall ends complete words after the pause itself, not a number", async () => {
+  // espeak-ng's full stop falls; the recogniser's words are scripted so only the voice differs.
+  const said = (await readWav(await speechWav("could you send me the bill by email.", 0.3, 16000)))
+    .samples;
+  const windowFor = async (text: string) => {
+    const { caller, log } = await setup(
+      new RecognitionRouter([new Recorder("rec", [EN], text)], {}),
+    );
+    try {
+      await speak(caller, concat(said, silence(1500)));
+      const stopped = log.find((e) => e.kind === "speech_stopped")?.data as { window_ms: number };
+      return stopped?.window_ms;
+    } finally {
+      caller.close();
+    }
+  };
+  assertEquals(await windowFor("could you send me the bill by email"), 160);
+  assertEquals(await windowFor("my number is nine eight four"), 250);
+});
+
+for (
+  const [level, window, verdict] of [["low", 160, "resume_bot"], ["high", 64, "interrupt"]] as const
+) {
+  Deno.test(`interruption sensitivity ${level}: the bot is held after ${window} ms of speech and "yeah" ${verdict === "interrupt" ? "cuts" : "resumes"} it`, async () => {
+    const sensitivity = {
+      interruption_sensitivity: level as SensitivityLevel,
+      turn_patience: "medium" as const,
+    };
+    const rec = new RecognitionRouter([new Recorder("rec", [EN], "yeah")], {});
+    const { caller, heard } = await setup(rec, undefined, undefined, undefined, sensitivity);
+    try {
+      caller.floor({ type: "greeting_expected" });
+      caller.floor({ type: "playback_started", turnId: "greeting" });
+      caller.botSpeaking(true);
+      await speak(caller, concat(await speech16k("yeah"), silence(1500)));
+      await until(() => heard.named(verdict).length > 0, 3000);
+      assertEquals(heard.named("pause_bot"), [`pause_bot greeting ${window}`]);
+      assertEquals(heard.named(verdict).length, 1, heard.calls.join(" | "));
+    } finally {
+      caller.close();
+    }
+  });
+}

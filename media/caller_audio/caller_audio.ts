@@ -12,7 +12,13 @@
 // What concerns the call (the brain, the bot's voice, the page) goes out through CallerHooks;
 // what the caller's utterance was goes to the session log and the utterance's turn record here.
 import type { RoutedStream } from "../engines/routing.ts";
-import { DEFAULT_END_OF_TURN_BOUNDS } from "../turn/end_of_turn.ts";
+import { DEFAULT_END_OF_TURN_BOUNDS, EndOfTurnPolicy } from "../turn/end_of_turn.ts";
+import {
+  PATIENCE_SCALE,
+  type TurnSensitivity,
+  turnSensitivityOf,
+  YIELDING,
+} from "../../common/turn_sensitivity.ts";
 import {
   type EndOfTurnMode,
   type TurnAction,
@@ -25,6 +31,7 @@ import type { NoiseSuppression } from "../../common/noise_suppression.ts";
 import type { SessionEventWriter } from "../../common/session_events.ts";
 import { NoiseSuppressor } from "./noise_suppressor.ts";
 import { PreRoll } from "./pre_roll.ts";
+import { ProsodyTrack } from "../turn/prosody.ts";
 
 /**
  * Silence (ms) the VAD reports as a pause in adaptive mode: recognition is finished there, so the
@@ -102,8 +109,10 @@ export interface CallerAudioOptions {
   mode?: EndOfTurnMode;
   /** The call's noise suppressor (agent_input.pipeline.noise_suppression); default off. */
   noiseSuppression?: NoiseSuppression;
-  /** The VAD start window while the bot speaks (default BARGE_IN_START_MS). */
+  /** The VAD start window while the bot speaks (default: the interruption sensitivity's). */
   bargeInMs?: number;
+  /** The agent's (or the call's) interruption sensitivity and turn patience; default medium. */
+  sensitivity?: Required<TurnSensitivity>;
   hooks: CallerHooks;
   record: UtteranceRecord;
   log: SessionEventWriter;
@@ -132,17 +141,29 @@ export class CallerAudio {
   readonly #vad: VoiceActivity;
   #stt: RoutedStream;
   readonly #preRoll = new PreRoll(PRE_ROLL_KEEP_MS);
+  /** Adaptive: the caller's pitch and syllables, read at each pause (turn/prosody.ts). */
+  #prosody?: ProsodyTrack;
   readonly #hooks: CallerHooks;
   readonly #record: UtteranceRecord;
   readonly #log: SessionEventWriter;
   /** Runs before everything else: the pre-roll, the recogniser and the VAD hear its output. */
   readonly #denoiser?: NoiseSuppressor;
+  readonly #bargeInMs: number;
   #recognising = false;
   #closed = false;
   #vadFailed = false;
 
   constructor(private opts: CallerAudioOptions) {
-    this.#turns = new TurnTaking({ mode: opts.mode ?? "adaptive", language: opts.language });
+    const { interruption_sensitivity, turn_patience } = opts.sensitivity ?? turnSensitivityOf({});
+    const yielding = YIELDING[interruption_sensitivity];
+    this.#turns = new TurnTaking({
+      mode: opts.mode ?? "adaptive",
+      language: opts.language,
+      policy: new EndOfTurnPolicy(opts.language, { scale: PATIENCE_SCALE[turn_patience] }),
+      overlapMaxMs: yielding.overlapMaxMs,
+      ignoreBackchannels: yielding.ignoreBackchannels,
+    });
+    this.#bargeInMs = opts.bargeInMs ?? yielding.bargeInMs;
     this.#vad = opts.vad;
     this.#hooks = opts.hooks;
     this.#record = opts.record;
@@ -151,7 +172,10 @@ export class CallerAudio {
     this.#stt = this.#listen(opts.recognition);
     // Adaptive: pauses go to the turn machine, which ends the turn; the VAD's own end of speech
     // is only the upper bound.
-    if (this.#turns.mode === "adaptive") this.#steer("adaptive");
+    if (this.#turns.mode === "adaptive") {
+      this.#steer("adaptive");
+      this.#prosody = new ProsodyTrack();
+    }
   }
 
   get mode(): EndOfTurnMode {
@@ -171,6 +195,7 @@ export class CallerAudio {
     if (this.#closed) return Promise.resolve();
     const pcm = this.#denoiser ? this.#denoiser.process(frame) : frame;
     this.#preRoll.push(pcm);
+    this.#prosody?.push(pcm);
     if (this.#recognising) this.#stt.push(pcm);
     const vad = this.#vad;
     // The VAD resolves pushes in order, so events are handled in order without a chain of ours.
@@ -256,7 +281,7 @@ export class CallerAudio {
     if (to === "adaptive") {
       vad.configure({ pauseMs: PAUSE_MS, stopMs: DEFAULT_END_OF_TURN_BOUNDS.maxMs });
     } else if (to === "end_speech") vad.endSpeech();
-    else if (to === "bot_speaking") vad.setStartMs(this.opts.bargeInMs ?? BARGE_IN_START_MS);
+    else if (to === "bot_speaking") vad.setStartMs(this.#bargeInMs);
     else vad.setStartMs(LISTENING_START_MS);
   }
 
@@ -269,7 +294,13 @@ export class CallerAudio {
       this.#hooks.onSpeechStarted();
       this.#step({ type: "speech_started", onsetMs: e.onsetMs }, e);
     } else if (e.type === "pause") {
-      this.#step({ type: "speech_paused", silenceStartMs: e.silenceStartMs, atMs: e.atMs });
+      const prosody = this.#prosody?.cuesAt(e.silenceStartMs);
+      this.#step({
+        type: "speech_paused",
+        silenceStartMs: e.silenceStartMs,
+        atMs: e.atMs,
+        prosody,
+      });
     } else if (e.type === "resume") {
       this.#step({ type: "speech_resumed", pauseMs: e.pauseMs }, e);
     } else if (this.#turns.mode === "adaptive") {

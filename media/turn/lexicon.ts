@@ -190,6 +190,12 @@ export function endsHesitant(text: string, language: string): boolean {
   return lexicon(language).hanging.some((p) => endsWith(words, p));
 }
 
+/** The text ends on a number ("nine eight four", "4 5 6"). */
+export function endsOnNumber(text: string, language: string): boolean {
+  const last = tokens(text).at(-1);
+  return last !== undefined && (/^\p{Nd}+$/u.test(last) || lexicon(language).numbers.has(last));
+}
+
 /** Sentence-final punctuation of the scripts served (some recognisers punctuate). */
 const FINAL_PUNCTUATION = /[?.!।॥؟۔]\s*$/u;
 

@@ -32,85 +32,25 @@
 // it then supersedes, as a caller speaking again would) or dropped. A typed turn's words are
 // never carried into a later spoken turn.
 import { EndOfTurnPolicy } from "./end_of_turn.ts";
-import { isBackchannel } from "./lexicon.ts";
+import { BargeInRules } from "./barge_in.ts";
+import type { ProsodyCues } from "./prosody.ts";
+import type {
+  EndOfTurnMode,
+  TurnAction,
+  TurnEvent,
+  TurnState,
+  TurnTakingOptions,
+  UnitVerdict,
+} from "./turn_events.ts";
 
-export type TurnState =
-  | "listening"
-  | "caller_speaking"
-  /** Adaptive: the caller paused; the turn ends if the silence reaches the window. */
-  | "caller_paused"
-  | "end_of_turn"
-  | "waiting_for_brain"
-  | "bot_speaking";
-
-export type TurnEvent =
-  /** The greeting is expected from the brain; it holds the floor like any reply. */
-  | { type: "greeting_expected" }
-  /** onsetMs: audio time of the speech's onset (adaptive: bounds speech over the bot). */
-  | { type: "speech_started"; onsetMs?: number }
-  | { type: "speech_stopped" }
-  /** Adaptive: the VAD saw a short silence, which began at audio time silenceStartMs. */
-  | { type: "speech_paused"; silenceStartMs: number; atMs: number }
-  /** Adaptive: speech came back after pauseMs of silence. */
-  | { type: "speech_resumed"; pauseMs: number }
-  /** Adaptive: the audio has been decided up to atMs (the machine's only clock). */
-  | { type: "audio_time"; atMs: number }
-  /** The recogniser's final text for the utterance that just ended. */
-  | { type: "final_text"; text: string }
-  /** The brain has the floor after silence (idle). */
-  | { type: "idle_elapsed" }
-  /** The caller typed a turn on the page (RTVI send-text). */
-  | { type: "typed_text"; text: string }
-  /** The brain asks to speak outside a turn (Say): only on a free floor, as idle does. */
-  | { type: "say_requested"; sayId: string; text: string }
-  /** A reply's first audio frame went out. */
-  | { type: "playback_started"; turnId: string }
-  /** A reply played out: its last unit arrived and every frame was sent. */
-  | { type: "reply_finished"; turnId: string }
-  /** No unit of the awaited reply came in time: the caller gets the floor back. */
-  | { type: "reply_timeout"; turnId: string };
-
-export type TurnAction =
-  | { type: "start_recognition" }
-  | { type: "finish_recognition" }
-  /** typed: the caller typed the text (send-text) rather than spoke it. */
-  | { type: "send_user_turn"; turnId: string; text: string; typed?: boolean }
-  | { type: "send_user_idle"; turnId: string }
-  /** The brain's Say has the floor as turn `turnId`; refuse_say: it does not, and why. */
-  | { type: "open_say"; turnId: string; sayId: string; text: string }
-  | { type: "refuse_say"; sayId: string; detail: string }
-  /** Barge-in: stop the bot now, tell the brain, drop the turn's later units (typed: by text). */
-  | { type: "interrupt"; turnId: string; typed?: boolean }
-  /** A timed-out turn was superseded before its reply came: tell the brain, drop its units. */
-  | { type: "cancel"; turnId: string }
-  /** Adaptive: the caller speaks over the bot: hold its audio where it is. */
-  | { type: "pause_bot"; turnId: string }
-  /** Adaptive: that was a backchannel or noise: play on from where it stopped. */
-  | { type: "resume_bot"; turnId: string; text: string }
-  /**
-   * Adaptive: the caller's utterance is over before the VAD's own end (`vadOpen`: tell the VAD).
-   * `words`: whether it made a turn; silenceMs/windowMs: the silence it ended after, and why.
-   */
-  | {
-    type: "end_utterance";
-    vadOpen: boolean;
-    words: boolean;
-    silenceMs: number;
-    windowMs: number;
-  };
-
-export type EndOfTurnMode = "adaptive" | "fixed";
-
-export interface TurnTakingOptions {
-  /** Default `fixed` (the machine as it always was); calls use `adaptive` unless told. */
-  mode?: EndOfTurnMode;
-  /** The caller's language (roster name or code), for the lexicon. Default English. */
-  language?: string;
-  /** The window policy (default: one for `language`). */
-  policy?: EndOfTurnPolicy;
-  /** Speech over the bot longer than this is not a backchannel (default 1200 ms). */
-  overlapMaxMs?: number;
-}
+export type {
+  EndOfTurnMode,
+  TurnAction,
+  TurnEvent,
+  TurnState,
+  TurnTakingOptions,
+  UnitVerdict,
+} from "./turn_events.ts";
 
 /** What the adaptive machine knows of a pause in progress. */
 interface Pause {
@@ -119,10 +59,9 @@ interface Pause {
   text?: string;
   /** The VAD already ended the utterance (its upper bound): end as soon as the text is in. */
   vadEnded: boolean;
+  /** The caller's voice before the pause. */
+  prosody?: ProsodyCues;
 }
-
-/** Whether a unit of a turn is spoken, or why not. */
-export type UnitVerdict = "accepted" | "cancelled" | "superseded";
 
 export class TurnTaking {
   state: TurnState = "listening";
@@ -134,7 +73,8 @@ export class TurnTaking {
   late?: string;
   readonly mode: EndOfTurnMode;
   readonly policy: EndOfTurnPolicy;
-  readonly overlapMaxMs: number;
+  /** When speech over the bot stops it (barge_in.ts). */
+  readonly bargeIn: BargeInRules;
   private turns = 0;
   /** Words of an utterance the caller resumed before its text was final. */
   private carried = "";
@@ -153,7 +93,12 @@ export class TurnTaking {
   constructor(options: TurnTakingOptions = {}) {
     this.mode = options.mode ?? "fixed";
     this.policy = options.policy ?? new EndOfTurnPolicy(options.language ?? "en");
-    this.overlapMaxMs = options.overlapMaxMs ?? 1200;
+    this.bargeIn = new BargeInRules(options);
+  }
+
+  /** Speech over the bot this long after its onset takes the floor (barge_in.ts). */
+  get overlapMaxMs(): number {
+    return this.bargeIn.overlapMaxMs;
   }
 
   /** The caller's language (the lexicon and windows follow it). */
@@ -251,7 +196,7 @@ export class TurnTaking {
   private shouldEnd(): boolean {
     const p = this.pause!;
     if (p.text === undefined) return false;
-    return p.vadEnded || this.silenceMs(p) >= this.policy.windowMs(p.text);
+    return p.vadEnded || this.silenceMs(p) >= this.policy.windowMs(p.text, p.prosody);
   }
 
   private endTurn(out: TurnAction[]): void {
@@ -263,7 +208,7 @@ export class TurnTaking {
       vadOpen: !p.vadEnded,
       words: text !== "",
       silenceMs: this.silenceMs(p),
-      windowMs: this.policy.windowMs(text),
+      windowMs: this.policy.windowMs(text, p.prosody),
     });
     if (!text) this.state = "listening";
     else this.sendTurn(out, text);
@@ -288,7 +233,7 @@ export class TurnTaking {
   /** The caller's words over the bot are in: a backchannel resumes it, anything else cuts it. */
   private settleOverlap(out: TurnAction[], text: string): void {
     const o = this.overlap!;
-    if (!isBackchannel(text, this.policy.language)) return this.interruptOverlap(out);
+    if (!this.bargeIn.playsOn(text, this.policy.language)) return this.interruptOverlap(out);
     const p = this.pause!;
     this.overlap = undefined;
     this.pause = undefined;
@@ -432,7 +377,11 @@ export class TurnTaking {
         if (this.mode !== "adaptive" || this.state !== "caller_speaking") break;
         this.clockMs = Math.max(this.clockMs, event.atMs);
         this.state = "caller_paused";
-        this.pause = { silenceStartMs: event.silenceStartMs, vadEnded: false };
+        this.pause = {
+          silenceStartMs: event.silenceStartMs,
+          vadEnded: false,
+          prosody: event.prosody,
+        };
         // Speculative: the words come back in tens of ms, long before the window closes.
         out.push({ type: "finish_recognition" });
         break;
@@ -448,7 +397,7 @@ export class TurnTaking {
           this.endTurn(out);
         } else if (
           this.state === "caller_speaking" && this.overlap &&
-          this.clockMs - this.overlap.onsetMs >= this.overlapMaxMs
+          this.bargeIn.takesFloor(this.clockMs - this.overlap.onsetMs)
         ) {
           // Backchannels are short: this caller is taking the floor.
           this.interruptOverlap(out);
