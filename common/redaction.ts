@@ -17,6 +17,9 @@ export const CATEGORIES = [
 ] as const;
 export type Category = typeof CATEGORIES[number];
 
+/** What a redacted key press is written as (media/call/key_presses.ts uses it too). */
+export const MASKED_DIGIT = "*";
+
 /** The categories an agent redacts; empty (the default) redacts nothing. */
 export type RedactionPolicy = ReadonlySet<Category>;
 

@@ -5,12 +5,12 @@ import type { Sql } from "../../db/client.ts";
 import { getAgentRedaction } from "../../db/agent_redaction.ts";
 import { logger } from "../../common/log.ts";
 import {
+  MASKED_DIGIT,
   NO_REDACTION,
   REDACT_ALL,
   redactDeep,
   type RedactionPolicy,
 } from "../../common/redaction.ts";
-import { MASKED_DIGIT } from "./key_presses.ts";
 
 const log = logger("redaction");
 
