@@ -14,7 +14,7 @@
 import type { Sql } from "../../db/client.ts";
 import { appendEvents, type SessionEvent } from "../../db/events.ts";
 import { logger } from "../../common/log.ts";
-import { NO_REDACTION, type RedactionPolicy } from "../../common/redaction.ts";
+import { NO_REDACTION, redact, type RedactionPolicy } from "../../common/redaction.ts";
 import { redactEntry } from "./call_redaction.ts";
 import type {
   SessionEventData,
@@ -126,6 +126,11 @@ export class SessionLog implements SessionEventWriter {
   async redaction(): Promise<RedactionPolicy> {
     await this.#policyRead;
     return this.#policy;
+  }
+
+  /** `text` as the call may keep it now: for a worker log line that quotes what a peer sent. */
+  kept(text: string): string {
+    return redact(text, this.#policy);
   }
 
   /** One event, of a kind common/session_events.ts declares, with its data. */
