@@ -38,6 +38,8 @@ const BENCHES = [
   "bench/first_greeting.ts",
   // Warm transfer: the bridge's relay against a line's G.711 edge, the whisper's synthesis; ~20 s.
   "bench/warm_transfer.ts",
+  // Redaction per turn of text (issue 37) against copying it; ~10 s.
+  "bench/redaction.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

@@ -4,7 +4,7 @@
 import { parseArgs } from "node:util";
 import { ApiUnreachable, DEFAULT_API_URL, httpAdminCall } from "./api_client.ts";
 
-type FlagType = "string" | "boolean" | "strings" | "integer" | "contacts";
+type FlagType = "string" | "boolean" | "strings" | "integer" | "contacts" | "list";
 
 interface Flag {
   type: FlagType;
@@ -70,6 +70,8 @@ const FLAGS: Record<string, Flag> = {
   state: { type: "string", value: "STATE" },
   after: { type: "integer", value: "INDEX" },
   "contact-index": { type: "integer", value: "INDEX" },
+  // A comma-separated list; `none` is the empty list (redaction off).
+  categories: { type: "list", value: "CATEGORY,...|none" },
 };
 
 /**
@@ -146,6 +148,18 @@ const COMMANDS: Record<string, Command> = {
     route: "agents.delete",
     summary: "delete an agent and revoke its keys",
     required: ["agent-id"],
+    optional: [],
+  },
+  "redaction get": {
+    route: "agents.redaction.get",
+    summary: "the categories an agent's calls are redacted of (docs/redaction.md)",
+    required: ["agent-id"],
+    optional: [],
+  },
+  "redaction set": {
+    route: "agents.redaction.set",
+    summary: "redact card,account,phone,email,aadhaar,pan,keypad (or none) from its calls",
+    required: ["agent-id", "categories"],
     optional: [],
   },
   "keys create": {
@@ -417,6 +431,9 @@ export function parseInvocation(
       if (value === true) body[field] = null;
     } else if (flag.type === "contacts") {
       body[field] = readContactsFile(value as string);
+    } else if (flag.type === "list") {
+      const v = (value as string).trim();
+      body[field] = v === "none" || v === "" ? [] : v.split(",").map((x) => x.trim());
     } else if (flag.type === "integer") {
       const n = Number(value);
       if (!Number.isInteger(n)) throw new UsageError(`--${f} must be an integer.`);

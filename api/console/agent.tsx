@@ -99,6 +99,10 @@ export const AgentPage: FC<{
           list this agent's sessions
         </a>
       </dd>
+      <dt>Redaction</dt>
+      <dd>
+        <a href={`/console/redaction/${agent.agent_id}`}>what its records are redacted of</a>
+      </dd>
     </dl>
 
     <h2>Settings</h2>

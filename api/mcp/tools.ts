@@ -8,6 +8,7 @@ import { z } from "zod";
 import { registerPhoneTools } from "./phone_tools.ts";
 import { registerAgentKeyTools } from "./agent_key_tools.ts";
 import { registerCampaignTools } from "./campaign_tools.ts";
+import { registerRedactionTools } from "./redaction_tools.ts";
 
 /** A reply from an admin route: the HTTP status and the parsed JSON body (or raw text). */
 export interface AdminReply {
@@ -108,6 +109,7 @@ export function createMcpServer(call: AdminCall): McpServer {
   }, forward("/api/v1/sessions.list"));
 
   registerAgentKeyTools(server, forward);
+  registerRedactionTools(server, forward);
   registerPhoneTools(server, forward);
   registerCampaignTools(server, forward);
   return server;

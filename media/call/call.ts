@@ -21,6 +21,8 @@ import { PageRecord } from "./page_record.ts";
 import { CallRecording } from "./recording.ts";
 import { endRecords } from "./record_writer.ts";
 import { SessionLog } from "./session_log.ts";
+import { callRedaction } from "./call_redaction.ts";
+import { redactDeep } from "../../common/redaction.ts";
 import type { TurnObserver } from "./turn_record.ts";
 
 const log = logger("call");
@@ -79,6 +81,8 @@ export class Call {
     this.tokenId = opts.tokenId;
     this.ended = new Promise((r) => (this.resolveEnded = r));
     this.log = opts.log ?? new SessionLog(opts.sql, opts.sessionId);
+    // What the agent must not keep is redacted from the log and the end's turns (issue 37).
+    this.log.redactWith(callRedaction(opts.sql, opts.agentId));
     // Sensitive per the brain's config in effect, or the session's before the brain is up.
     const sensitive = () =>
       (this.conversation?.config ??
@@ -215,7 +219,7 @@ export class Call {
       sessionId: this.sessionId,
       status,
       reason,
-      outcome: { ...outcome, recordingUrl },
+      outcome: redactDeep({ ...outcome, recordingUrl }, await this.log.redaction()),
       log: this.log,
       endedAt,
     });

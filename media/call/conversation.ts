@@ -186,7 +186,8 @@ export class Conversation {
 
   private fail(reason: CallFailure, detail: string): void {
     if (this.finished) return;
-    log.warn("conversation failed", { session_id: this.opts.sessionId, reason, detail });
+    const kept = this.opts.log.kept?.(detail) ?? detail; // the detail may quote a brain's frame
+    log.warn("conversation failed", { session_id: this.opts.sessionId, reason, detail: kept });
     // A brain failure names the URL dialled: the agent's may have changed since (console).
     const brain = reason.startsWith("brain_") ? { brain_url: this.opts.brainUrl } : {};
     this.opts.log.add("worker", reason, { detail, ...brain });

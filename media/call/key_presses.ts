@@ -23,8 +23,9 @@ const HELD_BEFORE_START = 20;
 const DROPPED_NOTE_MS = 1000;
 /** A tone and a signalled key of one digit this close (ms, reported at their ends) are one press. */
 export const DUPLICATE_MS = 500;
-/** What the worker writes in place of a sensitive digit. */
-export const MASKED_DIGIT = "*";
+/** What the worker writes in place of a sensitive digit (one constant with redaction's). */
+import { MASKED_DIGIT } from "../../common/redaction.ts";
+export { MASKED_DIGIT };
 
 /** A key as the record may show it: the digit, or "*" while keys are sensitive. */
 export const shownDigit = (digit: string, sensitive: boolean): string =>

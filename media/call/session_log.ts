@@ -14,6 +14,8 @@
 import type { Sql } from "../../db/client.ts";
 import { appendEvents, type SessionEvent } from "../../db/events.ts";
 import { logger } from "../../common/log.ts";
+import { NO_REDACTION, redact, type RedactionPolicy } from "../../common/redaction.ts";
+import { redactEntry } from "./call_redaction.ts";
 import type {
   SessionEventData,
   SessionEventKind,
@@ -84,6 +86,9 @@ export class SessionLog implements SessionEventWriter {
   #write: (events: SessionEvent[]) => Promise<void>;
   #dropped = 0;
   #rejected = 0;
+  /** The agent's redaction (issue 37); writes wait for it once redactWith was called. */
+  #policy: RedactionPolicy = NO_REDACTION;
+  #policyRead?: Promise<void>;
 
   constructor(
     sql: Sql,
@@ -106,13 +111,42 @@ export class SessionLog implements SessionEventWriter {
     return { dropped: this.#dropped, rejected: this.#rejected };
   }
 
+  /**
+   * Redacts every event by `policy` before it is written: those added until it is known are
+   * redacted when it comes, and nothing is written before then.
+   */
+  redactWith(policy: Promise<RedactionPolicy>): void {
+    this.#policyRead = policy.then((p) => {
+      this.#policy = p;
+      for (const { event } of this.#queue) event.data = redactEntry(event.kind, event.data, p);
+    });
+  }
+
+  /** The redaction in effect, once redactWith's policy is known (none without redactWith). */
+  async redaction(): Promise<RedactionPolicy> {
+    await this.#policyRead;
+    return this.#policy;
+  }
+
+  /** `text` as the call may keep it now: for a worker log line that quotes what a peer sent. */
+  kept(text: string): string {
+    return redact(text, this.#policy);
+  }
+
   /** One event, of a kind common/session_events.ts declares, with its data. */
   add<S extends SessionSource, K extends SessionEventKind<S>>(
     source: S,
     kind: K,
     data: SessionEventData<S, K>,
   ): void {
-    const event: SessionEvent = { session_id: this.sessionId, source, kind, data, at: new Date() };
+    const kept = redactEntry(kind, data, this.#policy);
+    const event: SessionEvent = {
+      session_id: this.sessionId,
+      source,
+      kind,
+      data: kept,
+      at: new Date(),
+    };
     const entry = { event, bytes: estimate(event) };
     this.#queue.push(entry);
     this.#bytes += entry.bytes;
@@ -160,6 +194,7 @@ export class SessionLog implements SessionEventWriter {
 
   /** Writes batches until the queue is empty (true) or the database is unreachable (false). */
   async #run(): Promise<boolean> {
+    if (this.#policyRead) await this.#policyRead;
     while (this.#queue.length) {
       const entries = this.#queue.slice(0, this.#batch);
       this.#inFlight = entries.length;
