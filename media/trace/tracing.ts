@@ -1,0 +1,66 @@
+// Whether calls are traced, and the one door to the OpenTelemetry SDK: otel.ts is imported
+// dynamically, and only once an OTLP endpoint is configured (the standard variables), so a worker
+// that exports no traces loads no OpenTelemetry module and builds no span (docs/traces.md).
+import type { TurnRecord } from "../call/turn_record.ts";
+import type { SpanAttributes } from "./span_plan.ts";
+
+/** One call's trace, as the call sees it (otel.ts makes it). */
+export interface CallTrace {
+  /** W3C Trace Context of the call's span, for SessionStart (the brain's spans join it). */
+  readonly traceparent: string;
+  readonly tracestate: string;
+  /** A turn played out or was cut off: its span and its steps' spans. */
+  turnOver(record: TurnRecord | undefined): void;
+  /** The call ended: turns not yet traced, then the call's span. */
+  end(status: string, reason: string, turns: readonly TurnRecord[]): void;
+}
+
+/** What starts call traces: one per worker, made on the first traced call. */
+export interface CallTracer {
+  startCall(sessionId: string, attributes: SpanAttributes): CallTrace;
+  /** Exports what is queued (tests, a worker's drain); never needed by a call. */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+/** How many times the SDK was loaded in this process (the no-cost-when-off proof reads it). */
+export const tracingStats = { sdkLoads: 0 };
+
+type Env = { get(key: string): string | undefined };
+
+/** An endpoint is configured (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT). */
+export function tracingConfigured(env: Env = Deno.env): boolean {
+  if ((env.get("OTEL_TRACES_EXPORTER") ?? "").trim() === "none") return false;
+  return !!(env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ||
+    env.get("OTEL_EXPORTER_OTLP_ENDPOINT"));
+}
+
+let tracer: Promise<CallTracer | undefined> | undefined;
+
+/** The worker's tracer, loaded on first use; undefined when no endpoint is configured. */
+export function callTracer(env: Env = Deno.env): Promise<CallTracer | undefined> | undefined {
+  if (!tracingConfigured(env)) return undefined;
+  return tracer ??= import("./otel.ts").then((m) => {
+    tracingStats.sdkLoads++;
+    return m.openTracer();
+  }).catch((err) => {
+    // A broken install must not stop calls: they go on untraced.
+    console.error(`traces: the OpenTelemetry SDK could not be loaded: ${(err as Error).message}`);
+    return undefined;
+  });
+}
+
+/** A call's trace, or undefined (tracing off: nothing is loaded, nothing built). */
+export async function startCallTrace(
+  sessionId: string,
+  attributes: SpanAttributes,
+): Promise<CallTrace | undefined> {
+  const t = callTracer();
+  if (!t) return undefined;
+  return (await t)?.startCall(sessionId, attributes);
+}
+
+/** Exports every span queued so far (no-op with tracing off). */
+export async function flushTraces(): Promise<void> {
+  await (await tracer)?.flush();
+}
