@@ -40,7 +40,7 @@ const BATCH = 512;
 const EXPORT_EVERY_MS = 1000;
 const EXPORT_TIMEOUT_MS = 10_000;
 
-/** The worker's tracer over OTLP/HTTP (JSON unless OTEL_EXPORTER_OTLP_TRACES_PROTOCOL says so). */
+/** The worker's tracer over OTLP/HTTP with JSON bodies (what this exporter package sends). */
 export function openTracer(): CallTracer {
   const exporter = new LoggedOnce(new OTLPTraceExporter({ timeoutMillis: EXPORT_TIMEOUT_MS }));
   const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: "voice-worker" })

@@ -1,0 +1,94 @@
+// A whole call with tracing on: the worker process exports over OTLP/HTTP (the real exporter) to a
+// receiver in this test, and the call is one trace: the call's span at the root, a span per turn
+// under it, each turn's steps under the turn, every span naming the session. The brain was handed
+// the call span's traceparent in SessionStart, so its own spans can join that trace.
+import { assert, assertEquals } from "./helpers/assert.ts";
+import { speech, startCallService, waitForLog } from "./helpers/call_harness.ts";
+import { startOtlpReceiver } from "./helpers/otlp_receiver.ts";
+import { createBrain, type TraceContext } from "../sdk/brain/mod.ts";
+
+Deno.test("a call exports one trace: the call, each turn, each turn's steps; the brain gets its traceparent", async () => {
+  const receiver = startOtlpReceiver();
+  const contexts: TraceContext[] = [];
+  const brain = createBrain({
+    onSessionStart: (session) => {
+      contexts.push(session.traceContext);
+      return "Hello, this is a traced call.";
+    },
+    async *onTurn(turn) {
+      yield `You said ${turn.text}.`;
+    },
+  });
+  const service = await startCallService(brain, {
+    workerEnv: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=test-key",
+      OTEL_SERVICE_NAME: "voice-worker-under-test",
+    },
+  });
+  try {
+    const { caller, sessionId } = await service.call();
+    await caller.waitForMessage((m) => m.type === "bot-stopped-speaking", 15_000);
+    await caller.say(await speech("what is the weather like today"));
+    await caller.waitForMessage(
+      (m) =>
+        m.type === "bot-output" &&
+        (m.data as { spoken_status?: string }).spoken_status === "completed" &&
+        String((m.data as { text: string }).text).startsWith("You said"),
+      15_000,
+    );
+    await waitForLog(service, sessionId, (e) => e.source === "to_brain" && e.kind === "heard");
+    await caller.hangUp();
+    const record = await service.record(sessionId, "ended");
+
+    const spans = await receiver.waitFor((s) => s.some((x) => x.name === "call"), 15_000);
+    const call = spans.find((s) => s.name === "call")!;
+    const mine = spans.filter((s) => s.traceId === call.traceId);
+    assertEquals(mine.length, spans.length, "every span exported is of the call's one trace");
+    assertEquals(call.parentSpanId, "", "the call's span is the trace's root");
+    assertEquals(call.service, "voice-worker-under-test");
+    assertEquals(call.attributes["voice.line"], "web");
+    assertEquals(call.attributes["voice.status"], "ended");
+    assertEquals(receiver.requests[0].get("x-collector-key"), "test-key");
+
+    // A span per turn of the record, under the call, with the turn's own marks as its times.
+    const turns = mine.filter((s) => s.name === "turn");
+    const recorded = record.timings.turns as { turn_id: string; latency_ms: object }[];
+    assertEquals(
+      turns.map((t) => t.attributes["voice.turn_id"]).sort(),
+      recorded.map((t) => t.turn_id).sort(),
+    );
+    for (const t of turns) assertEquals(t.parentSpanId, call.spanId);
+
+    // The caller's spoken turn: every step of the record is a span under its turn.
+    const spoken = turns.find((t) => t.attributes["voice.turn.trigger"] === "speech")!;
+    const steps = mine.filter((s) => s.parentSpanId === spoken.spanId).map((s) => s.name).sort();
+    assertEquals(steps, [
+      "turn.brain",
+      "turn.end_of_turn",
+      "turn.first_packet",
+      "turn.recognition",
+      "turn.synthesis",
+      "turn.to_brain",
+    ]);
+    const latency = recorded.find((t) => t.turn_id === spoken.attributes["voice.turn_id"])!
+      .latency_ms as Record<string, number>;
+    for (const s of mine.filter((s) => s.parentSpanId === spoken.spanId)) {
+      assert(s.startNs <= s.endNs && s.startNs >= spoken.startNs, `${s.name} lies inside its turn`);
+      const step = s.name === "turn.first_packet" ? "end_to_first_audio" : s.name.slice(5);
+      const ms = Number(s.endNs - s.startNs) / 1e6;
+      assert(
+        Math.abs(ms - latency[step]) < 1,
+        `${s.name}: ${ms} ms, the record says ${latency[step]}`,
+      );
+    }
+    for (const s of mine) assertEquals(s.attributes["voice.session_id"], sessionId, s.name);
+
+    // The brain was told the call's span as its parent: W3C traceparent of this trace.
+    assertEquals(contexts.length, 1);
+    assertEquals(contexts[0].traceparent, `00-${call.traceId}-${call.spanId}-01`);
+  } finally {
+    await service.close();
+    await receiver.close();
+  }
+});
