@@ -64,3 +64,10 @@ export async function startCallTrace(
 export async function flushTraces(): Promise<void> {
   await (await tracer)?.flush();
 }
+
+/** Exports what is queued, then stops the exporter (a worker's shutdown; tests). */
+export async function shutdownTracing(): Promise<void> {
+  const t = tracer;
+  tracer = undefined;
+  await (await t)?.shutdown();
+}
