@@ -38,6 +38,9 @@ const BENCHES = [
   "bench/first_greeting.ts",
   // Warm transfer: the bridge's relay against a line's G.711 edge, the whisper's synthesis; ~20 s.
   "bench/warm_transfer.ts",
+  // Tracing (issue 37): a call's turns traced with no endpoint (baseline) and exporting over
+  // OTLP/HTTP to loopback: µs per turn and per call, export per call, bytes; ~10 s.
+  "bench/traces.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

@@ -18,6 +18,8 @@ export interface OtlpReceiver {
   spans: ReceivedSpan[];
   /** Requests received and their headers (OTEL_EXPORTER_OTLP_HEADERS shows up here). */
   requests: Headers[];
+  /** Request body bytes received, all told. */
+  bytes: number;
   /** Resolves once `pred` holds for the spans received, or rejects after `ms`. */
   waitFor(pred: (spans: ReceivedSpan[]) => boolean, ms?: number): Promise<ReceivedSpan[]>;
   close(): Promise<void>;
@@ -44,6 +46,7 @@ const attrs = (kvs: KeyValue[] = []) =>
 export function startOtlpReceiver(): OtlpReceiver {
   const spans: ReceivedSpan[] = [];
   const requests: Headers[] = [];
+  const received = { bytes: 0 };
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
     if (new URL(req.url).pathname !== "/v1/traces" || req.method !== "POST") {
       return new Response("not found", { status: 404 });
@@ -52,8 +55,10 @@ export function startOtlpReceiver(): OtlpReceiver {
       return new Response("this receiver reads OTLP JSON", { status: 415 });
     }
     requests.push(req.headers);
+    const raw = await req.arrayBuffer();
+    received.bytes += raw.byteLength;
     // deno-lint-ignore no-explicit-any
-    const body: any = await req.json();
+    const body: any = JSON.parse(new TextDecoder().decode(raw));
     for (const rs of body.resourceSpans ?? []) {
       const service = String(attrs(rs.resource?.attributes)["service.name"] ?? "");
       for (const ss of rs.scopeSpans ?? []) {
@@ -77,6 +82,9 @@ export function startOtlpReceiver(): OtlpReceiver {
     endpoint: `http://127.0.0.1:${server.addr.port}`,
     spans,
     requests,
+    get bytes() {
+      return received.bytes;
+    },
     async waitFor(pred, ms = 10_000) {
       const until = Date.now() + ms;
       while (!pred(spans)) {
