@@ -100,7 +100,7 @@ if (tracingStats.sdkLoads !== 0) throw new Error("tracing off loaded the SDK");
 
 const receiver = startOtlpReceiver();
 Deno.env.set("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint);
-let t0 = performance.now();
+const t0 = performance.now();
 await startCallTrace("ses_load", {}); // the SDK's one-time load
 const loadMs = performance.now() - t0;
 await flushTraces();
