@@ -30,7 +30,7 @@ import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { logger } from "../../common/log.ts";
 import type { TurnRecord } from "../call/turn_record.ts";
 import { type PlannedSpan, planTurn, type SpanAttributes } from "./span_plan.ts";
-import type { CallTrace, CallTracer } from "./tracing.ts";
+import type { CallTrace, CallTracer } from "./call_trace.ts";
 
 const log = logger("traces");
 

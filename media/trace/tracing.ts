@@ -1,27 +1,10 @@
 // Whether calls are traced, and the one door to the OpenTelemetry SDK: otel.ts is imported
 // dynamically, and only once an OTLP endpoint is configured (the standard variables), so a worker
 // that exports no traces loads no OpenTelemetry module and builds no span (docs/traces.md).
-import type { TurnRecord } from "../call/turn_record.ts";
 import type { SpanAttributes } from "./span_plan.ts";
+import type { CallTrace, CallTracer } from "./call_trace.ts";
 
-/** One call's trace, as the call sees it (otel.ts makes it). */
-export interface CallTrace {
-  /** W3C Trace Context of the call's span, for SessionStart (the brain's spans join it). */
-  readonly traceparent: string;
-  readonly tracestate: string;
-  /** A turn played out or was cut off: its span and its steps' spans. */
-  turnOver(record: TurnRecord | undefined): void;
-  /** The call ended: turns not yet traced, then the call's span. */
-  end(status: string, reason: string, turns: readonly TurnRecord[]): void;
-}
-
-/** What starts call traces: one per worker, made on the first traced call. */
-export interface CallTracer {
-  startCall(sessionId: string, attributes: SpanAttributes): CallTrace;
-  /** Exports what is queued (tests, a worker's drain); never needed by a call. */
-  flush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
+export type { CallTrace, CallTracer } from "./call_trace.ts";
 
 /** How many times the SDK was loaded in this process (the no-cost-when-off proof reads it). */
 export const tracingStats = { sdkLoads: 0 };

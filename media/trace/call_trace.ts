@@ -1,0 +1,23 @@
+// What a call and the worker see of tracing (types only: tracing.ts and otel.ts both use them,
+// and otel.ts must not import tracing.ts, which imports it).
+import type { TurnRecord } from "../call/turn_record.ts";
+import type { SpanAttributes } from "./span_plan.ts";
+
+/** One call's trace, as the call sees it (otel.ts makes it). */
+export interface CallTrace {
+  /** W3C Trace Context of the call's span, for SessionStart (the brain's spans join it). */
+  readonly traceparent: string;
+  readonly tracestate: string;
+  /** A turn played out or was cut off: its span and its steps' spans. */
+  turnOver(record: TurnRecord | undefined): void;
+  /** The call ended: turns not yet traced, then the call's span. */
+  end(status: string, reason: string, turns: readonly TurnRecord[]): void;
+}
+
+/** What starts call traces: one per worker, made on the first traced call. */
+export interface CallTracer {
+  startCall(sessionId: string, attributes: SpanAttributes): CallTrace;
+  /** Exports what is queued (tests, a worker's drain); never needed by a call. */
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
