@@ -2,7 +2,7 @@
 //
 // The work tracing adds to a call's own thread, through the same entry points a call uses
 // (startCallTrace at the call's start, turnOver per turn, end at the call's end), for calls of
-// TURNS turns whose marks are a real turn log's: with no endpoint configured (the baseline: an
+// TURNS turns whose marks are a real turn log's, each with one synthesis request: with no endpoint configured (the baseline: an
 // environment look-up per call, nothing else) and with one, exporting over OTLP/HTTP to a
 // receiver on loopback. Export (serialising, HTTP) runs off the call's path on the batch timer;
 // its cost is measured apart as the time to flush every queued span, per call, and what a call
@@ -69,8 +69,9 @@ async function pass(turns: ReturnType<typeof recordedTurns>): Promise<Pass> {
     let t0 = performance.now();
     const trace = await startCallTrace(`ses_${c}`, { "voice.line": "web" });
     callUs += performance.now() - t0;
-    for (const r of turns) {
+    for (const [i, r] of turns.entries()) {
       t0 = performance.now();
+      trace?.engineRequest(requests[i]); // the reply's synthesis, as CallSpeech tells it
       trace?.turnOver(r);
       turnUs += performance.now() - t0;
     }
@@ -91,6 +92,19 @@ async function pass(turns: ReturnType<typeof recordedTurns>): Promise<Pass> {
 }
 
 const turns = recordedTurns();
+/** One synthesis request per turn, from its first unit to its first audio and on. */
+const requests = turns.map((r) => {
+  const startMs = Date.parse(r.started_at) + r.marks.first_unit!;
+  return {
+    leg: "synthesis" as const,
+    engine: "espeak",
+    startMs,
+    firstMs: startMs + 80,
+    endMs: startMs + 300,
+    characters: 12,
+    outcome: "ok" as const,
+  };
+});
 for (const v of ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"]) {
   Deno.env.delete(v);
 }
@@ -106,7 +120,7 @@ const loadMs = performance.now() - t0;
 await flushTraces();
 const on: Pass[] = [];
 const bytesBefore = () => receiver.bytes;
-const spansPerCall = 1 + turns.length + turns.reduce((n, r) => n + planSteps(r), 0);
+const spansPerCall = 1 + 2 * turns.length + turns.reduce((n, r) => n + planSteps(r), 0);
 let bytes = 0;
 for (let r = 0; r < 5; r++) {
   const b0 = bytesBefore(), s0 = receiver.spans.length;

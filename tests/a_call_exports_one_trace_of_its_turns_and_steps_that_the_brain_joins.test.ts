@@ -53,17 +53,23 @@ Deno.test("a call exports one trace: the call, each turn, each turn's steps; the
 
     // A span per turn of the record, under the call, with the turn's own marks as its times.
     const turns = mine.filter((s) => s.name === "turn");
-    const recorded = record.timings.turns as { turn_id: string; latency_ms: object }[];
+    const recorded = record.timings.turns as {
+      turn_id: string;
+      latency_ms: Record<string, number>;
+      engines: { synthesis: string[] };
+    }[];
     assertEquals(
       turns.map((t) => t.attributes["voice.turn_id"]).sort(),
       recorded.map((t) => t.turn_id).sort(),
     );
     for (const t of turns) assertEquals(t.parentSpanId, call.spanId);
 
-    // The caller's spoken turn: every step of the record is a span under its turn.
+    // The caller's spoken turn: every step of the record is a span under its turn, and so is
+    // each request to the synthesis engine that spoke its reply.
     const spoken = turns.find((t) => t.attributes["voice.turn.trigger"] === "speech")!;
-    const steps = mine.filter((s) => s.parentSpanId === spoken.spanId).map((s) => s.name).sort();
-    assertEquals(steps, [
+    const children = mine.filter((s) => s.parentSpanId === spoken.spanId);
+    const steps = children.filter((s) => s.name.startsWith("turn."));
+    assertEquals(steps.map((s) => s.name).sort(), [
       "turn.brain",
       "turn.end_of_turn",
       "turn.first_packet",
@@ -71,17 +77,22 @@ Deno.test("a call exports one trace: the call, each turn, each turn's steps; the
       "turn.synthesis",
       "turn.to_brain",
     ]);
-    const latency = recorded.find((t) => t.turn_id === spoken.attributes["voice.turn_id"])!
-      .latency_ms as Record<string, number>;
-    for (const s of mine.filter((s) => s.parentSpanId === spoken.spanId)) {
+    const turnRecord = recorded.find((t) => t.turn_id === spoken.attributes["voice.turn_id"])!;
+    for (const s of steps) {
       assert(s.startNs <= s.endNs && s.startNs >= spoken.startNs, `${s.name} lies inside its turn`);
       const step = s.name === "turn.first_packet" ? "end_to_first_audio" : s.name.slice(5);
       const ms = Number(s.endNs - s.startNs) / 1e6;
-      assert(
-        Math.abs(ms - latency[step]) < 1,
-        `${s.name}: ${ms} ms, the record says ${latency[step]}`,
-      );
+      const want = turnRecord.latency_ms[step];
+      assert(Math.abs(ms - want) < 1, `${s.name}: ${ms} ms, the record says ${want}`);
     }
+    const requests = children.filter((s) => s.name === "engine.synthesis");
+    assert(requests.length >= 1, "the reply's synthesis request is under its turn");
+    for (const r of requests) {
+      assertEquals(r.attributes["voice.outcome"], "ok");
+      assert(turnRecord.engines.synthesis.includes(String(r.attributes["voice.engine"])));
+    }
+    const greeting = turns.find((t) => t.attributes["voice.turn_id"] === "greeting")!;
+    assert(mine.some((s) => s.name === "engine.synthesis" && s.parentSpanId === greeting.spanId));
     for (const s of mine) assertEquals(s.attributes["voice.session_id"], sessionId, s.name);
 
     // The brain was told the call's span as its parent: W3C traceparent of this trace.

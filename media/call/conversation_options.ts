@@ -48,7 +48,7 @@ export interface ConversationOptions {
   /** How long the brain has to start a reply to a turn (default: brainLimits). */
   replyTimeoutMs?: number;
   /** The call's trace (media/trace/): SessionStart carries its context; each turn over is traced. */
-  trace?: Pick<CallTrace, "traceparent" | "tracestate" | "turnOver">;
+  trace?: Pick<CallTrace, "traceparent" | "tracestate" | "turnOver" | "engineRequest">;
 }
 
 export interface ConversationOutcome extends UsageRecord {

@@ -3,6 +3,20 @@
 import type { TurnRecord } from "../call/turn_record.ts";
 import type { SpanAttributes } from "./span_plan.ts";
 
+/** One request to a speech engine, as the call saw it (wall clock, ms since the epoch). */
+export interface EngineRequest {
+  leg: "synthesis";
+  /** The engine that answered (the last one asked, after any fallback); absent if none did. */
+  engine?: string;
+  startMs: number;
+  /** Its first audio. */
+  firstMs?: number;
+  endMs: number;
+  characters: number;
+  /** `ok`: all of it came; `cancelled`: the caller cut it off; `failed`: no engine could. */
+  outcome: "ok" | "cancelled" | "failed";
+}
+
 /** One call's trace, as the call sees it (otel.ts makes it). */
 export interface CallTrace {
   /** W3C Trace Context of the call's span, for SessionStart (the brain's spans join it). */
@@ -10,6 +24,8 @@ export interface CallTrace {
   readonly tracestate: string;
   /** A turn played out or was cut off: its span and its steps' spans. */
   turnOver(record: TurnRecord | undefined): void;
+  /** A speech engine's request ended: a span under the turn it served (by time), else the call. */
+  engineRequest(request: EngineRequest): void;
   /** The call ended: turns not yet traced, then the call's span. */
   end(status: string, reason: string, turns: readonly TurnRecord[]): void;
 }

@@ -67,3 +67,47 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "an engine request is a child of the turn it falls in, whenever it is told; else the call's",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const receiver = startOtlpReceiver();
+    Deno.env.set("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint);
+    try {
+      const tracer = openTracer();
+      const trace = tracer.startCall("ses_r", {});
+      const turns = oneTurn();
+      const greeting = turns.record("greeting")!;
+      const t0 = Date.parse(greeting.started_at);
+      const request = (startMs: number, outcome: "ok" | "failed") => ({
+        leg: "synthesis" as const,
+        engine: "espeak",
+        startMs,
+        firstMs: startMs + 5,
+        endMs: startMs + 20,
+        characters: 12,
+        outcome,
+      });
+      trace.engineRequest(request(t0, "ok")); // before its turn is over: held
+      trace.turnOver(greeting);
+      trace.engineRequest(request(t0, "ok")); // after: parented at once
+      trace.engineRequest(request(t0 + 60_000, "failed")); // in no turn
+      trace.end("ended", "caller_hung_up", turns.records());
+      await tracer.flush();
+      const spans = await receiver.waitFor((s) => s.some((x) => x.name === "call"));
+      const call = spans.find((s) => s.name === "call")!;
+      const turn = spans.find((s) => s.name === "turn")!;
+      const requests = spans.filter((s) => s.name === "engine.synthesis");
+      assertEquals(requests.map((r) => r.parentSpanId), [turn.spanId, turn.spanId, call.spanId]);
+      assertEquals(requests[0].attributes["voice.first_audio_ms"], 5);
+      assertEquals(requests[2].attributes["voice.outcome"], "failed");
+      await tracer.shutdown();
+    } finally {
+      Deno.env.delete("OTEL_EXPORTER_OTLP_ENDPOINT");
+      await receiver.close();
+    }
+  },
+});

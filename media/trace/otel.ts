@@ -29,8 +29,8 @@ import {
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions";
 import { logger } from "../../common/log.ts";
 import type { TurnRecord } from "../call/turn_record.ts";
-import { type PlannedSpan, planTurn, type SpanAttributes } from "./span_plan.ts";
-import type { CallTrace, CallTracer } from "./call_trace.ts";
+import { type PlannedSpan, planRequest, planTurn, type SpanAttributes } from "./span_plan.ts";
+import type { CallTrace, CallTracer, EngineRequest } from "./call_trace.ts";
 
 const log = logger("traces");
 
@@ -40,6 +40,8 @@ const BATCH = 512;
 /** How often queued spans go out (the SDK's default is 5 s; a call's trace shows sooner). */
 const EXPORT_EVERY_MS = 1000;
 const EXPORT_TIMEOUT_MS = 10_000;
+/** Engine requests held for a turn not yet over; a call that never ends a turn keeps no more. */
+const MAX_WAITING_REQUESTS = 256;
 
 /** The worker's tracer over OTLP/HTTP with JSON bodies (what this exporter package sends). */
 export function openTracer(): CallTracer {
@@ -75,6 +77,10 @@ class OtelCallTrace implements CallTrace {
   private readonly span: Span;
   private readonly ctx: Context;
   private readonly traced = new Set<string>();
+  /** Traced turns' times and contexts: an engine request's parent is the turn it falls in. */
+  private readonly turns: { startMs: number; endMs: number; ctx: Context }[] = [];
+  /** Engine requests that ended before the turn they serve was over. */
+  private waiting: EngineRequest[] = [];
   private ended = false;
 
   constructor(
@@ -102,11 +108,38 @@ class OtelCallTrace implements CallTrace {
     const turnCtx = trace.setSpan(this.ctx, turn);
     for (const step of plan.steps) this.open(step, turnCtx).end(step.endMs);
     turn.end(plan.turn.endMs);
+    this.turns.push({ startMs: plan.turn.startMs, endMs: plan.turn.endMs, ctx: turnCtx });
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const r of waiting) this.engineRequest(r);
+  }
+
+  engineRequest(r: EngineRequest): void {
+    if (this.ended) return;
+    const turn = this.turns.findLast((t) => r.startMs >= t.startMs && r.startMs <= t.endMs);
+    if (!turn) {
+      this.waiting.push(r);
+      if (this.waiting.length > MAX_WAITING_REQUESTS) this.waiting.shift();
+      return;
+    }
+    this.emit(r, turn.ctx);
+  }
+
+  private emit(r: EngineRequest, parent: Context): void {
+    const p = planRequest(r, this.sessionId);
+    const span = this.tracer.startSpan(p.name, {
+      kind: SpanKind.CLIENT,
+      startTime: p.startMs,
+      attributes: p.attributes,
+    }, parent);
+    if (r.outcome === "failed") span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end(p.endMs);
   }
 
   end(status: string, reason: string, turns: readonly TurnRecord[]): void {
     if (this.ended) return;
     for (const t of turns) this.turnOver(t);
+    for (const r of this.waiting.splice(0)) this.emit(r, this.ctx); // in no turn: the call's
     this.ended = true;
     this.span.setAttributes({ "voice.status": status, "voice.end_reason": reason });
     if (status === "failed") this.span.setStatus({ code: SpanStatusCode.ERROR, message: reason });

@@ -3,6 +3,7 @@
 // data, no OpenTelemetry: otel.ts turns a plan into spans, and the tests read plans as they are.
 import type { LatencyStep, TurnMark, TurnRecord } from "../call/turn_record.ts";
 import { STEPS } from "../call/turn_record.ts";
+import type { EngineRequest } from "./call_trace.ts";
 
 export type SpanAttributes = Record<string, string | number | boolean>;
 
@@ -103,4 +104,20 @@ function latencyAttributes(r: TurnRecord): SpanAttributes {
     if (ms !== undefined) out[`voice.latency_ms.${step}`] = ms;
   }
   return out;
+}
+
+/** A speech engine's request: `engine.LEG`, its engine, size, outcome and time to first audio. */
+export function planRequest(r: EngineRequest, sessionId: string): PlannedSpan {
+  return {
+    name: `engine.${r.leg}`,
+    startMs: r.startMs,
+    endMs: Math.max(r.startMs, r.endMs),
+    attributes: {
+      "voice.session_id": sessionId,
+      ...(r.engine ? { "voice.engine": r.engine } : {}),
+      "voice.characters": r.characters,
+      "voice.outcome": r.outcome,
+      ...(r.firstMs !== undefined ? { "voice.first_audio_ms": r.firstMs - r.startMs } : {}),
+    },
+  };
 }

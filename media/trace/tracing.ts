@@ -4,7 +4,7 @@
 import type { SpanAttributes } from "./span_plan.ts";
 import type { CallTrace, CallTracer } from "./call_trace.ts";
 
-export type { CallTrace, CallTracer } from "./call_trace.ts";
+export type { CallTrace, CallTracer, EngineRequest } from "./call_trace.ts";
 
 /** How many times the SDK was loaded in this process (the no-cost-when-off proof reads it). */
 export const tracingStats = { sdkLoads: 0 };
