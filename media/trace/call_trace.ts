@@ -1,7 +1,9 @@
 // What a call and the worker see of tracing (types only: tracing.ts and otel.ts both use them,
 // and otel.ts must not import tracing.ts, which imports it).
 import type { TurnRecord } from "../call/turn_record.ts";
-import type { SpanAttributes } from "./span_plan.ts";
+
+/** A span's attributes (OpenTelemetry's primitive values). */
+export type SpanAttributes = Record<string, string | number | boolean>;
 
 /** One request to a speech engine, as the call saw it (wall clock, ms since the epoch). */
 export interface EngineRequest {

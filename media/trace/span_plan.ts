@@ -3,9 +3,9 @@
 // data, no OpenTelemetry: otel.ts turns a plan into spans, and the tests read plans as they are.
 import type { LatencyStep, TurnMark, TurnRecord } from "../call/turn_record.ts";
 import { STEPS } from "../call/turn_record.ts";
-import type { EngineRequest } from "./call_trace.ts";
+import type { EngineRequest, SpanAttributes } from "./call_trace.ts";
 
-export type SpanAttributes = Record<string, string | number | boolean>;
+export type { SpanAttributes } from "./call_trace.ts";
 
 export interface PlannedSpan {
   name: string;

@@ -1,8 +1,7 @@
 // Whether calls are traced, and the one door to the OpenTelemetry SDK: otel.ts is imported
 // dynamically, and only once an OTLP endpoint is configured (the standard variables), so a worker
 // that exports no traces loads no OpenTelemetry module and builds no span (docs/traces.md).
-import type { SpanAttributes } from "./span_plan.ts";
-import type { CallTrace, CallTracer } from "./call_trace.ts";
+import type { CallTrace, CallTracer, SpanAttributes } from "./call_trace.ts";
 
 export type { CallTrace, CallTracer, EngineRequest } from "./call_trace.ts";
 
