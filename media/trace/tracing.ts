@@ -1,9 +1,12 @@
 // Whether calls are traced, and the one door to the OpenTelemetry SDK: otel.ts is imported
 // dynamically, and only once an OTLP endpoint is configured (the standard variables), so a worker
 // that exports no traces loads no OpenTelemetry module and builds no span (docs/traces.md).
+import { logger } from "../../common/log.ts";
 import type { CallTrace, CallTracer, SpanAttributes } from "./call_trace.ts";
 
 export type { CallTrace, CallTracer, EngineRequest } from "./call_trace.ts";
+
+const log = logger("traces");
 
 /** How many times the SDK was loaded in this process (the no-cost-when-off proof reads it). */
 export const tracingStats = { sdkLoads: 0 };
@@ -13,6 +16,7 @@ type Env = { get(key: string): string | undefined };
 /** An endpoint is configured (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT). */
 export function tracingConfigured(env: Env = Deno.env): boolean {
   if ((env.get("OTEL_TRACES_EXPORTER") ?? "").trim() === "none") return false;
+  if ((env.get("OTEL_SDK_DISABLED") ?? "").trim().toLowerCase() === "true") return false;
   return !!(env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") ||
     env.get("OTEL_EXPORTER_OTLP_ENDPOINT"));
 }
@@ -27,7 +31,9 @@ export function callTracer(env: Env = Deno.env): Promise<CallTracer | undefined>
     return m.openTracer();
   }).catch((err) => {
     // A broken install must not stop calls: they go on untraced.
-    console.error(`traces: the OpenTelemetry SDK could not be loaded: ${(err as Error).message}`);
+    log.error("the OpenTelemetry SDK could not be loaded; calls go on untraced", {
+      cause: (err as Error).message,
+    });
     return undefined;
   });
 }
