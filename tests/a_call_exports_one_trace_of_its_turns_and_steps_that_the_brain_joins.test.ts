@@ -1,22 +1,47 @@
 // A whole call with tracing on: the worker process exports over OTLP/HTTP (the real exporter) to a
 // receiver in this test, and the call is one trace: the call's span at the root, a span per turn
-// under it, each turn's steps under the turn, every span naming the session. The brain was handed
-// the call span's traceparent in SessionStart, so its own spans can join that trace.
+// under it, each turn's steps and synthesis requests under the turn, every span naming the
+// session. The brain was handed the call span's traceparent in SessionStart, and a span its own
+// OpenTelemetry SDK starts from it (as docs/traces.md shows) lands in the call's trace.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { speech, startCallService, waitForLog } from "./helpers/call_harness.ts";
 import { startOtlpReceiver } from "./helpers/otlp_receiver.ts";
 import { createBrain, type TraceContext } from "../sdk/brain/mod.ts";
+import { propagation, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
+
+/** The brain's own OpenTelemetry, as docs/traces.md sets it up, exporting to `endpoint`. */
+function brainTracing(endpoint: string) {
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  const exporter = new OTLPTraceExporter({ url: `${endpoint}/v1/traces` });
+  return new TracerProvider({
+    resource: resourceFromAttributes({ "service.name": "the-brain" }),
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
+  });
+}
 
 Deno.test("a call exports one trace: the call, each turn, each turn's steps; the brain gets its traceparent", async () => {
   const receiver = startOtlpReceiver();
   const contexts: TraceContext[] = [];
+  const brainProvider = brainTracing(receiver.endpoint);
+  const brainTracer = brainProvider.getTracer("the-brain");
   const brain = createBrain({
     onSessionStart: (session) => {
       contexts.push(session.traceContext);
       return "Hello, this is a traced call.";
     },
-    async *onTurn(turn) {
-      yield `You said ${turn.text}.`;
+    async *onTurn(turn, session) {
+      // Joining the call's trace, as docs/traces.md shows a customer.
+      const parent = propagation.extract(ROOT_CONTEXT, session.traceContext);
+      const span = brainTracer.startSpan("brain.reply", {}, parent);
+      try {
+        yield `You said ${turn.text}.`;
+      } finally {
+        span.end();
+      }
     },
   });
   const service = await startCallService(brain, {
@@ -43,8 +68,8 @@ Deno.test("a call exports one trace: the call, each turn, each turn's steps; the
 
     const spans = await receiver.waitFor((s) => s.some((x) => x.name === "call"), 15_000);
     const call = spans.find((s) => s.name === "call")!;
-    const mine = spans.filter((s) => s.traceId === call.traceId);
-    assertEquals(mine.length, spans.length, "every span exported is of the call's one trace");
+    const mine = spans.filter((s) => s.traceId === call.traceId && s.service !== "the-brain");
+    assert(spans.every((s) => s.traceId === call.traceId), "every span exported is of one trace");
     assertEquals(call.parentSpanId, "", "the call's span is the trace's root");
     assertEquals(call.service, "voice-worker-under-test");
     assertEquals(call.attributes["voice.line"], "web");
@@ -95,11 +120,21 @@ Deno.test("a call exports one trace: the call, each turn, each turn's steps; the
     assert(mine.some((s) => s.name === "engine.synthesis" && s.parentSpanId === greeting.spanId));
     for (const s of mine) assertEquals(s.attributes["voice.session_id"], sessionId, s.name);
 
-    // The brain was told the call's span as its parent: W3C traceparent of this trace.
+    // The brain was told the call's span as its parent: W3C traceparent of this trace, and the
+    // brain's own span, exported by its own SDK, sits in the call's trace under the call.
     assertEquals(contexts.length, 1);
     assertEquals(contexts[0].traceparent, `00-${call.traceId}-${call.spanId}-01`);
+    await brainProvider.forceFlush();
+    const all = await receiver.waitFor((s) => s.some((x) => x.name === "brain.reply"));
+    const reply = all.find((s) => s.name === "brain.reply")!;
+    assertEquals([reply.service, reply.traceId, reply.parentSpanId], [
+      "the-brain",
+      call.traceId,
+      call.spanId,
+    ]);
   } finally {
     await service.close();
+    await brainProvider.shutdown();
     await receiver.close();
   }
 });
