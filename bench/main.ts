@@ -40,6 +40,9 @@ const BENCHES = [
   "bench/warm_transfer.ts",
   // Redaction per turn of text (issue 37) against copying it; ~10 s.
   "bench/redaction.ts",
+  // Tracing (issue 37): a call's turns traced with no endpoint (baseline) and exporting over
+  // OTLP/HTTP to loopback: µs per turn and per call, export per call, bytes; ~10 s.
+  "bench/traces.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

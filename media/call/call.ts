@@ -24,6 +24,7 @@ import { SessionLog } from "./session_log.ts";
 import { callRedaction } from "./call_redaction.ts";
 import { redactDeep } from "../../common/redaction.ts";
 import type { TurnObserver } from "./turn_record.ts";
+import { type CallTrace, startCallTrace } from "../trace/tracing.ts";
 
 const log = logger("call");
 
@@ -75,6 +76,8 @@ export class Call {
   private readonly tones?: DtmfTones;
   /** An outbound call's answering-machine detection, from the answer (machine_watch.ts). */
   private readonly watch?: MachineWatch;
+  /** The call's OpenTelemetry trace, when an endpoint is configured (media/trace/). */
+  private trace?: CallTrace;
 
   constructor(readonly line: CallLine, private readonly opts: CallOptions) {
     this.sessionId = opts.sessionId;
@@ -121,6 +124,7 @@ export class Call {
     log.info("call started", { session_id: this.sessionId, brain: o.brainUrl });
     if (o.brainUrl === "echo:" && line.echo) return line.echo();
     if (!o.engines) return void this.end("failed", "engine_unavailable");
+    this.trace = await startCallTrace(this.sessionId, traceAttributes(line));
     const recording = this.recording = active?.record
       ? new CallRecording(`${o.recordingsDir ?? "data/recordings"}/${this.sessionId}.wav`)
       : undefined;
@@ -146,6 +150,7 @@ export class Call {
       noiseSuppression: noiseSuppressionOf(o.input?.config),
       sensitivity: turnSensitivityOf(o.input?.config),
       outboundGreeting: this.greetingRule(),
+      trace: this.trace,
     });
     conversation.turnLog.observer = {
       latency: (step, ms) => this.turnObserver?.latency(step, ms),
@@ -205,6 +210,7 @@ export class Call {
       this.log.add("phone", "line", { ...this.line.stats(), ...this.keyCounts() });
     }
     const outcome = await this.finishConversation(reason);
+    this.trace?.end(status, reason, outcome?.turns ?? []);
     let recordingUrl: string | null = null;
     if (this.recording) {
       const seconds = await this.recording.close();
@@ -257,6 +263,17 @@ function machineWatchOf(
     log,
     hangUp,
   });
+}
+
+/** What the call's span says of its line (no numbers: they are the caller's). */
+function traceAttributes(line: CallLine): Record<string, string> {
+  const p = line.phone;
+  if (!p) return { "voice.line": "web" };
+  return {
+    "voice.line": "phone",
+    "voice.carrier": p.carrier,
+    "voice.direction": p.direction ?? "inbound",
+  };
 }
 
 /**

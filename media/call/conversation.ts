@@ -138,6 +138,7 @@ export class Conversation {
       init_json: JSON.stringify(o.init ?? {}),
       config: this.config,
       ...(o.phone ? { phone: o.phone } : {}),
+      ...(o.trace ? { traceparent: o.trace.traceparent, tracestate: o.trace.tracestate } : {}),
     });
     this.replyTimer.arm("greeting", o.greetingTimeoutMs ?? this.limits.greetingTimeoutMs);
     const held = { unit: this.unit.bind(this) };
@@ -251,7 +252,9 @@ export class Conversation {
 
   /** A turn played out or was cut off: its latency steps to the brain, if it asked. */
   private turnOver(turnId: string): void {
-    this.events.turnOver(this.turnLog.record(turnId));
+    const record = this.turnLog.record(turnId);
+    this.events.turnOver(record);
+    this.opts.trace?.turnOver(record);
   }
 
   private configure(patch: ConfigPatch): void {

@@ -13,6 +13,7 @@ import type { CallRecording } from "./recording.ts";
 import type { SessionLog } from "./session_log.ts";
 import type { TurnRecord } from "./turn_record.ts";
 import type { WarmRequest } from "./transfer.ts";
+import type { CallTrace } from "../trace/tracing.ts";
 
 export interface ConversationOptions {
   sessionId: string;
@@ -49,6 +50,8 @@ export interface ConversationOptions {
   greetingTimeoutMs?: number;
   /** How long the brain has to start a reply to a turn (default: brainLimits). */
   replyTimeoutMs?: number;
+  /** The call's trace (media/trace/): SessionStart carries its context; each turn over is traced. */
+  trace?: Pick<CallTrace, "traceparent" | "tracestate" | "turnOver" | "engineRequest">;
 }
 
 export interface ConversationOutcome extends UsageRecord {

@@ -22,6 +22,7 @@ import { brainLimits } from "../brain/limits.ts";
 import { releaseFreedMemoryEvery } from "../../common/freed_memory.ts";
 import { exitIfPortsTaken } from "../../common/port_taken.ts";
 import { sipAnnouncedAddress, startSipPhones } from "../sip/phone_service.ts";
+import { shutdownTracing } from "../trace/tracing.ts";
 
 const log = logger("worker");
 
@@ -157,6 +158,7 @@ export async function runWorker(
       ended_at_deadline: drained.endedAtDeadline,
       waited_ms: drained.waitedMs,
     });
+    await shutdownTracing(); // the last calls' spans go out (bounded by the exporter's timeout)
     await registration.stop();
     await sip?.close();
     await engines.close();

@@ -17,6 +17,7 @@ import type {
   RtviMessage,
   SayOutcome,
   Session,
+  TraceContext,
   TransferOptions,
   WebSocketLike,
 } from "./types.ts";
@@ -88,6 +89,8 @@ class CallSession implements Session {
   /** Its machineDetection is set when MachineDetected comes. */
   phone: PhoneInfo | null;
   readonly replay: ReplayInfo | null;
+  /** Set from SessionStart, like the fields above (kept out of the constructor's list). */
+  traceContext: TraceContext = {};
   private readonly send: Send;
 
   // No parameter properties here or below: Node's type stripping cannot run them.
@@ -148,6 +151,14 @@ class CallSession implements Session {
   collectDigits(options: CollectDigitsOptions): Promise<CollectedDigits> {
     return this.keypad.collect(options);
   }
+}
+
+/** SessionStart's trace context, as a carrier `propagation.extract` reads (empty values left out). */
+function traceContextOf(body: Body): TraceContext {
+  const out: TraceContext = {};
+  if (body.traceparent) out.traceparent = String(body.traceparent);
+  if (body.tracestate) out.tracestate = String(body.tracestate);
+  return out;
 }
 
 function phoneOf(p: unknown): PhoneInfo | null {
@@ -374,6 +385,7 @@ export class BrainConnection {
       replayOf(body.replay),
       (kind, b) => this.send(kind, b),
     );
+    session.traceContext = traceContextOf(body);
     this.session = session;
     const onStart = this.handlers.onSessionStart;
     this.ready = (async () => {

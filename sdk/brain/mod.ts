@@ -31,6 +31,7 @@ export type {
   SayOutcome,
   Session,
   SessionEndInfo,
+  TraceContext,
   TransferFailure,
   TransferOptions,
   Turn,

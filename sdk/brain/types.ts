@@ -25,6 +25,12 @@ export interface Session {
    * `null` on a real call.
    */
   readonly replay: ReplayInfo | null;
+  /**
+   * The call's trace (W3C Trace Context), for the brain's own spans to join it:
+   * `propagation.extract(ROOT_CONTEXT, session.traceContext)` with `@opentelemetry/api`
+   * (docs/traces.md). `{}` when the worker exports no traces.
+   */
+  readonly traceContext: TraceContext;
   /** True once the session has ended (End received or socket closed); sends are then dropped. */
   readonly ended: boolean;
   /**
@@ -112,6 +118,12 @@ export interface TurnMetrics {
   readonly latencyMs: Readonly<Record<string, number>>;
   /** The caller cut the reply off. */
   readonly interrupted: boolean;
+}
+
+/** W3C Trace Context headers' values (SessionStart's `traceparent`, `tracestate`), set ones only. */
+export interface TraceContext {
+  traceparent?: string;
+  tracestate?: string;
 }
 
 /** A phone call's caller, dialled number and carrier (SessionStart's `phone`). */

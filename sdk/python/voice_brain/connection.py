@@ -226,6 +226,8 @@ class Connection:
             replay = Replay(body.replay.original_session_id)
         session = Session(body.session_id, body.agent_id, init, config, self._send, phone,
                           replay, self._say)
+        session.trace_context = {k: v for k, v in (("traceparent", body.traceparent),
+                                                   ("tracestate", body.tracestate)) if v}
         self._session = session
         self._ready = asyncio.ensure_future(self._greet(session))
 

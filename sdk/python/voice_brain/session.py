@@ -177,6 +177,9 @@ class Session:
         replay: a ``Replay`` when this session replays a recorded one (``deno task replay``):
             nobody is on the line and ``id`` is the replay's own; keep side effects on real
             systems (bookings, payments) out of it. ``None`` on a real call.
+        trace_context: the call's W3C Trace Context (``traceparent``, ``tracestate``; set ones
+            only, ``{}`` when the worker exports no traces), for the brain's own spans to join
+            the call's trace: ``opentelemetry.propagate.extract(session.trace_context)``.
     """
 
     def __init__(
@@ -193,6 +196,7 @@ class Session:
         self.id = session_id
         self.phone = phone
         self.replay = replay
+        self.trace_context: Dict[str, str] = {}  # set from SessionStart (connection.py)
         self.agent_id = agent_id
         self.init = init
         self.config = config
