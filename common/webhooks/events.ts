@@ -1,0 +1,96 @@
+// The webhook events and their `data` (docs/webhooks.md is the customer's description). Each body
+// is `{type, timestamp, data}` as the Standard Webhooks spec suggests; db/migrations/0011 wraps
+// `data` so. What is built here in TypeScript is the part the writer knows; the SQL that writes
+// the fact adds the columns it returns (ids, times), in the same statement.
+
+export const WEBHOOK_EVENT_TYPES = [
+  "session.started",
+  "session.ended",
+  "recording.stored",
+] as const;
+export type WebhookEventType = typeof WEBHOOK_EVENT_TYPES[number];
+
+/** One turn of the transcript a customer receives: what was said and what the caller heard. */
+export interface TranscriptTurn {
+  turn_id: string;
+  trigger: string;
+  /** What the caller said (recognised) or typed; null for the greeting and the brain's Say. */
+  caller: string | null;
+  /** The bot's reply, unit by unit: the text, what the caller heard of it, whether it was cut. */
+  bot: { text: string; heard: string; cut_off: boolean }[];
+  /** The caller barged in on this turn's reply. */
+  interrupted: boolean;
+  started_at: string | null;
+  /** The turn's latencies in ms (docs/session-record.md, latency_ms). */
+  latency_ms: Record<string, number>;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === "object" ? v as Obj : {});
+
+/** A turn record (media/call/turn_record.ts) as the transcript shows it. */
+export function transcriptTurn(turn: unknown): TranscriptTurn {
+  const t = obj(turn);
+  const units = Array.isArray(t.units) ? t.units.map(obj) : [];
+  const latency: Record<string, number> = {};
+  for (const [k, v] of Object.entries(obj(t.latency_ms))) {
+    if (typeof v === "number") latency[k] = v;
+  }
+  return {
+    turn_id: String(t.turn_id ?? ""),
+    trigger: String(t.trigger ?? ""),
+    caller: typeof t.user_text === "string" ? t.user_text : null,
+    bot: units.map((u) => ({
+      text: String(u.text ?? ""),
+      heard: String(u.heard ?? ""),
+      cut_off: u.cut_off === true,
+    })),
+    interrupted: t.interrupted === true,
+    started_at: typeof t.started_at === "string" ? t.started_at : null,
+    latency_ms: latency,
+  };
+}
+
+/** What the writer of a session's end knows (db/sessions.ts CallOutcome, as JSON). */
+export interface SessionEndFacts {
+  status: "ended" | "failed";
+  end_reason: string;
+  brain_end_reason: string | null;
+  turns: unknown[];
+  recognised_seconds: number;
+  synthesized_characters: number;
+  by_engine: Record<string, unknown>;
+  recording_url: string | null;
+}
+
+/**
+ * session.ended's `data`, but for what the statement adds (session_id, agent_id, workspace_id,
+ * direction, metadata, created_at, started_at, ended_at, usage.call_seconds).
+ */
+export function sessionEndedData(f: SessionEndFacts): Obj {
+  return {
+    status: f.status,
+    end_reason: f.end_reason,
+    brain_end_reason: f.brain_end_reason,
+    transcript: f.turns.map(transcriptTurn),
+    usage: {
+      recognised_seconds: f.recognised_seconds,
+      synthesized_characters: f.synthesized_characters,
+      by_engine: f.by_engine,
+    },
+    recording: f.recording_url ? { url: f.recording_url } : null,
+  };
+}
+
+/** recording.stored's `data`: where a session's recording now is (the storage writer sends it). */
+export interface RecordingStored {
+  session_id: string;
+  agent_id: string;
+  /** Where it is: `s3://bucket/key` for a customer's bucket, else the service's own URL. */
+  url: string;
+  /** The transcript beside it, when one was written. */
+  transcript_url?: string | null;
+  content_type: string;
+  bytes: number;
+  duration_seconds: number;
+}

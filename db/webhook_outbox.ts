@@ -1,0 +1,56 @@
+// The outbox half of the statements that write a session's start and end (db/sessions.ts,
+// db/nodes.ts): a CTE calling webhook_enqueue (db/migrations/0011_webhooks.sql) for each row the
+// statement changed, so the event commits or rolls back with the fact. The statement's final
+// select must read `event_id` from it (a CTE nobody reads is never run).
+import type { Sql } from "./client.ts";
+import { sessionEndedData, type WebhookEventType } from "../common/webhooks/events.ts";
+import { type CallOutcome, keptBrainEndReason } from "./sessions.ts";
+
+/**
+ * `select webhook_enqueue(...) as event_id from <rows>`: `rows` is the CTE of changed sessions,
+ * with id, workspace_id, agent_id, direction, metadata, created_at, started_at (and ended_at,
+ * call_seconds for an end); `data` is merged over what those columns say.
+ */
+export function enqueueFor(
+  sql: Sql,
+  type: WebhookEventType,
+  rows: string,
+  data: Record<string, unknown>,
+) {
+  const r = sql(rows);
+  const ended = type === "session.ended"
+    ? sql`|| jsonb_build_object('ended_at', ${r}.ended_at,
+          'call_seconds', greatest(coalesce(extract(epoch from ${r}.ended_at - ${r}.started_at), 0), 0))`
+    : sql``;
+  return sql`select webhook_enqueue(${type}, ${r}.workspace_id, ${r}.agent_id, ${r}.id,
+      jsonb_build_object('session_id', ${r}.id, 'agent_id', ${r}.agent_id,
+        'workspace_id', ${r}.workspace_id, 'direction', ${r}.direction,
+        'metadata', ${r}.metadata, 'created_at', ${r}.created_at, 'started_at', ${r}.started_at)
+      ${ended} || ${sql.json(data as never)}::jsonb) as event_id
+    from ${r}`;
+}
+
+/** session.ended for the sessions in `rows`, with what the writer of the end knows. */
+export function enqueueEnded(
+  sql: Sql,
+  rows: string,
+  status: "ended" | "failed",
+  reason: string,
+  outcome: CallOutcome = {},
+) {
+  return enqueueFor(
+    sql,
+    "session.ended",
+    rows,
+    sessionEndedData({
+      status,
+      end_reason: reason,
+      brain_end_reason: keptBrainEndReason(outcome.brainEndReason),
+      turns: outcome.turns ?? [],
+      recognised_seconds: outcome.recognisedSeconds ?? 0,
+      synthesized_characters: outcome.synthesizedCharacters ?? 0,
+      by_engine: outcome.byEngine ?? {},
+      recording_url: outcome.recordingUrl ?? null,
+    }),
+  );
+}
