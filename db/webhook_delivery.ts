@@ -42,6 +42,7 @@ export async function claimDue(sql: Sql, o: {
       for update of d skip locked
     )
     update webhook_deliveries d set attempts = d.attempts + 1, lease = ${o.lease},
+      retry_from = coalesce(d.retry_from, ${o.now}),
       leased_until = now() + make_interval(secs => ${o.leaseSeconds})
     from due, webhook_events ev, webhook_endpoints e
     where d.id = due.id and ev.id = d.event_id and e.id = d.endpoint_id

@@ -164,7 +164,7 @@ export async function redeliver(sql: Sql, deliveryId: string): Promise<DeliveryR
   if (!/^[0-9]{1,18}$/.test(deliveryId)) return undefined;
   const rows = await sql`
     update webhook_deliveries d set status = 'pending', next_attempt_at = now(),
-      retry_from = now(), leased_until = null, lease = null, delivered_at = null
+      retry_from = null, leased_until = null, lease = null, delivered_at = null
     from webhook_endpoints e
     where d.id = ${deliveryId} and e.id = d.endpoint_id and e.deleted_at is null
     returning d.endpoint_id`;

@@ -43,8 +43,9 @@ CREATE TABLE webhook_deliveries (
   status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
   attempts integer NOT NULL DEFAULT 0,
   next_attempt_at timestamptz NOT NULL DEFAULT now(),
-  -- Retries go on until an attempt fails this long after retry_from (24 h by default).
-  retry_from timestamptz NOT NULL DEFAULT now(),
+  -- The first attempt since it was queued or redelivered (null: none yet). Retries go on until
+  -- an attempt fails this long after it (24 h by default), however long it waited its turn.
+  retry_from timestamptz,
   leased_until timestamptz,
   lease text,
   last_status_code integer,
