@@ -29,6 +29,11 @@ export interface DispatcherOptions {
   maxResponseBytes?: number;
   /** Requests in flight at once per process (default 8). */
   concurrency?: number;
+  /**
+   * How long a claim is held (default: the request timeout + 30 s); a process that dies mid-request
+   * holds its deliveries this long before another sends them again.
+   */
+  leaseSeconds?: number;
 }
 
 export const USER_AGENT = "voice-webhooks/1";
@@ -41,6 +46,8 @@ export class WebhookDispatcher {
   #timer?: ReturnType<typeof setInterval>;
   #running?: Promise<unknown>;
   #stopped = false;
+  /** Requests this dispatcher made (its share of the work, for tests and figures). */
+  sent = 0;
 
   constructor(
     private readonly sql: Sql,
@@ -86,7 +93,7 @@ export class WebhookDispatcher {
       now: new Date(this.#clock.now()),
       limit: this.#concurrency,
       // Longer than any request may take, so a live sender's lease never runs out under it.
-      leaseSeconds: Math.ceil(this.#timeoutMs / 1000) + 30,
+      leaseSeconds: this.options.leaseSeconds ?? Math.ceil(this.#timeoutMs / 1000) + 30,
       lease: randomBase62(16),
     });
     await Promise.all(claimed.map((c) => this.#deliver(c)));
@@ -94,6 +101,7 @@ export class WebhookDispatcher {
   }
 
   async #deliver(c: Claimed): Promise<void> {
+    this.sent++;
     const attempted = new Date();
     const started = performance.now();
     let status: number | null = null, error: string | null = null, excerpt: string | null = null;

@@ -24,6 +24,8 @@ export class WebhookReceiver {
   port = 0;
   /** The status to answer with (a 2xx accepts). */
   answer = 204;
+  /** How long to take over each answer (a slow receiver keeps deliveries in flight). */
+  delayMs = 0;
 
   constructor(private secret = "") {}
 
@@ -66,6 +68,7 @@ export class WebhookReceiver {
 
   async #handle(req: Request): Promise<Response> {
     const body = await req.text();
+    if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     const headers = Object.fromEntries(req.headers);
     this.seenIds.push(headers["webhook-id"]);
     try {
