@@ -3,6 +3,7 @@
 // a usage mistake exits 2 before anything is sent.
 import { parseArgs } from "node:util";
 import { ApiUnreachable, DEFAULT_API_URL, httpAdminCall } from "./api_client.ts";
+import { WEBHOOK_COMMANDS, WEBHOOK_FLAGS } from "./admin_webhooks.ts";
 
 type FlagType = "string" | "boolean" | "strings" | "integer" | "contacts";
 
@@ -68,6 +69,7 @@ const FLAGS: Record<string, Flag> = {
   state: { type: "string", value: "STATE" },
   after: { type: "integer", value: "INDEX" },
   "contact-index": { type: "integer", value: "INDEX" },
+  ...WEBHOOK_FLAGS,
 };
 
 /**
@@ -309,6 +311,7 @@ const COMMANDS: Record<string, Command> = {
     required: ["campaign-id"],
     optional: ["contact-index", "limit"],
   },
+  ...WEBHOOK_COMMANDS,
 };
 
 const flagUsage = (f: string) => FLAGS[f].value ? `--${f} ${FLAGS[f].value}` : `--${f}`;
