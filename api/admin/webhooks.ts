@@ -48,13 +48,20 @@ function readEventTypes(body: Record<string, unknown>): string[] | undefined {
   return types && [...new Set(types)];
 }
 
-export async function create(c: Context, deps: ApiDeps): Promise<Response> {
-  const body = await readObject(c, ["agent_id", "tenant", "url", "description", "event_types"]);
-  const url = readUrl(body, true)!;
-  const eventTypes = readEventTypes(body) ?? [];
-  const description = optionalString(body, "description") ?? "";
-  const agentId = optionalString(body, "agent_id");
-  const tenant = optionalString(body, "tenant");
+export interface EndpointInput {
+  agent_id?: string;
+  tenant?: string;
+  url: string;
+  description?: string;
+  event_types?: string[];
+}
+
+/** An endpoint and its secret (shown once); refusals are ApiErrors (the console shows them). */
+export async function makeEndpoint(deps: ApiDeps, input: EndpointInput) {
+  const problem = endpointUrlProblem(input.url);
+  if (problem) throw invalidRequest("url", problem);
+  const eventTypes = readEventTypes({ event_types: input.event_types }) ?? [];
+  const { agent_id: agentId, tenant } = input;
   if ((agentId === undefined) === (tenant === undefined)) {
     throw invalidRequest(
       "agent_id",
@@ -85,12 +92,25 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
     endpoint_id: endpointId,
     workspace_id: workspaceId,
     agent_id: agentId ?? null,
-    url,
-    description,
+    url: input.url,
+    description: input.description ?? "",
     event_types: eventTypes,
     secret_sealed: await seal(deps.trunkKey, secret, endpointId),
   });
-  return c.json({ endpoint, secret });
+  return { endpoint, secret };
+}
+
+export async function create(c: Context, deps: ApiDeps): Promise<Response> {
+  const body = await readObject(c, ["agent_id", "tenant", "url", "description", "event_types"]);
+  return c.json(
+    await makeEndpoint(deps, {
+      url: requiredString(body, "url"),
+      agent_id: optionalString(body, "agent_id"),
+      tenant: optionalString(body, "tenant"),
+      description: optionalString(body, "description"),
+      event_types: optionalStringArray(body, "event_types"),
+    }),
+  );
 }
 
 export async function list(c: Context, deps: ApiDeps): Promise<Response> {
