@@ -38,6 +38,9 @@ const BENCHES = [
   "bench/first_greeting.ts",
   // Warm transfer: the bridge's relay against a line's G.711 edge, the whisper's synthesis; ~20 s.
   "bench/warm_transfer.ts",
+  // Signed webhooks: the session end write with and without an endpoint, end → receiver, and a
+  // backlog's drain rate; ~30 s.
+  "bench/webhooks.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

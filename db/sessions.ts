@@ -369,15 +369,8 @@ export interface CallOutcome {
   endedSecondsAgo?: number;
 }
 
-/** The longest brain end reason a record keeps (db/migrations/0005_brain_end_reason.sql). */
-export const BRAIN_END_REASON_CHARS = 200;
-
-/** A brain's end reason as the record keeps it: its first 200 characters; null when empty. */
-export function keptBrainEndReason(reason: string | null | undefined): string | null {
-  // By code points, as char_length counts them: a cut never splits a surrogate pair.
-  const chars = Array.from(reason ?? "");
-  return chars.length === 0 ? null : chars.slice(0, BRAIN_END_REASON_CHARS).join("");
-}
+export { BRAIN_END_REASON_CHARS, keptBrainEndReason } from "./brain_end_reason.ts";
+import { keptBrainEndReason } from "./brain_end_reason.ts";
 
 /** Ends a session not ended yet, releases its node slot (if held), books its usage (call seconds,
  * recognised, synthesized) and queues session.ended (webhooks). False when it had already ended. */

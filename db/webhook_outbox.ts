@@ -4,7 +4,17 @@
 // select must read `event_id` from it (a CTE nobody reads is never run).
 import type { Sql } from "./client.ts";
 import { sessionEndedData, type WebhookEventType } from "../common/webhooks/events.ts";
-import { type CallOutcome, keptBrainEndReason } from "./sessions.ts";
+import { keptBrainEndReason } from "./brain_end_reason.ts";
+
+/** What enqueueEnded reads of db/sessions.ts CallOutcome (kept apart: no import circle). */
+export interface EndOutcome {
+  turns?: unknown[];
+  recognisedSeconds?: number;
+  synthesizedCharacters?: number;
+  byEngine?: Record<string, unknown>;
+  recordingUrl?: string | null;
+  brainEndReason?: string | null;
+}
 
 /**
  * `select webhook_enqueue(...) as event_id from <rows>`: `rows` is the CTE of changed sessions,
@@ -36,7 +46,7 @@ export function enqueueEnded(
   rows: string,
   status: "ended" | "failed",
   reason: string,
-  outcome: CallOutcome = {},
+  outcome: EndOutcome = {},
 ) {
   return enqueueFor(
     sql,

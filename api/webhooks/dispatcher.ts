@@ -60,7 +60,7 @@ export class WebhookDispatcher {
     this.#concurrency = options.concurrency ?? 8;
   }
 
-  /** Passes every `tickMs`; a pass that found a full batch runs again at once. */
+  /** Drains every `tickMs`. */
   start(tickMs = 500): void {
     this.#timer = setInterval(() => {
       if (this.#running || this.#stopped) return;
@@ -76,13 +76,16 @@ export class WebhookDispatcher {
     await this.#running;
   }
 
-  /** Passes until nothing is due; how many requests were made. */
+  /**
+   * Passes until one finds nothing due; how many requests were made. A pass after one that sent
+   * something sends at once the session events that were waiting for those.
+   */
   async drain(): Promise<number> {
     let total = 0;
     while (!this.#stopped) {
       const n = await this.pass();
       total += n;
-      if (n < this.#concurrency) break;
+      if (n === 0) break;
     }
     return total;
   }
