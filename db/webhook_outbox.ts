@@ -3,7 +3,11 @@
 // statement changed, so the event commits or rolls back with the fact. The statement's final
 // select must read `event_id` from it (a CTE nobody reads is never run).
 import type { Sql } from "./client.ts";
-import { sessionEndedData, type WebhookEventType } from "../common/webhooks/events.ts";
+import {
+  type RecordingStored,
+  sessionEndedData,
+  type WebhookEventType,
+} from "../common/webhooks/events.ts";
 import { keptBrainEndReason } from "./brain_end_reason.ts";
 
 /** What enqueueEnded reads of db/sessions.ts CallOutcome (kept apart: no import circle). */
@@ -63,4 +67,21 @@ export function enqueueEnded(
       recording_url: outcome.recordingUrl ?? null,
     }),
   );
+}
+
+/**
+ * recording.stored for a session whose recording reached its storage. Call it on the transaction
+ * (or in the statement) that records the upload as done, so the event commits with that fact; it
+ * is ordered after the session's session.ended to each endpoint. The event's id, or null when no
+ * endpoint of the workspace wants it.
+ */
+export async function enqueueRecordingStored(
+  sql: Sql,
+  workspaceId: string,
+  data: RecordingStored,
+): Promise<string | null> {
+  const [row] = await sql<{ event_id: string | null }[]>`
+    select webhook_enqueue('recording.stored', ${workspaceId}, ${data.agent_id},
+      ${data.session_id}, ${sql.json(data as never)}::jsonb) as event_id`;
+  return row.event_id;
 }
