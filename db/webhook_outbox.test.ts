@@ -1,6 +1,7 @@
 // The outbox writes on both databases: an event and its deliveries only for live endpoints that
 // want it, written with the fact (a fact rolled back leaves none), and recording.stored's shape.
-import { assertEquals } from "../tests/helpers/assert.ts";
+import { assert, assertEquals } from "../tests/helpers/assert.ts";
+import { appendEvents } from "./events.ts";
 import { testOnEveryDatabase } from "../tests/helpers/database.ts";
 import { createAgent } from "./agents.ts";
 import { createEndpoint, updateEndpoint } from "./webhooks.ts";
@@ -69,5 +70,52 @@ testOnEveryDatabase(
     assertEquals(body.type, "recording.stored");
     assertEquals(body.data.url, "s3://bucket/acme/rec.wav");
     assertEquals(typeof body.timestamp, "string");
+  },
+);
+
+testOnEveryDatabase(
+  "a log batch's transfer outcome and key presses queue phone events, never the digits",
+  async (db) => {
+    const agent = await createAgent(db.sql, { tenant: "acme", name: "A", brain_url: "wss://b" });
+    await createEndpoint(db.sql, {
+      endpoint_id: "whk_phone",
+      workspace_id: agent.workspace_id,
+      agent_id: null,
+      url: "https://crm.example.com/",
+      description: "",
+      event_types: ["phone.transfer", "phone.keypad"],
+      secret_sealed: "sealed",
+    });
+    const writer = await sessionWriter(db.sql, agent);
+    const s = await writer.start();
+    await appendEvents(db.sql, [
+      { session_id: s, source: "phone", kind: "dtmf", data: { digit: "7", duration_ms: 80 } },
+      { session_id: s, source: "phone", kind: "dtmf", data: { digit: "3", duration_ms: 80 } },
+      { session_id: s, source: "worker", kind: "transfer_requested", data: { target: "+9122" } },
+      {
+        session_id: s,
+        source: "worker",
+        kind: "transfer_failed",
+        data: { target: "+912240000001", detail: "SIP 486", reason: "busy" },
+      },
+    ]);
+    const logged = await db
+      .sql`select count(*)::int as n from session_events where session_id = ${s}`;
+    assertEquals(logged[0].n, 4);
+    const rows = await db.sql<{ type: string; body: string }[]>`select ev.type, ev.body
+    from webhook_deliveries d join webhook_events ev on ev.id = d.event_id order by d.id`;
+    assertEquals(rows.map((r) => r.type), ["phone.transfer", "phone.keypad"]);
+    const transfer = JSON.parse(rows[0].body).data;
+    assertEquals(transfer, {
+      session_id: s,
+      agent_id: agent.agent_id,
+      outcome: "failed",
+      target: "+912240000001",
+      reason: "busy",
+      detail: "SIP 486",
+    });
+    const keypad = JSON.parse(rows[1].body).data;
+    assertEquals(keypad, { session_id: s, agent_id: agent.agent_id, keys_pressed: 2 });
+    assert(!/"digit"|"7"|"3"/.test(rows[1].body), rows[1].body);
   },
 );

@@ -4,6 +4,7 @@
 // select must read `event_id` from it (a CTE nobody reads is never run).
 import type { Sql } from "./client.ts";
 import {
+  type PhoneHook,
   type RecordingStored,
   sessionEndedData,
   type WebhookEventType,
@@ -84,4 +85,18 @@ export async function enqueueRecordingStored(
     select webhook_enqueue('recording.stored', ${workspaceId}, ${data.agent_id},
       ${data.session_id}, ${sql.json(data as never)}::jsonb) as event_id`;
   return row.event_id;
+}
+
+/**
+ * `select webhook_enqueue(...) as event_id` for a log batch's phone events, one per row in the
+ * batch's order (a function scan keeps it, so a session's events are queued in order).
+ */
+export function enqueuePhone(sql: Sql, hooks: PhoneHook[]) {
+  return sql`select webhook_enqueue(h.type,
+      (select workspace_id from sessions where id = h.session_id),
+      (select agent_id from sessions where id = h.session_id), h.session_id,
+      jsonb_build_object('session_id', h.session_id,
+        'agent_id', (select agent_id from sessions where id = h.session_id)) || h.data) as event_id
+    from jsonb_to_recordset(${sql.json(hooks as never)}::jsonb)
+      as h(session_id text, type text, data jsonb)`;
 }

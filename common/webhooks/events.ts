@@ -7,6 +7,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "session.started",
   "session.ended",
   "recording.stored",
+  "phone.transfer",
+  "phone.keypad",
 ] as const;
 export type WebhookEventType = typeof WEBHOOK_EVENT_TYPES[number];
 
@@ -93,4 +95,56 @@ export interface RecordingStored {
   content_type: string;
   bytes: number;
   duration_seconds: number;
+}
+
+/** A logged session event, as db/events.ts appends it. */
+interface LoggedInput {
+  session_id: string;
+  source: string;
+  kind: string;
+  data?: unknown;
+}
+
+/** A phone event a batch of the session log reports: its type, session and `data`. */
+export interface PhoneHook {
+  session_id: string;
+  type: "phone.transfer" | "phone.keypad";
+  data: Obj;
+}
+
+const TRANSFER_OUTCOMES: Record<string, string> = {
+  transferred: "transferred",
+  transfer_failed: "failed",
+  transfer_refused: "refused",
+};
+
+/**
+ * The webhook events in a batch of the session log: each transfer's outcome, and per session the
+ * number of keys pressed in the batch, never which (the log masks sensitive digits; webhooks carry
+ * none at all, sensitive or not).
+ */
+export function phoneHooks(events: readonly LoggedInput[]): PhoneHook[] {
+  const out: PhoneHook[] = [];
+  const keys = new Map<string, number>();
+  for (const e of events) {
+    if (e.source === "phone" && e.kind === "dtmf") {
+      keys.set(e.session_id, (keys.get(e.session_id) ?? 0) + 1);
+    } else if (e.source === "worker" && TRANSFER_OUTCOMES[e.kind]) {
+      const d = obj(e.data);
+      out.push({
+        session_id: e.session_id,
+        type: "phone.transfer",
+        data: {
+          outcome: TRANSFER_OUTCOMES[e.kind],
+          target: typeof d.target === "string" ? d.target : null,
+          reason: typeof d.reason === "string" ? d.reason : null,
+          detail: typeof d.detail === "string" ? d.detail : null,
+        },
+      });
+    }
+  }
+  for (const [session_id, n] of keys) {
+    out.push({ session_id, type: "phone.keypad", data: { keys_pressed: n } });
+  }
+  return out;
 }
