@@ -100,3 +100,18 @@ export function enqueuePhone(sql: Sql, hooks: PhoneHook[]) {
     from jsonb_to_recordset(${sql.json(hooks as never)}::jsonb)
       as h(session_id text, type text, data jsonb)`;
 }
+
+/**
+ * campaign.attempt_done for the settled attempts in `rows` (db/campaign_dialing.ts
+ * settleAttempts: campaign_id, contact_index, attempt, outcome, session_id, retry, workspace_id,
+ * agent_id), queued in the statement that settles them; ordered after the session's own events.
+ */
+export function enqueueAttemptDone(sql: Sql, rows: string) {
+  const r = sql(rows);
+  return sql`select webhook_enqueue('campaign.attempt_done', ${r}.workspace_id, ${r}.agent_id,
+      ${r}.session_id, jsonb_build_object('campaign_id', ${r}.campaign_id,
+        'contact_index', ${r}.contact_index, 'attempt', ${r}.attempt, 'outcome', ${r}.outcome,
+        'session_id', ${r}.session_id, 'agent_id', ${r}.agent_id,
+        'will_retry', ${r}.retry and ${r}.campaign_status <> 'cancelled')) as event_id
+    from ${r}`;
+}

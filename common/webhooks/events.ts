@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "recording.stored",
   "phone.transfer",
   "phone.keypad",
+  "campaign.attempt_done",
 ] as const;
 export type WebhookEventType = typeof WEBHOOK_EVENT_TYPES[number];
 
