@@ -8,7 +8,8 @@ type Forward = (path: string) => (args: Record<string, unknown>) => Promise<Call
 
 const endpointId = z.string().min(1).describe("The endpoint id (whk_...).");
 const eventTypes = z.array(z.string().min(1)).optional().describe(
-  "Only these events (session.started, session.ended, recording.stored); none: all.",
+  "Only these events (session.started, session.ended, recording.stored, phone.transfer, " +
+    "phone.keypad, campaign.attempt_done); none: all.",
 );
 
 export function registerWebhookTools(server: McpServer, forward: Forward): void {
