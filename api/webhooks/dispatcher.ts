@@ -130,7 +130,8 @@ export class WebhookDispatcher {
     } catch (err) {
       error = (err as Error).name === "TimeoutError"
         ? `no reply within ${this.#timeoutMs} ms`
-        : (err as Error).message.slice(0, 300);
+        // A URL may carry a customer's token in its query: the log names the endpoint instead.
+        : (err as Error).message.replaceAll(c.url, c.endpoint_id).slice(0, 300);
     }
     const outcome: AttemptOutcome = {
       attempted_at: attempted,
