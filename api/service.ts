@@ -21,6 +21,8 @@ import { ApiMetrics } from "./metrics.ts";
 import type { ApiDeps } from "./context.ts";
 import { campaignDialer } from "./campaigns/dial.ts";
 import { CampaignScheduler, type Dial } from "./campaigns/scheduler.ts";
+import { type DispatcherOptions, WebhookDispatcher } from "./webhooks/dispatcher.ts";
+import { checkWebhookKey } from "./webhooks/key_check.ts";
 
 const log = logger("api");
 
@@ -71,10 +73,13 @@ export async function startApiService(
     /** Places a campaign's calls; api/campaigns/dial.ts's dialNumber unless a test gives one. */
     campaignDial?: Dial;
     campaignTickMs?: number;
+    /** The webhook dispatcher's (api/webhooks/dispatcher.ts); tests pass a manual clock. */
+    webhooks?: DispatcherOptions & { tickMs?: number };
   } = {},
 ): Promise<ApiService> {
   const hashSecret = await keyHashSecret(db, settings);
   const trunkKey = await trunkCredentialsKey(db, settings);
+  await checkWebhookKey(db.sql, trunkKey);
   const signer = await TokenSigner.fromJwk(await signingJwk(db, settings));
   const keys = new KeyStore(db.sql, hashSecret);
   await keys.listen();
@@ -119,11 +124,15 @@ export async function startApiService(
   }, options.sweepMs ?? 2000);
   const campaigns = new CampaignScheduler(db.sql, options.campaignDial ?? campaignDialer(deps));
   campaigns.start(options.campaignTickMs ?? 1000);
+  // Without the key no endpoint can exist (webhooks.create refuses), so there is nothing to send.
+  const webhooks = trunkKey && new WebhookDispatcher(db.sql, trunkKey, options.webhooks);
+  webhooks?.start(options.webhooks?.tickMs ?? 500);
   return {
     deps,
     close: async () => {
       clearInterval(sweeper);
       await campaigns.stop();
+      await webhooks?.stop();
       await keys.close();
     },
   };

@@ -43,6 +43,9 @@ const BENCHES = [
   // Tracing (issue 37): a call's turns traced with no endpoint (baseline) and exporting over
   // OTLP/HTTP to loopback: µs per turn and per call, export per call, bytes; ~10 s.
   "bench/traces.ts",
+  // Signed webhooks: the session end write with and without an endpoint, end → receiver, and a
+  // backlog's drain rate; ~30 s.
+  "bench/webhooks.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

@@ -3,6 +3,7 @@
 // a usage mistake exits 2 before anything is sent.
 import { parseArgs } from "node:util";
 import { ApiUnreachable, DEFAULT_API_URL, httpAdminCall } from "./api_client.ts";
+import { WEBHOOK_COMMANDS, WEBHOOK_FLAGS } from "./admin_webhooks.ts";
 
 type FlagType = "string" | "boolean" | "strings" | "integer" | "contacts" | "list";
 
@@ -72,6 +73,7 @@ const FLAGS: Record<string, Flag> = {
   "contact-index": { type: "integer", value: "INDEX" },
   // A comma-separated list; `none` is the empty list (redaction off).
   categories: { type: "list", value: "CATEGORY,...|none" },
+  ...WEBHOOK_FLAGS,
 };
 
 /**
@@ -331,6 +333,7 @@ const COMMANDS: Record<string, Command> = {
     required: ["campaign-id"],
     optional: ["contact-index", "limit"],
   },
+  ...WEBHOOK_COMMANDS,
 };
 
 const flagUsage = (f: string) => FLAGS[f].value ? `--${f} ${FLAGS[f].value}` : `--${f}`;

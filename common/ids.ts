@@ -15,7 +15,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdKind = "ws" | "ag" | "key" | "ses" | "tok" | "trk" | "cmp";
+export type IdKind = "ws" | "ag" | "key" | "ses" | "tok" | "trk" | "cmp" | "whk";
 
 export function newId(kind: IdKind): string {
   return `${kind}_${randomBase62(20)}`;

@@ -2,6 +2,7 @@
 // inside their calling window, record what each dial came back with, and settle attempts from
 // their sessions' ends. Every step is a guarded update, so two schedulers on one database (or one
 // restarted halfway) can neither claim one contact attempt twice nor settle it twice.
+import { enqueueAttemptDone } from "./webhook_outbox.ts";
 import type { Pool, Sql } from "./client.ts";
 import type { MachineDetection } from "../common/dial.ts";
 import { insideWindow, nextOpening } from "../common/calling_window.ts";
@@ -243,9 +244,9 @@ export async function settleAttempts(
       from (select * from ended union all select * from lost) x
       where a.campaign_id = x.campaign_id and a.contact_index = x.contact_index
         and a.attempt = x.attempt
-      returning a.campaign_id, a.contact_index, a.attempt, x.outcome, x.final_state
+      returning a.campaign_id, a.contact_index, a.attempt, x.outcome, x.final_state, a.session_id
     ), next as (
-      select st.*, c.status as campaign_status, c.retry_backoff_seconds,
+      select st.*, c.status as campaign_status, c.retry_backoff_seconds, c.workspace_id, c.agent_id,
         (st.outcome = any(c.retry_on) and st.attempt < c.max_attempts) as retry
       from settled st join campaigns c on c.id = st.campaign_id
     ), contacts as (
@@ -263,8 +264,8 @@ export async function settleAttempts(
       where ct.campaign_id = n.campaign_id and ct.contact_index = n.contact_index
         and ct.state = 'dialing' and ct.attempts = n.attempt
       returning 1
-    )
-    select (select count(*)::int from settled) as n`;
+    ), hooked as (${enqueueAttemptDone(sql, "next")})
+    select (select count(*)::int from settled) as n, (select count(event_id) from hooked) as h`;
   return rows[0].n;
 }
 

@@ -1,5 +1,7 @@
 // The session log: what happened in a call, in order, with timestamps.
 import type { Sql } from "./client.ts";
+import { phoneHooks } from "../common/webhooks/events.ts";
+import { enqueuePhone } from "./webhook_outbox.ts";
 
 export interface SessionEvent {
   session_id: string;
@@ -29,9 +31,11 @@ export function storableJson(data: unknown): unknown {
   return walk(JSON.parse(json));
 }
 
+/** Appends to the log; a batch's transfer outcomes and key presses queue their webhooks with it. */
 export async function appendEvents(sql: Sql, events: SessionEvent[]): Promise<void> {
   if (!events.length) return;
-  await sql`insert into session_events ${
+  const hooks = phoneHooks(events);
+  const insert = sql`insert into session_events ${
     sql(
       events.map((e) => ({
         session_id: e.session_id,
@@ -42,4 +46,8 @@ export async function appendEvents(sql: Sql, events: SessionEvent[]): Promise<vo
       })),
     )
   }`;
+  await (hooks.length
+    ? sql`with ins as (${insert} returning 1), hooked as (${enqueuePhone(sql, hooks)})
+        select (select count(*) from ins), (select count(event_id) from hooked)`
+    : insert);
 }

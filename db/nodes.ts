@@ -1,6 +1,7 @@
 // Worker nodes: registration, heartbeat, and the reservation counter that node choice reads.
 import type { Pool, Sql } from "./client.ts";
 import { LOCAL_SERVES, type ServeMatrix } from "../common/capabilities.ts";
+import { enqueueEnded } from "./webhook_outbox.ts";
 
 export interface WorkerNode {
   node_id: string;
@@ -102,8 +103,9 @@ export async function failLostSessions(sql: Sql, staleSeconds: number): Promise<
       update sessions s set status = 'failed', end_reason = 'worker_lost', ended_at = now(),
         holds_slot = false, hold_until = null
       from before where s.id = before.id
-      returning s.id, s.node_id, s.started_at, before.heartbeat_at, before.holds_slot
-    ), per_node as (
+      returning s.id, s.node_id, s.started_at, before.heartbeat_at, before.holds_slot,
+        s.workspace_id, s.agent_id, s.direction, s.metadata, s.created_at, s.ended_at
+    ), hooked as (${enqueueEnded(sql, "lost", "failed", "worker_lost")}), per_node as (
       select node_id, count(*)::int as n from lost where holds_slot group by node_id
     ), released as (
       update worker_nodes w set active_calls = greatest(w.active_calls - per_node.n, 0)
@@ -113,6 +115,6 @@ export async function failLostSessions(sql: Sql, staleSeconds: number): Promise<
         greatest(coalesce(extract(epoch from lost.heartbeat_at - lost.started_at), 0), 0)
       from lost where u.session_id = lost.id
     )
-    select id from lost`;
+    select id, (select count(event_id) from hooked) as hooked from lost`;
   return rows.map((r) => r.id);
 }

@@ -2,6 +2,7 @@
 // record operators read is session_records.ts).
 import type { Sql } from "./client.ts";
 import { textArray } from "./text_array.ts";
+import { enqueueEnded, enqueueFor } from "./webhook_outbox.ts";
 import { type CallSpeech, callSpeech } from "../common/capabilities.ts";
 
 export type SessionStatus = "created" | "connecting" | "active" | "ended" | "failed" | "expired";
@@ -336,17 +337,19 @@ export async function sessionTokenState(
   return row;
 }
 
-/**
- * The call started: `connecting` → `active`. Returns whether the call is to be recorded, or
- * undefined when the session was not connecting.
- */
+/** The call started: `connecting` → `active`, and session.started queued (webhooks). Whether the
+ * call is to be recorded; undefined when the session was not connecting. */
 export async function markActive(
   sql: Sql,
   sessionId: string,
 ): Promise<{ record: boolean } | undefined> {
   const rows = await sql<{ record_effective: boolean }[]>`
-    update sessions set status = 'active', started_at = now()
-    where id = ${sessionId} and status = 'connecting' returning record_effective`;
+    with done as (
+      update sessions set status = 'active', started_at = now()
+      where id = ${sessionId} and status = 'connecting'
+      returning id, workspace_id, agent_id, direction, metadata, created_at, started_at, record_effective
+    ), hooked as (${enqueueFor(sql, "session.started", "done", {})})
+    select record_effective, (select count(event_id) from hooked) as hooked from done`;
   return rows.length === 1 ? { record: rows[0].record_effective } : undefined;
 }
 
@@ -361,29 +364,16 @@ export interface CallOutcome {
   recordingUrl?: string | null;
   /** The brain's own reason, when it ended the call (EndSession's text, cut to 200 characters). */
   brainEndReason?: string | null;
-  /**
-   * How long before this write the call ended, on the worker's own clock. An end written late
-   * (the database came back after an outage) ends at `now() - endedSecondsAgo`, so the outage
-   * is not billed as call seconds.
-   */
+  /** How long before this write the call ended (worker's clock): a late end (the database came
+   * back after an outage) ends at `now() - endedSecondsAgo`, so the outage is not billed. */
   endedSecondsAgo?: number;
 }
 
-/** The longest brain end reason a record keeps (db/migrations/0005_brain_end_reason.sql). */
-export const BRAIN_END_REASON_CHARS = 200;
+export { BRAIN_END_REASON_CHARS, keptBrainEndReason } from "./brain_end_reason.ts";
+import { keptBrainEndReason } from "./brain_end_reason.ts";
 
-/** A brain's end reason as the record keeps it: its first 200 characters; null when empty. */
-export function keptBrainEndReason(reason: string | null | undefined): string | null {
-  // By code points, as char_length counts them: a cut never splits a surrogate pair.
-  const chars = Array.from(reason ?? "");
-  return chars.length === 0 ? null : chars.slice(0, BRAIN_END_REASON_CHARS).join("");
-}
-
-/**
- * Ends a session that is not ended yet, releases its node reservation (when it still holds one)
- * and books its usage: call seconds, and what the call recognised and synthesized. Returns false
- * when it had already ended.
- */
+/** Ends a session not ended yet, releases its node slot (if held), books its usage (call seconds,
+ * recognised, synthesized) and queues session.ended (webhooks). False when it had already ended. */
 export async function finishSession(
   sql: Sql,
   sessionId: string,
@@ -408,8 +398,9 @@ export async function finishSession(
         brain_end_reason = ${keptBrainEndReason(outcome.brainEndReason)},
         holds_slot = false, hold_until = null
       from before where s.id = before.id
-      returning s.id, s.node_id, s.started_at, s.ended_at, before.holds_slot as released
-    ), released as (
+      returning s.id, s.node_id, s.started_at, s.ended_at, before.holds_slot as released,
+        s.workspace_id, s.agent_id, s.direction, s.metadata, s.created_at
+    ), hooked as (${enqueueEnded(sql, "done", status, reason, outcome)}), released as (
       update worker_nodes n set active_calls = greatest(n.active_calls - 1, 0)
       from done where n.id = done.node_id and done.released
     ), billed as (
@@ -420,7 +411,7 @@ export async function finishSession(
         by_engine = ${byEngine}
       from done where u.session_id = done.id
     )
-    select id from done`;
+    select id, (select count(event_id) from hooked) as hooked from done`;
   return rows.length === 1;
 }
 

@@ -10,6 +10,7 @@ import * as trunks from "./trunks.ts";
 import * as numbers from "./numbers.ts";
 import * as campaigns from "./campaigns.ts";
 import * as redaction from "./redaction.ts";
+import * as webhooks from "./webhooks.ts";
 
 type Handler = (c: Context, deps: ApiDeps) => Response | Promise<Response>;
 
@@ -34,6 +35,20 @@ export function adminRoutes(deps: ApiDeps): Hono {
   group.post("/api/v1/keys.create", route(keys.create));
   group.post("/api/v1/keys.list", route(keys.list));
   group.post("/api/v1/keys.revoke", route(keys.revoke));
+  for (
+    const verb of [
+      "create",
+      "list",
+      "get",
+      "update",
+      "deliveries",
+      "attempts",
+      "redeliver",
+    ] as const
+  ) {
+    group.post(`/api/v1/webhooks.${verb}`, route(webhooks[verb]));
+  }
+  group.post("/api/v1/webhooks.delete", route(webhooks.remove));
   // Prometheus text with the admin token; METRICS_PORT serves it without (common/metrics/).
   group.get("/metrics", () => metricsResponse(deps.metrics.registry));
   return group;

@@ -96,6 +96,7 @@ export const Layout: FC<{ title: string; signedIn?: boolean; children?: Child }>
             <a href="/console/languages">Languages</a>
             <a href="/console/phone">Phone numbers</a>
             <a href="/console/campaigns">Campaigns</a>
+            <a href="/console/webhooks">Webhooks</a>
           </nav>
         )}
         {signedIn && (

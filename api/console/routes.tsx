@@ -43,6 +43,7 @@ import { fileResponse, resolveRecording } from "./recording.ts";
 import { phoneConsole } from "./phone_routes.tsx";
 import { campaignConsole } from "./campaigns.tsx";
 import { redactionConsole } from "./redaction.tsx";
+import { webhookConsole } from "./webhooks.tsx";
 
 const log = logger("console");
 
@@ -132,6 +133,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
   ui.route("/phone", phoneConsole(deps));
   ui.route("/campaigns", campaignConsole(deps));
   ui.route("/redaction", redactionConsole(deps));
+  ui.route("/webhooks", webhookConsole(deps));
 
   // Agents.
   const agentsPage = async (c: Context, tenant?: string, formState?: AgentForm, error?: string) =>

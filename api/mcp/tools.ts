@@ -9,6 +9,7 @@ import { registerPhoneTools } from "./phone_tools.ts";
 import { registerAgentKeyTools } from "./agent_key_tools.ts";
 import { registerCampaignTools } from "./campaign_tools.ts";
 import { registerRedactionTools } from "./redaction_tools.ts";
+import { registerWebhookTools } from "./webhook_tools.ts";
 
 /** A reply from an admin route: the HTTP status and the parsed JSON body (or raw text). */
 export interface AdminReply {
@@ -112,5 +113,6 @@ export function createMcpServer(call: AdminCall): McpServer {
   registerRedactionTools(server, forward);
   registerPhoneTools(server, forward);
   registerCampaignTools(server, forward);
+  registerWebhookTools(server, forward);
   return server;
 }

@@ -46,7 +46,13 @@ export async function readReply(res: Response): Promise<Reply> {
 
 export async function startTestApi(
   env: Record<string, string> = {},
-  options: { db?: Database; node?: boolean; telephony?: TelephonySettings } = {},
+  options: {
+    db?: Database;
+    node?: boolean;
+    telephony?: TelephonySettings;
+    /** More of startApiService's options (the webhook dispatcher's clock, say). */
+    service?: Parameters<typeof startApiService>[2];
+  } = {},
 ): Promise<TestApi> {
   setQuiet(true);
   const db = options.db ?? await freshDatabase();
@@ -54,6 +60,7 @@ export async function startTestApi(
   const service = await startApiService(db, settings, {
     sweepMs: 200,
     telephony: options.telephony ?? loadTelephonySettings({}),
+    ...options.service,
   });
   const ac = new AbortController();
   const server = Deno.serve(
