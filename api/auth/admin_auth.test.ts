@@ -9,6 +9,8 @@ import {
   type TestApi,
 } from "../../tests/helpers/api_server.ts";
 import { adminRoutes } from "../admin/routes.ts";
+import { enqueueRecordingStored } from "../../db/webhook_outbox.ts";
+import { newSealingKeyText } from "../../common/sealed.ts";
 
 /** Everything an admin route could write, as text, to compare before and after. */
 async function managedRows(api: TestApi): Promise<string> {
@@ -21,6 +23,10 @@ async function managedRows(api: TestApi): Promise<string> {
     "sessions",
     "campaigns",
     "campaign_contacts",
+    "agent_redaction",
+    "webhook_endpoints",
+    "webhook_events",
+    "webhook_deliveries",
   ];
   const rows = [];
   for (const table of tables) {
@@ -39,7 +45,7 @@ async function call(api: TestApi, method: string, path: string, body: unknown, a
 }
 
 Deno.test("every admin route refuses all but the admin token and a refused request changes nothing", async (t) => {
-  const api = await startTestApi();
+  const api = await startTestApi({ TRUNK_CREDENTIALS_KEY: newSealingKeyText() });
   try {
     const acme = await makeTenant(api, "acme");
     const doomed = await makeTenant(api, "doomed");
@@ -59,6 +65,20 @@ Deno.test("every admin route refuses all but the admin token and a refused reque
     const contacts = [{ number: "+919810000000" }];
     const campaignId = (await api.admin("/api/v1/campaigns.create", { ...campaign, contacts }))
       .body.campaign.campaign_id;
+    const endpoint = (await api.admin("/api/v1/webhooks.create", {
+      tenant: "acme",
+      url: "http://127.0.0.1:9/hooks",
+    })).body.endpoint;
+    await enqueueRecordingStored(api.db.sql, acme.workspace_id, {
+      session_id: "ses_admin_auth",
+      agent_id: acme.agent_id,
+      url: "s3://bucket/ses_admin_auth.wav",
+      content_type: "audio/wav",
+      bytes: 44,
+      duration_seconds: 0,
+    });
+    const [delivery] = await api.db.sql<{ id: string }[]>`
+      select id::text from webhook_deliveries where endpoint_id = ${endpoint.endpoint_id}`;
     // A request each route accepts from the admin token (shown in the last step): refused, it
     // would have written something were the guard missing.
     const accepted: Record<string, unknown> = {
@@ -88,6 +108,16 @@ Deno.test("every admin route refuses all but the admin token and a refused reque
       "/api/v1/keys.create": { agent_id: acme.agent_id, kind: "secret" },
       "/api/v1/keys.list": { agent_id: acme.agent_id },
       "/api/v1/keys.revoke": { key_id: spare.pk_key_id },
+      "/api/v1/agents.redaction.get": { agent_id: acme.agent_id },
+      "/api/v1/agents.redaction.set": { agent_id: acme.agent_id, categories: ["card"] },
+      "/api/v1/webhooks.create": { tenant: "acme", url: "http://127.0.0.1:9/other" },
+      "/api/v1/webhooks.list": {},
+      "/api/v1/webhooks.get": { endpoint_id: endpoint.endpoint_id },
+      "/api/v1/webhooks.update": { endpoint_id: endpoint.endpoint_id, description: "CRM" },
+      "/api/v1/webhooks.deliveries": { endpoint_id: endpoint.endpoint_id },
+      "/api/v1/webhooks.attempts": { delivery_id: delivery.id },
+      "/api/v1/webhooks.redeliver": { delivery_id: delivery.id },
+      "/api/v1/webhooks.delete": { endpoint_id: endpoint.endpoint_id },
       "/metrics": undefined,
     };
     const routes = adminRoutes(api.deps).routes;
