@@ -18,6 +18,7 @@ import {
 } from "./metrics.ts";
 import { DEFAULT_LANGUAGES, ESPEAK_ROSTER, NOT_SPOKEN, scriptsFor } from "./phrases.ts";
 import { runClip, scoreClip, type Setting } from "./run.ts";
+import { countVoice, describe, emptyCensus, type VoiceCensus } from "./voice_at_pauses.ts";
 import { PocketsphinxEngine } from "../../media/stt/pocketsphinx.ts";
 import { TurnTaking } from "../../media/turn/turn_taking.ts";
 
@@ -42,6 +43,12 @@ const languages = langArg === undefined
   : langArg.split(",").map((l) => l.trim());
 const scripts = languages.map(scriptsFor); // refuses a language no voice speaks, before any work
 const jsonPath = option("json", "TURN_JSON");
+// utterance (default): each paused turn spoken as one utterance with breaks; phrases: round 1's
+// data, each phrase spoken alone (every pause then follows a statement's fall).
+const making = option("data", "TURN_DATA") ?? "utterance";
+if (making !== "utterance" && making !== "phrases") {
+  throw new Error(`--data is utterance or phrases, not ${making}`);
+}
 
 const recogniserArg = option("recogniser", "TURN_RECOGNISER") ?? "oracle";
 if (recogniserArg !== "oracle" && recogniserArg !== "pocketsphinx") {
@@ -81,9 +88,10 @@ const clipLog: {
   sent: string[];
 }[] = [];
 let audioMs = 0, clipCount = 0;
+const census = new Map<string, VoiceCensus>();
 for (const s of scripts) {
   const made = performance.now();
-  const clips = await clipsOf(s);
+  const clips = await clipsOf(s, making);
   const madeS = ((performance.now() - made) / 1000).toFixed(1);
   for (const band of BANDS) {
     const scored: { clip: Clip; pcm: Int16Array; scores: Awaited<ReturnType<typeof scoreClip>> }[] =
@@ -91,6 +99,9 @@ for (const s of scripts) {
     for (const clip of clips) {
       const pcm = band === "16k" ? clip.pcm : phoneBand(clip.pcm);
       scored.push({ clip, pcm, scores: await scoreClip(pcm) });
+      const c = census.get(`${s.code} ${band}`) ?? emptyCensus();
+      countVoice(c, clip, pcm);
+      census.set(`${s.code} ${band}`, c);
       audioMs += pcm.length / 16;
       clipCount++;
     }
@@ -266,6 +277,15 @@ console.log(markdownTable([
 ]));
 await sphinx?.close();
 
+console.log("\nThe voice at each pause (media/turn/prosody.ts at the key's phrase ends)\n");
+console.log(markdownTable([
+  ["language", "band", "mid-turn pauses", "true ends"],
+  ...pairs.map(([l, b]) => {
+    const c = census.get(`${l} ${b}`)!;
+    return [l, b, describe(c.mid), describe(c.end)];
+  }),
+]));
+
 if (jsonPath) {
   const body = {
     command: `deno run -A bench/turn/main.ts ${Deno.args.join(" ")}`.trim(),
@@ -274,6 +294,7 @@ if (jsonPath) {
     fixedWaitsMs: FIXED_WAITS_MS,
     recogniser: recogniserArg,
     rows,
+    voice: Object.fromEntries(census),
     clips: clipLog,
   };
   await Deno.writeTextFile(jsonPath, JSON.stringify(body, null, 1));
