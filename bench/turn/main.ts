@@ -63,6 +63,31 @@ const SETTINGS: Setting[] = [
   { mode: "adaptive" },
 ];
 const SPHINX = "adaptive+pocketsphinx";
+/**
+ * The policy's voice rules set otherwise, each run as one more adaptive setting over the same
+ * clips (--variants all, or names): `round 1` is the policy as round 1 shipped it (the voice
+ * only confirms complete words), the baseline in the same run.
+ */
+const VARIANTS: Record<string, NonNullable<Extract<Setting, { mode: "adaptive" }>["rules"]>> = {
+  "round 1": { prosody: "confirm", numberGroups: false, unfinishedFactor: 1.3, endCue: "fall" },
+  "both": { prosody: "both", numberGroups: false, unfinishedFactor: 1.3 },
+  "numbers": { prosody: "confirm", numberGroups: true, unfinishedFactor: 1.3 },
+  "both+numbers": { prosody: "both", numberGroups: true, unfinishedFactor: 1.3 },
+  "both+numbers ×1.6": { prosody: "both", numberGroups: true, unfinishedFactor: 1.6 },
+  "both+numbers ×2": { prosody: "both", numberGroups: true, unfinishedFactor: 2 },
+  "low": { prosody: "both", numberGroups: true, unfinishedFactor: 1.3, endCue: "low" },
+  "low ×1.6": { prosody: "both", numberGroups: true, unfinishedFactor: 1.6, endCue: "low" },
+  "low ×2": { prosody: "both", numberGroups: true, unfinishedFactor: 2, endCue: "low" },
+};
+const variantArg = option("variants", "TURN_VARIANTS");
+const variants = variantArg === undefined
+  ? []
+  : variantArg === "all"
+  ? Object.keys(VARIANTS)
+  : variantArg.split(",").map((v) => v.trim());
+for (const v of variants) {
+  if (!(v in VARIANTS)) throw new Error(`no variant ${v}: ${Object.keys(VARIANTS).join(", ")}`);
+}
 /** Speech over the bot longer than this interrupts whatever its words (turn_taking.ts). */
 const OVERLAP_MAX_MS = new TurnTaking().overlapMaxMs;
 
@@ -107,6 +132,7 @@ for (const s of scripts) {
     }
     const runs: [string, Setting][] = SETTINGS.map((x) => [settingName(x), x]);
     if (sphinx && s.code === "en") runs.push([SPHINX, { mode: "adaptive" }]);
+    for (const v of variants) runs.push([v, { mode: "adaptive", rules: VARIANTS[v] }]);
     for (const [name, setting] of runs) {
       const turnRows: { key: Clip["key"]; result: TurnResult }[] = [];
       const bc = { n: 0, interrupted: 0, which: [] as string[], tooLong: [] as string[] };
@@ -276,6 +302,36 @@ console.log(markdownTable([
   ...(sphinx ? BANDS.map((b) => overBot("en", b, SPHINX, "en (pocketsphinx)")) : []),
 ]));
 await sphinx?.close();
+
+if (variants.length) {
+  console.log(
+    "\nThe policy's voice rules, each over the same clips: false cut-offs, wait, backchannels\n",
+  );
+  console.log(markdownTable([
+    [
+      "language",
+      "band",
+      "policy",
+      "false cut-offs",
+      "wait mean / p50 / p99 ms",
+      "backchannels → barge-in",
+    ],
+    ...pairs.flatMap(([l, b]) =>
+      ["adaptive", ...variants].map((v) => {
+        const r = find(l, b, v);
+        const name = v === "adaptive" ? "as shipped" : v;
+        return [
+          l,
+          b,
+          name,
+          pct(r.summary.cutRate),
+          waits(r.summary),
+          `${r.backchannels.interrupted}/${r.backchannels.n}`,
+        ];
+      })
+    ),
+  ]));
+}
 
 console.log("\nThe voice at each pause (media/turn/prosody.ts at the key's phrase ends)\n");
 console.log(markdownTable([
