@@ -21,6 +21,7 @@ import { runClip, scoreClip, type Setting } from "./run.ts";
 import { countVoice, describe, emptyCensus, type VoiceCensus } from "./voice_at_pauses.ts";
 import { PocketsphinxEngine } from "../../media/stt/pocketsphinx.ts";
 import { TurnTaking } from "../../media/turn/turn_taking.ts";
+import type { SensitivityLevel as Level } from "../../common/turn_sensitivity.ts";
 
 export const FIXED_WAITS_MS = [200, 300, 400, 500, 700, 1000];
 const BANDS: Band[] = ["16k", "8k"];
@@ -70,11 +71,9 @@ const SPHINX = "adaptive+pocketsphinx";
  */
 const VARIANTS: Record<string, NonNullable<Extract<Setting, { mode: "adaptive" }>["rules"]>> = {
   "round 1": { prosody: "confirm", numberGroups: false, unfinishedFactor: 1.3, endCue: "fall" },
-  "both": { prosody: "both", numberGroups: false, unfinishedFactor: 1.3 },
-  "numbers": { prosody: "confirm", numberGroups: true, unfinishedFactor: 1.3 },
-  "both+numbers": { prosody: "both", numberGroups: true, unfinishedFactor: 1.3 },
-  "both+numbers ×1.6": { prosody: "both", numberGroups: true, unfinishedFactor: 1.6 },
-  "both+numbers ×2": { prosody: "both", numberGroups: true, unfinishedFactor: 2 },
+  "fall": { prosody: "both", numberGroups: false, unfinishedFactor: 1.3, endCue: "fall" },
+  "fall+numbers": { prosody: "both", numberGroups: true, unfinishedFactor: 1.3, endCue: "fall" },
+  "low, no numbers": { prosody: "both", numberGroups: false, unfinishedFactor: 1.3, endCue: "low" },
   "low": { prosody: "both", numberGroups: true, unfinishedFactor: 1.3, endCue: "low" },
   "low ×1.6": { prosody: "both", numberGroups: true, unfinishedFactor: 1.6, endCue: "low" },
   "low ×2": { prosody: "both", numberGroups: true, unfinishedFactor: 2, endCue: "low" },
@@ -85,7 +84,18 @@ const variants = variantArg === undefined
   : variantArg === "all"
   ? Object.keys(VARIANTS)
   : variantArg.split(",").map((v) => v.trim());
+// --sensitivity: the operator's curve, the agent's two settings one level off medium at a time.
+const SENSITIVITY: Record<string, { interruption_sensitivity: Level; turn_patience: Level }> = {
+  "patience low": { interruption_sensitivity: "medium", turn_patience: "low" },
+  "patience high": { interruption_sensitivity: "medium", turn_patience: "high" },
+  "interruption low": { interruption_sensitivity: "low", turn_patience: "medium" },
+  "interruption high": { interruption_sensitivity: "high", turn_patience: "medium" },
+};
+if (Deno.args.includes("--sensitivity") || Deno.env.get("TURN_SENSITIVITY")) {
+  variants.push(...Object.keys(SENSITIVITY));
+}
 for (const v of variants) {
+  if (v in SENSITIVITY) continue;
   if (!(v in VARIANTS)) throw new Error(`no variant ${v}: ${Object.keys(VARIANTS).join(", ")}`);
 }
 /** Speech over the bot longer than this interrupts whatever its words (turn_taking.ts). */
@@ -132,7 +142,9 @@ for (const s of scripts) {
     }
     const runs: [string, Setting][] = SETTINGS.map((x) => [settingName(x), x]);
     if (sphinx && s.code === "en") runs.push([SPHINX, { mode: "adaptive" }]);
-    for (const v of variants) runs.push([v, { mode: "adaptive", rules: VARIANTS[v] }]);
+    for (const v of variants) {
+      runs.push([v, { mode: "adaptive", rules: VARIANTS[v], sensitivity: SENSITIVITY[v] }]);
+    }
     for (const [name, setting] of runs) {
       const turnRows: { key: Clip["key"]; result: TurnResult }[] = [];
       const bc = { n: 0, interrupted: 0, which: [] as string[], tooLong: [] as string[] };

@@ -119,9 +119,16 @@ class AwaitedEngine implements RecognitionEngine {
   }
 }
 
-/** adaptive: the policy as it ships, or with its voice rules set otherwise (`rules`). */
+/**
+ * adaptive: the policy as it ships, or with its voice rules set otherwise (`rules`), or at an
+ * agent's interruption sensitivity and turn patience (`sensitivity`; default medium, medium).
+ */
 export type Setting =
-  | { mode: "adaptive"; rules?: CallerAudioOptions["endOfTurn"] }
+  | {
+    mode: "adaptive";
+    rules?: CallerAudioOptions["endOfTurn"];
+    sensitivity?: CallerAudioOptions["sensitivity"];
+  }
   | { mode: "fixed"; waitMs: number };
 
 /** What the pipeline did over one clip, in audio time (ms from the clip's start). */
@@ -191,6 +198,7 @@ export async function runClip(
     language: lang,
     mode: setting.mode,
     endOfTurn: setting.mode === "adaptive" ? setting.rules : undefined,
+    sensitivity: setting.mode === "adaptive" ? setting.sensitivity : undefined,
     hooks,
     record: {
       utteranceStarted: none,

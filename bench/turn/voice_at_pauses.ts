@@ -27,6 +27,7 @@ export function countVoice(census: VoiceCensus, clip: Clip, pcm: Int16Array): vo
     into.n++;
     into[cues.pitch] = (into[cues.pitch] ?? 0) + 1;
     if (cues.finalFall) into.finalFall = (into.finalFall ?? 0) + 1;
+    if (cues.lowEnd) into.lowEnd = (into.lowEnd ?? 0) + 1;
     if (cues.held) into.held = (into.held ?? 0) + 1;
   });
 }
@@ -34,7 +35,7 @@ export function countVoice(census: VoiceCensus, clip: Clip, pcm: Int16Array): vo
 /** "n: fall a, final b, rise c, level d" for a table cell. */
 export function describe(c: Record<string, number>): string {
   const n = (k: string) => c[k] ?? 0;
-  return `${c.n}: final fall ${n("finalFall")}, falling ${n("falling")}, rising ${
-    n("rising")
-  }, level ${n("level")}, unknown ${n("unknown")}`;
+  return `${c.n}: ended low ${n("lowEnd")}, final fall ${n("finalFall")}, falling ${
+    n("falling")
+  }, rising ${n("rising")}, level ${n("level")}, unknown ${n("unknown")}`;
 }
