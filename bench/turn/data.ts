@@ -10,6 +10,7 @@ import { CallerEdge } from "../../media/phone/edge_audio.ts";
 import { g711Encode } from "../../media/phone/g711.ts";
 import { resample } from "../../wasm/resampler.ts";
 import type { LanguageScripts, TurnKind, Voice } from "./phrases.ts";
+import { sableOf, splitAtBreaks, ssmlOf } from "./utterance.ts";
 
 export const RATE = 16000;
 const ROOT = new URL("../../", import.meta.url).pathname;
@@ -124,8 +125,24 @@ async function hashOf(x: unknown): Promise<string> {
 export const voiceName = (v: Voice) => `${v.engine}:${v.name}@${v.rate}`;
 
 /** `text` in `voice` at 16 kHz, trimmed of silence; cached by text and voice. */
-export async function speak(text: string, voice: Voice): Promise<Int16Array> {
-  const path = `${CACHE_DIR}/${await hashOf({ text, voice })}.wav`;
+export function speak(text: string, voice: Voice): Promise<Int16Array> {
+  return synthesise(text, voice, false);
+}
+
+/**
+ * A paused turn's phrases spoken as one utterance with a break at each pause (utterance.ts),
+ * cut back into its phrases at the breaks; cached as the whole utterance.
+ */
+export async function speakTurn(phrases: string[], voice: Voice): Promise<Int16Array[]> {
+  if (phrases.length === 1) return [await speak(phrases[0], voice)];
+  const markup = voice.engine === "festival" ? sableOf(phrases) : ssmlOf(phrases);
+  return splitAtBreaks(await synthesise(markup, voice, true), phrases.length);
+}
+
+async function synthesise(text: string, voice: Voice, markup: boolean): Promise<Int16Array> {
+  const path = `${CACHE_DIR}/${await hashOf(
+    markup ? { text, voice, markup } : { text, voice },
+  )}.wav`;
   try {
     return (await readWav(path)).samples;
   } catch {
@@ -138,13 +155,17 @@ export async function speak(text: string, voice: Voice): Promise<Int16Array> {
     if (voice.engine === "festival") {
       await Deno.writeTextFile(`${dir}/text.txt`, text);
       await run("text2wave", [
+        ...(markup ? ["-mode", "sable"] : []),
         "-o",
         raw,
         "-eval",
         `(Parameter.set 'Duration_Stretch ${voice.rate})`,
         `${dir}/text.txt`,
       ]);
-    } else await run("espeak-ng", ["-v", voice.name, "-s", String(voice.rate), "-w", raw, text]);
+    } else {
+      const args = ["-v", voice.name, "-s", String(voice.rate), "-w", raw, text];
+      await run("espeak-ng", markup ? ["-m", ...args] : args);
+    }
     // -D: no dither, so a phrase makes the same bytes on every run; trimmed both ends at 0.5 %.
     const trim = ["silence", "1", "0.02", "0.5%"];
     await run("sox", [
@@ -172,16 +193,24 @@ export async function speak(text: string, voice: Voice): Promise<Int16Array> {
 }
 
 /**
+ * How a paused turn is spoken: `utterance` (the default) as one utterance with breaks, cut at
+ * them; `phrases` each phrase alone (round 1's data: every pause follows a statement's fall).
+ */
+export type Making = "utterance" | "phrases";
+
+/**
  * Every clip of a language: each turn in each voice, once with each pause of PAUSES_MS when it
  * has more than one phrase (a turn in one go once), and each backchannel and barge-in.
  */
-export async function clipsOf(s: LanguageScripts): Promise<Clip[]> {
+export async function clipsOf(s: LanguageScripts, making: Making = "utterance"): Promise<Clip[]> {
   const clips: Clip[] = [];
   for (const voice of s.voices) {
     const v = voiceName(voice);
     const said = async (text: string) => ({ text, pcm: await speak(text, voice) });
     for (const [n, turn] of s.turns.entries()) {
-      const phrases = await Promise.all(turn.phrases.map(said));
+      const phrases = making === "utterance"
+        ? (await speakTurn(turn.phrases, voice)).map((pcm, i) => ({ text: turn.phrases[i], pcm }))
+        : await Promise.all(turn.phrases.map(said));
       const pauses = phrases.length > 1 ? PAUSES_MS : [0];
       for (const pauseMs of pauses) {
         const { pcm, key } = assemble(phrases, Array(phrases.length - 1).fill(pauseMs));

@@ -18,8 +18,10 @@ import {
 } from "./metrics.ts";
 import { DEFAULT_LANGUAGES, ESPEAK_ROSTER, NOT_SPOKEN, scriptsFor } from "./phrases.ts";
 import { runClip, scoreClip, type Setting } from "./run.ts";
+import { countVoice, describe, emptyCensus, type VoiceCensus } from "./voice_at_pauses.ts";
 import { PocketsphinxEngine } from "../../media/stt/pocketsphinx.ts";
 import { TurnTaking } from "../../media/turn/turn_taking.ts";
+import type { SensitivityLevel as Level } from "../../common/turn_sensitivity.ts";
 
 export const FIXED_WAITS_MS = [200, 300, 400, 500, 700, 1000];
 const BANDS: Band[] = ["16k", "8k"];
@@ -42,6 +44,12 @@ const languages = langArg === undefined
   : langArg.split(",").map((l) => l.trim());
 const scripts = languages.map(scriptsFor); // refuses a language no voice speaks, before any work
 const jsonPath = option("json", "TURN_JSON");
+// utterance (default): each paused turn spoken as one utterance with breaks; phrases: round 1's
+// data, each phrase spoken alone (every pause then follows a statement's fall).
+const making = option("data", "TURN_DATA") ?? "utterance";
+if (making !== "utterance" && making !== "phrases") {
+  throw new Error(`--data is utterance or phrases, not ${making}`);
+}
 
 const recogniserArg = option("recogniser", "TURN_RECOGNISER") ?? "oracle";
 if (recogniserArg !== "oracle" && recogniserArg !== "pocketsphinx") {
@@ -56,6 +64,40 @@ const SETTINGS: Setting[] = [
   { mode: "adaptive" },
 ];
 const SPHINX = "adaptive+pocketsphinx";
+/**
+ * The policy's voice rules set otherwise, each run as one more adaptive setting over the same
+ * clips (--variants all, or names): `round 1` is the policy as round 1 shipped it (the voice
+ * only confirms complete words), the baseline in the same run.
+ */
+const VARIANTS: Record<string, NonNullable<Extract<Setting, { mode: "adaptive" }>["rules"]>> = {
+  "round 1": { prosody: "confirm", numberGroups: false, unfinishedFactor: 1.3, endCue: "fall" },
+  "fall": { prosody: "both", numberGroups: false, unfinishedFactor: 1.3, endCue: "fall" },
+  "fall+numbers": { prosody: "both", numberGroups: true, unfinishedFactor: 1.3, endCue: "fall" },
+  "low, no numbers": { prosody: "both", numberGroups: false, unfinishedFactor: 1.3, endCue: "low" },
+  "low": { prosody: "both", numberGroups: true, unfinishedFactor: 1.3, endCue: "low" },
+  "low ×1.6": { prosody: "both", numberGroups: true, unfinishedFactor: 1.6, endCue: "low" },
+  "low ×2": { prosody: "both", numberGroups: true, unfinishedFactor: 2, endCue: "low" },
+};
+const variantArg = option("variants", "TURN_VARIANTS");
+const variants = variantArg === undefined
+  ? []
+  : variantArg === "all"
+  ? Object.keys(VARIANTS)
+  : variantArg.split(",").map((v) => v.trim());
+// --sensitivity: the operator's curve, the agent's two settings one level off medium at a time.
+const SENSITIVITY: Record<string, { interruption_sensitivity: Level; turn_patience: Level }> = {
+  "patience low": { interruption_sensitivity: "medium", turn_patience: "low" },
+  "patience high": { interruption_sensitivity: "medium", turn_patience: "high" },
+  "interruption low": { interruption_sensitivity: "low", turn_patience: "medium" },
+  "interruption high": { interruption_sensitivity: "high", turn_patience: "medium" },
+};
+if (Deno.args.includes("--sensitivity") || Deno.env.get("TURN_SENSITIVITY")) {
+  variants.push(...Object.keys(SENSITIVITY));
+}
+for (const v of variants) {
+  if (v in SENSITIVITY) continue;
+  if (!(v in VARIANTS)) throw new Error(`no variant ${v}: ${Object.keys(VARIANTS).join(", ")}`);
+}
 /** Speech over the bot longer than this interrupts whatever its words (turn_taking.ts). */
 const OVERLAP_MAX_MS = new TurnTaking().overlapMaxMs;
 
@@ -81,9 +123,10 @@ const clipLog: {
   sent: string[];
 }[] = [];
 let audioMs = 0, clipCount = 0;
+const census = new Map<string, VoiceCensus>();
 for (const s of scripts) {
   const made = performance.now();
-  const clips = await clipsOf(s);
+  const clips = await clipsOf(s, making);
   const madeS = ((performance.now() - made) / 1000).toFixed(1);
   for (const band of BANDS) {
     const scored: { clip: Clip; pcm: Int16Array; scores: Awaited<ReturnType<typeof scoreClip>> }[] =
@@ -91,11 +134,17 @@ for (const s of scripts) {
     for (const clip of clips) {
       const pcm = band === "16k" ? clip.pcm : phoneBand(clip.pcm);
       scored.push({ clip, pcm, scores: await scoreClip(pcm) });
+      const c = census.get(`${s.code} ${band}`) ?? emptyCensus();
+      countVoice(c, clip, pcm);
+      census.set(`${s.code} ${band}`, c);
       audioMs += pcm.length / 16;
       clipCount++;
     }
     const runs: [string, Setting][] = SETTINGS.map((x) => [settingName(x), x]);
     if (sphinx && s.code === "en") runs.push([SPHINX, { mode: "adaptive" }]);
+    for (const v of variants) {
+      runs.push([v, { mode: "adaptive", rules: VARIANTS[v], sensitivity: SENSITIVITY[v] }]);
+    }
     for (const [name, setting] of runs) {
       const turnRows: { key: Clip["key"]; result: TurnResult }[] = [];
       const bc = { n: 0, interrupted: 0, which: [] as string[], tooLong: [] as string[] };
@@ -266,6 +315,45 @@ console.log(markdownTable([
 ]));
 await sphinx?.close();
 
+if (variants.length) {
+  console.log(
+    "\nThe policy's voice rules, each over the same clips: false cut-offs, wait, backchannels\n",
+  );
+  console.log(markdownTable([
+    [
+      "language",
+      "band",
+      "policy",
+      "false cut-offs",
+      "wait mean / p50 / p99 ms",
+      "backchannels → barge-in",
+    ],
+    ...pairs.flatMap(([l, b]) =>
+      ["adaptive", ...variants].map((v) => {
+        const r = find(l, b, v);
+        const name = v === "adaptive" ? "as shipped" : v;
+        return [
+          l,
+          b,
+          name,
+          pct(r.summary.cutRate),
+          waits(r.summary),
+          `${r.backchannels.interrupted}/${r.backchannels.n}`,
+        ];
+      })
+    ),
+  ]));
+}
+
+console.log("\nThe voice at each pause (media/turn/prosody.ts at the key's phrase ends)\n");
+console.log(markdownTable([
+  ["language", "band", "mid-turn pauses", "true ends"],
+  ...pairs.map(([l, b]) => {
+    const c = census.get(`${l} ${b}`)!;
+    return [l, b, describe(c.mid), describe(c.end)];
+  }),
+]));
+
 if (jsonPath) {
   const body = {
     command: `deno run -A bench/turn/main.ts ${Deno.args.join(" ")}`.trim(),
@@ -274,6 +362,7 @@ if (jsonPath) {
     fixedWaitsMs: FIXED_WAITS_MS,
     recogniser: recogniserArg,
     rows,
+    voice: Object.fromEntries(census),
     clips: clipLog,
   };
   await Deno.writeTextFile(jsonPath, JSON.stringify(body, null, 1));

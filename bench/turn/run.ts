@@ -8,7 +8,11 @@
 // score, is the same whatever the settings). The recogniser is the oracle: at each finish() it
 // returns the key's phrases that ended since the last one, at once (recognition latency and
 // errors are hidden; docs/turn-taking.md).
-import { CallerAudio, type CallerHooks } from "../../media/caller_audio/caller_audio.ts";
+import {
+  CallerAudio,
+  type CallerAudioOptions,
+  type CallerHooks,
+} from "../../media/caller_audio/caller_audio.ts";
 import { RecognitionRouter } from "../../media/engines/routing.ts";
 import type {
   RecognitionEngine,
@@ -115,7 +119,17 @@ class AwaitedEngine implements RecognitionEngine {
   }
 }
 
-export type Setting = { mode: "adaptive" } | { mode: "fixed"; waitMs: number };
+/**
+ * adaptive: the policy as it ships, or with its voice rules set otherwise (`rules`), or at an
+ * agent's interruption sensitivity and turn patience (`sensitivity`; default medium, medium).
+ */
+export type Setting =
+  | {
+    mode: "adaptive";
+    rules?: CallerAudioOptions["endOfTurn"];
+    sensitivity?: CallerAudioOptions["sensitivity"];
+  }
+  | { mode: "fixed"; waitMs: number };
 
 /** What the pipeline did over one clip, in audio time (ms from the clip's start). */
 export interface Outcome {
@@ -183,6 +197,8 @@ export async function runClip(
     openRecognition: (l) => router.open(l, undefined, undefined, channel),
     language: lang,
     mode: setting.mode,
+    endOfTurn: setting.mode === "adaptive" ? setting.rules : undefined,
+    sensitivity: setting.mode === "adaptive" ? setting.sensitivity : undefined,
     hooks,
     record: {
       utteranceStarted: none,

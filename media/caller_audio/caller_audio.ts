@@ -113,6 +113,10 @@ export interface CallerAudioOptions {
   bargeInMs?: number;
   /** The agent's (or the call's) interruption sensitivity and turn patience; default medium. */
   sensitivity?: Required<TurnSensitivity>;
+  /** The end-of-turn policy's voice rules, when not its defaults (the turn bench's variants). */
+  endOfTurn?: Partial<
+    Pick<EndOfTurnPolicy, "prosody" | "numberGroups" | "unfinishedFactor" | "endCue">
+  >;
   hooks: CallerHooks;
   record: UtteranceRecord;
   log: SessionEventWriter;
@@ -159,7 +163,10 @@ export class CallerAudio {
     this.#turns = new TurnTaking({
       mode: opts.mode ?? "adaptive",
       language: opts.language,
-      policy: new EndOfTurnPolicy(opts.language, { scale: PATIENCE_SCALE[turn_patience] }),
+      policy: Object.assign(
+        new EndOfTurnPolicy(opts.language, { scale: PATIENCE_SCALE[turn_patience] }),
+        opts.endOfTurn,
+      ),
       overlapMaxMs: yielding.overlapMaxMs,
       ignoreBackchannels: yielding.ignoreBackchannels,
     });

@@ -4,15 +4,16 @@
 // caller who pauses long within turns (an exponential moving average of the pauses they resumed
 // from, as LiveKit's dynamic endpointing does); always within [minMs, maxMs]. Pure: no clock.
 //
-// The caller's voice at the pause (prosody.ts) moves the window on both bands. By default
-// (prosody "confirm") only one way: complete words that end in a final fall need no more than the
-// pause that revealed them (the VAD's 160 ms), unless they end on a number (numbers are read out
-// a group at a time, each group falling). With prosody "both", neutral words with a final fall
-// get the complete window, and neutral words whose pitch did not fall (a list's rise, a level
-// "for ..."), or a held word, wait 1.3x the neutral one: not the default, as the turn bench's
-// phrases are each spoken as a sentence of their own and cannot measure it yet (docs/decisions.md,
-// issue 36). Questions may rise, so complete words without a fall keep their window. Without
-// cues (a typed turn, no voiced audio) the words alone decide, as before.
+// The caller's voice at the pause (prosody.ts) moves the window on both bands. Complete words that
+// end in a final fall need no more than the pause that revealed them (the VAD's 160 ms), unless
+// they end on a number. Neutral words whose voice ended low in the caller's range get the
+// complete window; neutral words left at or above the middle of the range (a list's "milk ...",
+// a level "we could ..."), a held word, and a number group read out without ending low ("nine
+// eight four ...") wait 1.3x the neutral window. Measured on the turn bench with each paused turn
+// spoken as one utterance (docs/turn-taking.md, docs/decisions.md issue 36 round 2): a final
+// fall alone misses most true ends, the low end tells them from mid-turn pauses on both bands.
+// Questions may rise, so complete words keep their window whatever the voice. Without cues (a
+// typed turn, no voiced audio) the words alone decide.
 import { endOfTurnDefaults, endsHesitant, endsOnNumber, looksComplete } from "./lexicon.ts";
 import type { ProsodyCues } from "./prosody.ts";
 
@@ -55,11 +56,25 @@ export class EndOfTurnPolicy {
   pauseAverageMs?: number;
 
   /**
-   * How the voice moves windows: `confirm` (the default) only shortens complete words the voice
-   * confirms; `both` also moves neutral words either way (see the header and docs/decisions.md:
-   * the turn bench's phrases, each spoken as its own sentence, cannot measure it yet).
+   * How the voice moves windows: `both` (the default) also moves neutral words either way;
+   * `confirm` only shortens complete words the voice confirms (round 1's default).
    */
-  prosody: "confirm" | "both" = "confirm";
+  prosody: "confirm" | "both" = "both";
+
+  /**
+   * A number group read out ("my number is nine eight four") whose voice did not end in a final
+   * fall is a group, not the number's end: it waits as unfinished words do.
+   */
+  numberGroups = true;
+
+  /**
+   * What says the voice ended, for neutral words and number groups: a final fall (`fall`), or
+   * an end low in the caller's range whatever the last movement (`low`).
+   */
+  endCue: "fall" | "low" = "low";
+
+  /** How much longer than the neutral window unfinished words wait (default 1.3). */
+  unfinishedFactor = UNFINISHED_FACTOR;
 
   constructor(public language: string, bounds: Partial<EndOfTurnBounds> = {}) {
     this.bounds = { ...DEFAULT_END_OF_TURN_BOUNDS, ...bounds };
@@ -90,12 +105,17 @@ export class EndOfTurnPolicy {
     let { minMs } = this.bounds;
     const { maxMs, scale } = this.bounds;
     const voiced = cues !== undefined && cues.pitch !== "unknown";
-    if (voiced && shape === "complete" && cues.finalFall && !endsOnNumber(text, this.language)) {
+    const number = voiced && shape === "complete" && endsOnNumber(text, this.language);
+    const unfinished = d.neutral_ms * this.unfinishedFactor;
+    const ended = voiced && (this.endCue === "low" ? cues.lowEnd : cues.finalFall);
+    if (voiced && shape === "complete" && cues.finalFall && !number) {
       base = minMs = this.bounds.confirmedMinMs;
+    } else if (this.numberGroups && number && !ended) {
+      base = unfinished;
     } else if (this.prosody === "both" && voiced && shape === "neutral") {
-      base = cues.finalFall ? d.complete_ms : d.neutral_ms * UNFINISHED_FACTOR;
+      base = ended ? d.complete_ms : unfinished;
     } else if (this.prosody === "both" && voiced && cues.held && shape !== "hesitant") {
-      base = d.neutral_ms * UNFINISHED_FACTOR;
+      base = unfinished;
     }
     const fromPauses = (this.pauseAverageMs ?? 0) * PAUSE_FACTOR[shape];
     return Math.round(Math.min(maxMs, Math.max(minMs, base, fromPauses) * scale));

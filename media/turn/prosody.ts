@@ -23,6 +23,11 @@ export interface ProsodyCues {
    * as a fall alone is also heard before a comma in a list).
    */
   finalFall: boolean;
+  /**
+   * The voice ended low in this caller's range and did not rise into its end (a declining level
+   * end is a statement's too); a voice left at or above its middle, or rising, holds the floor.
+   */
+  lowEnd: boolean;
   /** A held word: a level pitch on a last segment half again as long as this caller's usual. */
   held: boolean;
   /** The last voiced segment's length over this caller's average segment (1: usual). */
@@ -44,6 +49,8 @@ const TAIL_MS = 300;
 const MOVE_SEMITONES = 1.5;
 /** The end of a final fall is this far below the caller's median pitch. */
 const LOW_END_SEMITONES = 2;
+/** A voice ending at least this far below the caller's median has ended low (lowEnd). */
+const LOW_END_LEVEL = 1.75;
 /** A last segment this much longer than the caller's average is drawn out. */
 const HELD_RATIO = 1.5;
 /** Hops kept (3 s): enough for the tail however the pause was reached. */
@@ -112,7 +119,7 @@ export class ProsodyTrack {
     const hops = this.#hops.filter((h) => h.endMs <= silenceStartMs + 40);
     let end = hops.length - 1;
     while (end >= 0 && hops[end].f0 === 0) end--;
-    if (end < 0) return { pitch: "unknown", finalFall: false, held: false };
+    if (end < 0) return { pitch: "unknown", finalFall: false, lowEnd: false, held: false };
     // The last voiced segment, and the voiced hops of the tail (across short consonants).
     let start = end;
     while (start > 0 && hops[start - 1].f0 > 0) start--;
@@ -121,7 +128,9 @@ export class ProsodyTrack {
       .slice(-Math.round(TAIL_MS / 20));
     const mean = this.#segmentMeanMs;
     const lengthening = this.#segments >= 2 && mean > 0 ? round(lastMs / mean) : undefined;
-    if (tail.length < 4) return { pitch: "unknown", finalFall: false, held: false, lengthening };
+    if (tail.length < 4) {
+      return { pitch: "unknown", finalFall: false, lowEnd: false, held: false, lengthening };
+    }
     const endF0 = median(tail.slice(-3));
     const semitones = 12 * Math.log2(endF0 / median(tail.slice(0, 3)));
     const endSemitones = round(12 * Math.log2(endF0 / median(hops.filter((h) => h.f0 > 0))));
@@ -135,6 +144,7 @@ export class ProsodyTrack {
       semitones: round(semitones),
       endSemitones,
       finalFall: pitch === "falling" && endSemitones <= -LOW_END_SEMITONES,
+      lowEnd: pitch !== "rising" && endSemitones <= -LOW_END_LEVEL,
       held: pitch === "level" && (lengthening ?? 0) >= HELD_RATIO,
       lengthening,
     };
