@@ -21,6 +21,7 @@ import { ApiMetrics } from "./metrics.ts";
 import type { ApiDeps } from "./context.ts";
 import { campaignDialer } from "./campaigns/dial.ts";
 import { CampaignScheduler, type Dial } from "./campaigns/scheduler.ts";
+import { StorageLoop } from "./storage/storage_loop.ts";
 
 const log = logger("api");
 
@@ -71,6 +72,8 @@ export async function startApiService(
     /** Places a campaign's calls; api/campaigns/dial.ts's dialNumber unless a test gives one. */
     campaignDial?: Dial;
     campaignTickMs?: number;
+    storageTickMs?: number;
+    retentionEveryMs?: number;
   } = {},
 ): Promise<ApiService> {
   const hashSecret = await keyHashSecret(db, settings);
@@ -119,11 +122,15 @@ export async function startApiService(
   }, options.sweepMs ?? 2000);
   const campaigns = new CampaignScheduler(db.sql, options.campaignDial ?? campaignDialer(deps));
   campaigns.start(options.campaignTickMs ?? 1000);
+  // Issue 37: signs recordings' uploads and sweeps retention (api/storage/storage_loop.ts).
+  const storage = new StorageLoop(db.sql, trunkKey, options.retentionEveryMs);
+  storage.start(options.storageTickMs ?? 1000);
   return {
     deps,
     close: async () => {
       clearInterval(sweeper);
       await campaigns.stop();
+      await storage.stop();
       await keys.close();
     },
   };

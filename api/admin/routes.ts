@@ -9,6 +9,7 @@ import * as keys from "./keys.ts";
 import * as trunks from "./trunks.ts";
 import * as numbers from "./numbers.ts";
 import * as campaigns from "./campaigns.ts";
+import * as storage from "./agent_storage.ts";
 
 type Handler = (c: Context, deps: ApiDeps) => Response | Promise<Response>;
 
@@ -28,6 +29,9 @@ export function adminRoutes(deps: ApiDeps): Hono {
   }
   group.post("/api/v1/campaigns.contacts", route(campaigns.contacts));
   group.post("/api/v1/campaigns.attempts", route(campaigns.attempts));
+  for (const verb of ["set", "get", "remove"] as const) {
+    group.post(`/api/v1/storage.${verb}`, route(storage[verb]));
+  }
   group.post("/api/v1/keys.create", route(keys.create));
   group.post("/api/v1/keys.list", route(keys.list));
   group.post("/api/v1/keys.revoke", route(keys.revoke));
