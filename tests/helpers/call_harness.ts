@@ -47,10 +47,14 @@ export interface CallService {
 
 export async function startCallService(
   brain: ServableBrain,
-  options: { record_by_default?: boolean; workerEnv?: Record<string, string> } = {},
+  options: {
+    record_by_default?: boolean;
+    workerEnv?: Record<string, string>;
+    apiEnv?: Record<string, string>;
+  } = {},
 ): Promise<CallService> {
   const served = brain.serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
-  const api = await startTestApi({}, { node: false });
+  const api = await startTestApi(options.apiEnv ?? {}, { node: false });
   let worker: WorkerProcess | undefined;
   const callers: TestCaller[] = [];
   try {
