@@ -151,6 +151,9 @@ export class StorageLoop {
   ) {}
 
   start(everyMs = 1000): void {
+    // The first retention pass waits a period: a process that restarts in a loop does not sweep
+    // on every start.
+    this.#lastRetention = Date.now();
     this.#timer = setInterval(() => void this.tick(), everyMs);
   }
 
