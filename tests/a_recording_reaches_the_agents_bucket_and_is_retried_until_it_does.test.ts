@@ -140,6 +140,10 @@ Deno.test("wrong bucket credentials are reported and the recording is kept", asy
     const [s] = await t.api.db.sql`select recording_url from sessions
       where id = ${t.session.session_id}`;
     assert.equal(s.recording_url, null);
+    const metrics = await fetch(`${t.api.url}/metrics`, {
+      headers: { authorization: `Bearer ${t.api.adminToken}` },
+    }).then((r) => r.text());
+    assert.match(metrics, /voice_recording_uploads_pending\{state="failing"\} 1/);
   } finally {
     await t.close();
   }

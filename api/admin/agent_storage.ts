@@ -43,7 +43,10 @@ export async function set(c: Context, deps: ApiDeps): Promise<Response> {
     throw invalidRequest("endpoint", "endpoint must be http(s)://host[:port], without a path.");
   }
   const prefix = optionalString(body, "prefix");
-  if (prefix !== undefined && (prefix.length > 200 || /[\x00-\x1f]/.test(prefix))) {
+  if (
+    prefix !== undefined &&
+    (prefix.length > 200 || [...prefix].some((ch) => ch.charCodeAt(0) < 0x20))
+  ) {
     throw invalidRequest("prefix", "prefix must be at most 200 printable characters.");
   }
   const days = body.retention_days;
