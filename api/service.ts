@@ -22,6 +22,7 @@ import type { ApiDeps } from "./context.ts";
 import { campaignDialer } from "./campaigns/dial.ts";
 import { CampaignScheduler, type Dial } from "./campaigns/scheduler.ts";
 import { StorageLoop } from "./storage/storage_loop.ts";
+import { checkStorageKey } from "./storage/bucket.ts";
 
 const log = logger("api");
 
@@ -43,7 +44,7 @@ export async function trunkCredentialsKey(
     ? undefined
     : await importSealingKey(settings.trunkCredentialsKey);
   const sealed = await anySealedTrunk(db.sql);
-  if (!sealed) return key;
+  if (!sealed) return await checkStorageKey(db.sql, key);
   if (!key) {
     throw new Error(
       `${TRUNK_CREDENTIALS_KEY} is not set, but trunks keep outbound credentials sealed under ` +
@@ -55,7 +56,7 @@ export async function trunkCredentialsKey(
   } catch (err) {
     throw new Error(`${TRUNK_CREDENTIALS_KEY} is wrong: ${(err as Error).message}`);
   }
-  return key;
+  return await checkStorageKey(db.sql, key);
 }
 
 export interface ApiService {

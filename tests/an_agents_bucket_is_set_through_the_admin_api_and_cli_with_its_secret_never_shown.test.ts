@@ -4,6 +4,8 @@
 import assert from "node:assert/strict";
 import { makeTenant, startTestApi } from "./helpers/api_server.ts";
 import { newSealingKeyText } from "../common/sealed.ts";
+import { trunkCredentialsKey } from "../api/service.ts";
+import { loadSettings } from "../common/settings.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
@@ -66,6 +68,12 @@ Deno.test("an agent's bucket is set through the admin API and CLI with its secre
     assert.equal(storage.retention_days, 90);
     const kept = await row();
     assert.ok(kept.secret_sealed && !kept.secret_sealed.includes(SECRET));
+    // An API started with another key, or none, refuses to start rather than fail every upload.
+    await assert.rejects(
+      trunkCredentialsKey(api.db, loadSettings({ TRUNK_CREDENTIALS_KEY: newSealingKeyText() })),
+      /TRUNK_CREDENTIALS_KEY is wrong/,
+    );
+    await assert.rejects(trunkCredentialsKey(api.db, loadSettings({})), /bucket secrets/);
     // A later change keeps the sealed secret; removing the bucket keeps retention.
     const renamed = await api.admin("/api/v1/storage.set", { agent_id: t.agent_id, prefix: "p" });
     assert.equal(renamed.body.storage.secret_access_key_set, true);

@@ -3,7 +3,8 @@
 // custom endpoint (MinIO, R2, GCS interop) and virtual-hosted ones on AWS itself. The API is the
 // only process that opens the secret: workers get presigned PUT URLs (api/storage/signer.ts).
 import { AwsClient } from "aws4fetch";
-import { open } from "../../common/sealed.ts";
+import { open, TRUNK_CREDENTIALS_KEY } from "../../common/sealed.ts";
+import type { Sql } from "../../db/client.ts";
 import type { SealedStorage } from "../../db/agent_storage.ts";
 
 /** The additional data a storage secret is sealed with: the agent it belongs to. */
@@ -56,4 +57,27 @@ export async function openBucket(key: CryptoKey, s: SealedStorage): Promise<Buck
       }
     },
   };
+}
+
+/**
+ * As for trunks (api/service.ts): with sealed bucket secrets kept, the API does not start without
+ * TRUNK_CREDENTIALS_KEY or with one that does not open them; its recordings could only pile up.
+ */
+export async function checkStorageKey(sql: Sql, key: CryptoKey | undefined) {
+  const [row] = await sql<{ agent_id: string; secret_sealed: string }[]>`
+    select agent_id, secret_sealed from agent_storage where secret_sealed is not null
+    order by agent_id limit 1`;
+  if (!row) return key;
+  if (!key) {
+    throw new Error(
+      `${TRUNK_CREDENTIALS_KEY} is not set, but agents keep bucket secrets sealed under it ` +
+        `(${row.agent_id} for one): set it to the key they were sealed with`,
+    );
+  }
+  try {
+    await open(key, row.secret_sealed, storageOwner(row.agent_id));
+  } catch (err) {
+    throw new Error(`${TRUNK_CREDENTIALS_KEY} is wrong: ${(err as Error).message}`);
+  }
+  return key;
 }
