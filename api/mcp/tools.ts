@@ -7,6 +7,7 @@ import { z } from "zod";
 import { registerPhoneTools } from "./phone_tools.ts";
 import { registerAgentKeyTools } from "./agent_key_tools.ts";
 import { registerCampaignTools } from "./campaign_tools.ts";
+import { registerStorageTools } from "./storage_tools.ts";
 
 /** A reply from an admin route: the HTTP status and the parsed JSON body (or raw text). */
 export interface AdminReply {
@@ -108,5 +109,6 @@ export function createMcpServer(call: AdminCall): McpServer {
   registerAgentKeyTools(server, forward);
   registerPhoneTools(server, forward);
   registerCampaignTools(server, forward);
+  registerStorageTools(server, forward);
   return server;
 }
