@@ -32,7 +32,11 @@ async function agentOf(deps: ApiDeps, body: Record<string, unknown>): Promise<st
 /** Sets what is given; the rest keeps its value. `remove_bucket: true` keeps recordings local. */
 export async function set(c: Context, deps: ApiDeps): Promise<Response> {
   const body = await readObject(c, FIELDS);
-  const agentId = await agentOf(deps, body);
+  return c.json({ storage: await setStorage(deps, await agentOf(deps, body), body) });
+}
+
+/** storage.set's checks and write, for the route and the console alike; a refusal writes nothing. */
+export async function setStorage(deps: ApiDeps, agentId: string, body: Record<string, unknown>) {
   const was = await getSealedStorage(deps.sql, agentId);
   const bucket = optionalString(body, "bucket");
   if (bucket !== undefined && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
@@ -95,7 +99,7 @@ export async function set(c: Context, deps: ApiDeps): Promise<Response> {
   if (!next.bucket && (next.access_key_id || next.secret_sealed) && !remove) {
     throw invalidRequest("bucket", "Credentials need a bucket.");
   }
-  return c.json({ storage: await putStorage(deps.sql, agentId, next) });
+  return await putStorage(deps.sql, agentId, next);
 }
 
 export async function get(c: Context, deps: ApiDeps): Promise<Response> {

@@ -98,6 +98,10 @@ export const AgentPage: FC<{
           list this agent's sessions
         </a>
       </dd>
+      <dt>Recordings</dt>
+      <dd>
+        <a href={`/console/storage/${agent.agent_id}`}>bucket and retention</a>
+      </dd>
     </dl>
 
     <h2>Settings</h2>

@@ -41,6 +41,7 @@ import { LanguagesPage } from "./languages.tsx";
 import { checked, field, type Form, parseOrigins } from "./forms.ts";
 import { fileResponse, resolveRecording } from "./recording.ts";
 import { phoneConsole } from "./phone_routes.tsx";
+import { storageConsole } from "./storage.tsx";
 import { campaignConsole } from "./campaigns.tsx";
 
 const log = logger("console");
@@ -130,6 +131,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
   ui.get("/", (c) => c.redirect("/console/sessions", 303));
   ui.route("/phone", phoneConsole(deps));
   ui.route("/campaigns", campaignConsole(deps));
+  ui.route("/storage", storageConsole(deps));
 
   // Agents.
   const agentsPage = async (c: Context, tenant?: string, formState?: AgentForm, error?: string) =>
