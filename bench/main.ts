@@ -38,6 +38,8 @@ const BENCHES = [
   "bench/first_greeting.ts",
   // Warm transfer: the bridge's relay against a line's G.711 edge, the whisper's synthesis; ~20 s.
   "bench/warm_transfer.ts",
+  // A recording to the agent's bucket (local S3 server) against writing the local file; ~30 s.
+  "bench/storage.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).
