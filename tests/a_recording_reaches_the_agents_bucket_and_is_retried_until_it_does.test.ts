@@ -110,7 +110,10 @@ Deno.test("a bucket down at the end of the call gets the upload retried and stor
     assert.equal(await exists(t.path), true, "kept while not stored");
     await t.s3.restart();
     // A new uploader: what a restarted worker finds in the database.
-    const again = new RecordingUploader({ sql: t.api.db.sql, recordingsDir: `${t.path}/..` });
+    const again = new RecordingUploader({
+      sql: t.api.db.sql,
+      recordingsDir: await Deno.makeTempDir({ prefix: "another-worker-" }),
+    });
     const restarted = new RecordingUploader({
       sql: t.api.db.sql,
       recordingsDir: t.path.slice(0, t.path.lastIndexOf("/")),

@@ -10,6 +10,7 @@ import { seedSession } from "./helpers/sample_session.ts";
 import { newSealingKeyText } from "../common/sealed.ts";
 import { noteRecording, RecordingUploader } from "../media/call/recording_store.ts";
 import { signPendingUploads, sweepRetention } from "../api/storage/storage_loop.ts";
+import { freshDatabase, realPostgresUrl } from "./helpers/database.ts";
 
 const DAY = 86_400_000;
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
@@ -95,5 +96,42 @@ Deno.test("retention deletes an agent's old sessions with their recordings and b
   } finally {
     await api.close();
     await s3.stop();
+  }
+});
+
+// Every API process sweeps; `for update skip locked` makes each session one process's. PGlite
+// serves one stream at a time, so this runs only with DATABASE_URL (as CI does).
+Deno.test({
+  name: "two API processes sweeping at once delete each old session once",
+  ignore: !realPostgresUrl,
+}, async () => {
+  const api = await startTestApi({}, { db: await freshDatabase({ max: 12 }) });
+  try {
+    const sql = api.db.sql;
+    const t = await makeTenant(api);
+    await api.admin("/api/v1/storage.set", { agent_id: t.agent_id, retention_days: 1 });
+    const ids = new Set<string>();
+    for (let i = 0; i < 30; i++) {
+      const s = await seedSession(sql, {
+        agent_id: t.agent_id,
+        workspace_id: t.workspace_id,
+        created_at: new Date(Date.now() - 2 * DAY),
+      });
+      ids.add(s.session_id);
+    }
+    const sweeper = async () => {
+      const mine: string[] = [];
+      for (;;) {
+        const batch = await sweepRetention(sql, undefined, 4);
+        if (!batch.length) return mine;
+        mine.push(...batch);
+      }
+    };
+    const [a, b] = await Promise.all([sweeper(), sweeper()]);
+    assert.deepEqual([...a, ...b].sort(), [...ids].sort(), "each session once");
+    const [{ n }] = await sql`select count(*)::int as n from retention_deletions`;
+    assert.equal(n, 30);
+  } finally {
+    await api.close();
   }
 });
