@@ -139,6 +139,13 @@ export async function setUploadUrls(
  * folder skips them meanwhile.
  */
 export async function claimUploads(sql: Pool, dir: string, leaseSeconds: number, limit = 5) {
+  // The idle pass (nearly every pass) is one plain read: no transaction every second, which the
+  // embedded PGlite's socket server interleaves badly with other clients' statements.
+  const folder = dir.replace(/\/+$/, "") + "/";
+  const [due] = await sql`select 1 from recording_uploads u join sessions s on s.id = u.session_id
+    where u.status = 'pending' and u.next_attempt_at <= now() and u.wav_put_url is not null
+      and s.status in ('ended', 'failed') and starts_with(u.local_path, ${folder}) limit 1`;
+  if (!due) return [];
   return await sql.begin(async (tx) => {
     const rows = await (tx as unknown as Sql)<
       (RecordingUpload & { turns: unknown; started_at: Date | null; ended_at: Date | null })[]
@@ -148,7 +155,7 @@ export async function claimUploads(sql: Pool, dir: string, leaseSeconds: number,
       where u.status = 'pending' and u.next_attempt_at <= now()
         and u.wav_put_url is not null and u.urls_expire_at > now() + interval '60 s'
         and s.status in ('ended', 'failed')
-        and starts_with(u.local_path, ${dir.replace(/\/+$/, "") + "/"})
+        and starts_with(u.local_path, ${folder})
       order by u.next_attempt_at limit ${limit}
       for update of u skip locked`;
     for (const r of rows) {
@@ -158,6 +165,23 @@ export async function claimUploads(sql: Pool, dir: string, leaseSeconds: number,
     }
     return rows;
   });
+}
+
+/**
+ * How long the uploader of `dir` may sleep (ms): long when nothing of its folder is pending, short
+ * while an upload waits for its URLs or its session's end, else until the next attempt is due.
+ */
+export async function uploadWaitMs(sql: Sql, dir: string, idleMs: number): Promise<number> {
+  const folder = dir.replace(/\/+$/, "") + "/";
+  const [r] = await sql<{ n: number; waiting: boolean | null; due_s: number | null }[]>`
+    select count(*)::int as n,
+      bool_or(u.wav_put_url is null or s.status not in ('ended', 'failed')) as waiting,
+      extract(epoch from min(u.next_attempt_at) - now())::float8 as due_s
+    from recording_uploads u join sessions s on s.id = u.session_id
+    where u.status = 'pending' and starts_with(u.local_path, ${folder})`;
+  if (!r.n) return idleMs;
+  if (r.waiting) return 1000;
+  return Math.min(idleMs, Math.max(1000, (r.due_s ?? 0) * 1000));
 }
 
 /** Stored: the record's recording location becomes the bucket object. */

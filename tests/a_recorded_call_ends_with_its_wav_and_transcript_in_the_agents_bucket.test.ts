@@ -7,6 +7,8 @@ import { startCallService } from "./helpers/call_harness.ts";
 import { S3_ACCESS_KEY_ID, S3_SECRET, startS3Server } from "./helpers/s3_server.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 import { newSealingKeyText } from "../common/sealed.ts";
+import { startWorkerProcess, type WorkerProcess } from "./helpers/process.ts";
+import { waitForLog } from "./helpers/call_harness.ts";
 
 Deno.test("a recorded call ends with its WAV and transcript in the agent's bucket", async () => {
   const s3 = await startS3Server("calls");
@@ -56,6 +58,56 @@ Deno.test("a recorded call ends with its WAV and transcript in the agent's bucke
     const kinds = (await service.log(sessionId)).map((e) => e.kind);
     assert.ok(kinds.includes("recording_stored"), kinds.join(" "));
   } finally {
+    await service.close();
+    await s3.stop();
+  }
+});
+
+Deno.test("a bucket down at the end of a call, and the worker killed, still gets the recording", async () => {
+  const s3 = await startS3Server("calls");
+  const recordings = await Deno.makeTempDir({ prefix: "recordings-" });
+  const brain = createBrain({
+    onSessionStart: (session) => {
+      setTimeout(() => session.end("done"), 1000);
+      return "Hello.";
+    },
+    onTurn: () => "",
+  });
+  const service = await startCallService(brain, {
+    record_by_default: true,
+    apiEnv: { TRUNK_CREDENTIALS_KEY: newSealingKeyText() },
+    workerEnv: { RECORDINGS_DIR: recordings },
+  });
+  let second: WorkerProcess | undefined;
+  try {
+    await service.api.admin("/api/v1/storage.set", {
+      agent_id: service.tenant.agent_id,
+      bucket: "calls",
+      endpoint: s3.endpoint,
+      access_key_id: S3_ACCESS_KEY_ID,
+      secret_access_key: S3_SECRET,
+    });
+    await s3.stop();
+    const { sessionId } = await service.call();
+    await service.record(sessionId, "ended", 20_000);
+    await waitForLog(service, sessionId, (e) => e.kind === "recording_upload_failed");
+    // The worker dies with the upload pending; the file and the row are all that is left.
+    await service.worker.stop("SIGKILL");
+    assert.deepEqual([...Deno.readDirSync(recordings)].map((e) => e.name), [`${sessionId}.wav`]);
+    await s3.restart();
+    second = await startWorkerProcess(service.api.db.url, undefined, {
+      RECORDINGS_DIR: recordings,
+    });
+    await waitForLog(service, sessionId, (e) => e.kind === "recording_stored", 20_000);
+    const record = await service.record(sessionId);
+    assert.equal(
+      record.recording.url,
+      `${s3.endpoint}/calls/${service.tenant.agent_id}/${sessionId}.wav`,
+    );
+    assert.ok(await s3.object("calls", `${service.tenant.agent_id}/${sessionId}.json`));
+    assert.deepEqual([...Deno.readDirSync(recordings)], []);
+  } finally {
+    await second?.stop();
     await service.close();
     await s3.stop();
   }

@@ -74,6 +74,12 @@ export async function sweepRetention(
   key: CryptoKey | undefined,
   limit = 50,
 ): Promise<string[]> {
+  // As the worker's uploads: an idle sweep is one plain read, no transaction.
+  const [due] = await sql`select 1 from sessions s
+    join agent_storage a on a.agent_id = s.agent_id and a.retention_days > 0
+    where s.status in ('ended', 'failed', 'expired')
+      and s.created_at < now() - a.retention_days * interval '1 day' limit 1`;
+  if (!due) return [];
   return await sql.begin(async (t) => {
     const tx = t as unknown as Sql;
     const rows = await tx<Expired[]>`

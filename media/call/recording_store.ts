@@ -14,6 +14,7 @@ import {
   markFailed,
   markStored,
   type RecordingUpload,
+  uploadWaitMs,
 } from "../../db/agent_storage.ts";
 import { appendEvents } from "../../db/events.ts";
 import { logger } from "../../common/log.ts";
@@ -47,16 +48,24 @@ export async function noteRecording(
 ): Promise<boolean> {
   if (!await agentHasBucket(sql, r.agent_id)) return false;
   await addUpload(sql, r);
+  noted.dispatchEvent(new Event("noted"));
   return true;
 }
+
+/** Wakes this process's uploaders when a call notes a recording (they sleep long when idle). */
+const noted = new EventTarget();
 
 export interface UploaderOptions {
   sql: Pool;
   /** This worker's RECORDINGS_DIR: it uploads only files it can read there. */
   recordingsDir: string;
   retry?: BackoffPolicy;
-  /** How often due uploads are looked for (ms). */
-  everyMs?: number;
+  /**
+   * The longest sleep between passes (ms; default 60 s): a note from a call in this process wakes
+   * it at once, and a pending upload (another worker's restart, a backoff) is looked at when due.
+   * Idle, it costs two plain reads a minute rather than one a second.
+   */
+  idleMs?: number;
   /** Told once per stored recording, after the record points at the object. */
   onStored?: (s: StoredRecording) => void | Promise<void>;
   fetch?: typeof fetch;
@@ -74,13 +83,25 @@ export class RecordingUploader {
   constructor(private o: UploaderOptions) {}
 
   start(): void {
-    const every = this.o.everyMs ?? 1000;
+    const idle = this.o.idleMs ?? 60_000;
     this.#loop ??= (async () => {
       while (!this.#stop.signal.aborted) {
-        await this.runOnce().catch((err) =>
-          log.warn("recording uploads could not be read", { cause: (err as Error).message })
-        );
-        await pause(every, this.#stop.signal);
+        let wait = 1000;
+        try {
+          await this.runOnce();
+          wait = await uploadWaitMs(this.o.sql, this.o.recordingsDir, idle);
+        } catch (err) {
+          log.warn("recording uploads could not be read", { cause: (err as Error).message });
+        }
+        const wake = new AbortController();
+        const onNote = () => wake.abort();
+        const onStop = () => wake.abort();
+        noted.addEventListener("noted", onNote);
+        this.#stop.signal.addEventListener("abort", onStop);
+        if (this.#stop.signal.aborted) wake.abort();
+        await pause(wait, wake.signal);
+        noted.removeEventListener("noted", onNote);
+        this.#stop.signal.removeEventListener("abort", onStop);
       }
     })();
   }

@@ -22,6 +22,7 @@ export async function startS3Server(bucket: string, port = 0): Promise<S3Server>
   const dir = await Deno.makeTempDir({ prefix: "s3-" });
   // deno-lint-ignore no-explicit-any
   let server: any;
+  let running = false;
   const run = async (p: number) => {
     server = new S3rver({
       port: p,
@@ -30,7 +31,9 @@ export async function startS3Server(bucket: string, port = 0): Promise<S3Server>
       directory: dir,
       configureBuckets: [{ name: bucket }],
     });
-    return (await server.run()).port as number;
+    const port = (await server.run()).port as number;
+    running = true;
+    return port;
   };
   const actual = await run(port);
   const s: S3Server = {
@@ -50,6 +53,8 @@ export async function startS3Server(bucket: string, port = 0): Promise<S3Server>
       return r.ok ? body : undefined;
     },
     async stop() {
+      if (!running) return;
+      running = false;
       await server.close();
     },
     async restart() {
