@@ -2,6 +2,7 @@
 // processes in one Deno process), read at `/metrics` (admin token) and on METRICS_PORT.
 // sessions.connect is timed and its refusals counted by a middleware (api/app.ts); the worker
 // nodes' figures are read from `worker_nodes` at scrape time.
+import { registerStorageMetrics } from "./storage/metrics.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
@@ -96,6 +97,7 @@ export class ApiMetrics {
       ...(options.reservations ? { reservations: options.reservations } : {}),
     });
     registerProcessMetrics(this.registry);
+    registerStorageMetrics(this.registry, options.sql);
   }
 
   /** One read of worker_nodes for the gauges of a scrape; on failure no node series, logged. */

@@ -23,6 +23,8 @@ import { campaignDialer } from "./campaigns/dial.ts";
 import { CampaignScheduler, type Dial } from "./campaigns/scheduler.ts";
 import { type DispatcherOptions, WebhookDispatcher } from "./webhooks/dispatcher.ts";
 import { checkWebhookKey } from "./webhooks/key_check.ts";
+import { StorageLoop } from "./storage/storage_loop.ts";
+import { checkStorageKey } from "./storage/bucket.ts";
 
 const log = logger("api");
 
@@ -44,7 +46,7 @@ export async function trunkCredentialsKey(
     ? undefined
     : await importSealingKey(settings.trunkCredentialsKey);
   const sealed = await anySealedTrunk(db.sql);
-  if (!sealed) return key;
+  if (!sealed) return await checkStorageKey(db.sql, key);
   if (!key) {
     throw new Error(
       `${TRUNK_CREDENTIALS_KEY} is not set, but trunks keep outbound credentials sealed under ` +
@@ -56,7 +58,7 @@ export async function trunkCredentialsKey(
   } catch (err) {
     throw new Error(`${TRUNK_CREDENTIALS_KEY} is wrong: ${(err as Error).message}`);
   }
-  return key;
+  return await checkStorageKey(db.sql, key);
 }
 
 export interface ApiService {
@@ -75,6 +77,8 @@ export async function startApiService(
     campaignTickMs?: number;
     /** The webhook dispatcher's (api/webhooks/dispatcher.ts); tests pass a manual clock. */
     webhooks?: DispatcherOptions & { tickMs?: number };
+    storageTickMs?: number;
+    retentionEveryMs?: number;
   } = {},
 ): Promise<ApiService> {
   const hashSecret = await keyHashSecret(db, settings);
@@ -127,12 +131,16 @@ export async function startApiService(
   // Without the key no endpoint can exist (webhooks.create refuses), so there is nothing to send.
   const webhooks = trunkKey && new WebhookDispatcher(db.sql, trunkKey, options.webhooks);
   webhooks?.start(options.webhooks?.tickMs ?? 500);
+  // Issue 37: signs recordings' uploads and sweeps retention (api/storage/storage_loop.ts).
+  const storage = new StorageLoop(db.sql, trunkKey, options.retentionEveryMs);
+  storage.start(options.storageTickMs ?? 1000);
   return {
     deps,
     close: async () => {
       clearInterval(sweeper);
       await campaigns.stop();
       await webhooks?.stop();
+      await storage.stop();
       await keys.close();
     },
   };

@@ -46,6 +46,8 @@ const BENCHES = [
   // Signed webhooks: the session end write with and without an endpoint, end → receiver, and a
   // backlog's drain rate; ~30 s.
   "bench/webhooks.ts",
+  // A recording to the agent's bucket (local S3 server) against writing the local file; ~30 s.
+  "bench/storage.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

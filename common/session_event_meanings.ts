@@ -53,6 +53,10 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     caller_audio: "the caller's packets over the call: received, lost, late, jitter_ms, ...",
     last_messages: "the last chat messages' delivery at the end { delivered, ms }",
     recording_written: "the recording was closed { url, seconds }",
+    recording_stored:
+      "the recording and its transcript are in the agent's bucket { url, wav_key, json_key, bytes, attempts }",
+    recording_upload_failed:
+      "an upload to the agent's bucket failed; kept locally and retried { error, attempts, retry_in_seconds }",
     call_ended: "the call ended { status, reason }",
     end_not_recorded:
       "the end could not be written to the session row (the database refused or was away)",

@@ -102,6 +102,15 @@ export type WorkerEvents = { [K in CallFailure]: FailureData } & {
   };
   last_messages: { delivered: boolean; ms: number };
   recording_written: { url: string | null; seconds: number };
+  /** Issue 37: the recording and its transcript reached the agent's bucket (hooks attach here). */
+  recording_stored: {
+    url: string;
+    wav_key: string;
+    json_key: string;
+    bytes: number;
+    attempts: number;
+  };
+  recording_upload_failed: { error: string; attempts: number; retry_in_seconds: number };
   call_ended: { status: string; reason: string };
   end_not_recorded: {
     status: string;

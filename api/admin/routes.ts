@@ -11,6 +11,7 @@ import * as numbers from "./numbers.ts";
 import * as campaigns from "./campaigns.ts";
 import * as redaction from "./redaction.ts";
 import * as webhooks from "./webhooks.ts";
+import * as storage from "./agent_storage.ts";
 
 type Handler = (c: Context, deps: ApiDeps) => Response | Promise<Response>;
 
@@ -32,6 +33,9 @@ export function adminRoutes(deps: ApiDeps): Hono {
   group.post("/api/v1/campaigns.attempts", route(campaigns.attempts));
   group.post("/api/v1/agents.redaction.get", route(redaction.get));
   group.post("/api/v1/agents.redaction.set", route(redaction.set));
+  for (const verb of ["set", "get", "remove"] as const) {
+    group.post(`/api/v1/storage.${verb}`, route(storage[verb]));
+  }
   group.post("/api/v1/keys.create", route(keys.create));
   group.post("/api/v1/keys.list", route(keys.list));
   group.post("/api/v1/keys.revoke", route(keys.revoke));

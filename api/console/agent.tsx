@@ -103,6 +103,10 @@ export const AgentPage: FC<{
       <dd>
         <a href={`/console/redaction/${agent.agent_id}`}>what its records are redacted of</a>
       </dd>
+      <dt>Recordings</dt>
+      <dd>
+        <a href={`/console/storage/${agent.agent_id}`}>bucket and retention</a>
+      </dd>
     </dl>
 
     <h2>Settings</h2>

@@ -41,6 +41,7 @@ import { LanguagesPage } from "./languages.tsx";
 import { checked, field, type Form, formLevels, parseOrigins } from "./forms.ts";
 import { fileResponse, resolveRecording } from "./recording.ts";
 import { phoneConsole } from "./phone_routes.tsx";
+import { storageConsole } from "./storage.tsx";
 import { campaignConsole } from "./campaigns.tsx";
 import { redactionConsole } from "./redaction.tsx";
 import { webhookConsole } from "./webhooks.tsx";
@@ -134,6 +135,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
   ui.route("/campaigns", campaignConsole(deps));
   ui.route("/redaction", redactionConsole(deps));
   ui.route("/webhooks", webhookConsole(deps));
+  ui.route("/storage", storageConsole(deps));
 
   // Agents.
   const agentsPage = async (c: Context, tenant?: string, formState?: AgentForm, error?: string) =>

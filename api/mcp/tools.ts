@@ -10,6 +10,7 @@ import { registerAgentKeyTools } from "./agent_key_tools.ts";
 import { registerCampaignTools } from "./campaign_tools.ts";
 import { registerRedactionTools } from "./redaction_tools.ts";
 import { registerWebhookTools } from "./webhook_tools.ts";
+import { registerStorageTools } from "./storage_tools.ts";
 
 /** A reply from an admin route: the HTTP status and the parsed JSON body (or raw text). */
 export interface AdminReply {
@@ -114,5 +115,6 @@ export function createMcpServer(call: AdminCall): McpServer {
   registerPhoneTools(server, forward);
   registerCampaignTools(server, forward);
   registerWebhookTools(server, forward);
+  registerStorageTools(server, forward);
   return server;
 }

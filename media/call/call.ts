@@ -3,6 +3,7 @@
 // recording opens; the conversation with the brain runs over the line (or the page's echo
 // diagnostic); at the end the line is hung up, the brain told, the recording closed and the
 // session's record written. Nothing here knows which kind of line it is.
+import { noteRecording } from "./recording_store.ts";
 import type { Pool } from "../../db/client.ts";
 import { markActive } from "../../db/sessions.ts";
 import { logger } from "../../common/log.ts";
@@ -216,6 +217,7 @@ export class Call {
       const seconds = await this.recording.close();
       recordingUrl = this.recording.url;
       this.log.add("worker", "recording_written", { url: recordingUrl, seconds });
+      await this.noteForBucket(this.recording.path);
     }
     this.log.add("worker", "call_ended", { status, reason });
     // The call is over: it leaves the node's map now, whatever the database does.
@@ -232,6 +234,17 @@ export class Call {
     await record.firstTry;
     log.info("call ended", { session_id: this.sessionId, status, reason });
     this.resolveEnded();
+  }
+
+  /** Issue 37: a durable pending upload when the agent has a bucket (recording_store.ts). */
+  private async noteForBucket(path: string): Promise<void> {
+    const at = { session_id: this.sessionId, agent_id: this.opts.agentId, local_path: path };
+    await noteRecording(this.opts.sql, at).catch((err) =>
+      log.error("recording kept locally: its upload could not be noted", {
+        session_id: this.sessionId,
+        cause: (err as Error).message,
+      })
+    );
   }
 
   /** The brain told (Finalize, End) and what the conversation counted; a failure is logged. */

@@ -2,6 +2,7 @@
 // node (WORKER_RUNNER_INDEX set). Loads the engines, registers and heartbeats its node, serves
 // offers, runs calls, and drains on SIGTERM. Imported by media/main.ts only where it runs calls,
 // so a supervisor does not load the media stack.
+import { RecordingUploader } from "../call/recording_store.ts";
 import { loadTelephonySettings } from "../../common/telephony_settings.ts";
 import { openDatabase } from "../../db/client.ts";
 import type { Settings } from "../../common/settings.ts";
@@ -134,6 +135,9 @@ export async function runWorker(
     sip_address: sip ? sipAddress : null,
     sip_port: sip?.port ?? null,
   });
+  // Issue 37: recordings of agents with a bucket are uploaded from here (media/call/recording_store.ts).
+  const uploader = new RecordingUploader({ sql: db.sql, recordingsDir: settings.recordingsDir });
+  uploader.start();
   // A provider engine went down or came back: the node advertises what it serves now (and at
   // once if that changed while the node was registering).
   engines.health?.onChange(() => void registration.setServes(engines.serves));
@@ -160,6 +164,7 @@ export async function runWorker(
     });
     await shutdownTracing(); // the last calls' spans go out (bounded by the exporter's timeout)
     await registration.stop();
+    await uploader.stop();
     await sip?.close();
     await engines.close();
     await requests.idle(10_000);
