@@ -28,6 +28,7 @@ const FLAGS: Record<string, Flag> = {
   name: { type: "string", value: "NAME" },
   "brain-url": { type: "string", value: "WS_URL" },
   "record-by-default": { type: "boolean" },
+  "echo-cancellation": { type: "string", value: "auto|on|off" },
   "agent-id": { type: "string", value: "ID" },
   kind: { type: "string", value: "secret|publishable" },
   origin: { type: "strings", field: "allowed_origins", value: "ORIGIN" },
@@ -119,7 +120,7 @@ const COMMANDS: Record<string, Command> = {
     route: "agents.create",
     summary: "create an agent and its first secret key (shown once)",
     required: ["tenant", "name", "brain-url"],
-    optional: ["record-by-default"],
+    optional: ["record-by-default", "echo-cancellation"],
   },
   "agents list": {
     route: "agents.list",
@@ -130,9 +131,9 @@ const COMMANDS: Record<string, Command> = {
   "agents get": { route: "agents.get", summary: "one agent", required: ["agent-id"], optional: [] },
   "agents update": {
     route: "agents.update",
-    summary: "change name, brain URL or recording default",
+    summary: "change name, brain URL, recording default or echo cancellation",
     required: ["agent-id"],
-    optional: ["name", "brain-url", "record-by-default"],
+    optional: ["name", "brain-url", "record-by-default", "echo-cancellation"],
   },
   "agents delete": {
     route: "agents.delete",

@@ -52,6 +52,10 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     caller_audio: "the caller's packets over the call: received, lost, late, jitter_ms, ...",
     last_messages: "the last chat messages' delivery at the end { delivered, ms }",
     recording_written: "the recording was closed { url, seconds }",
+    echo_cancellation: "the call's echo cancellation { setting, on } ([echo.md](echo.md))",
+    echo_cancellation_unavailable:
+      "libspeexdsp is missing: the call runs without cancelling { detail }",
+    echo_cancelled: "at the end, when it ran { frames, realigned }",
     call_ended: "the call ended { status, reason }",
     end_not_recorded:
       "the end could not be written to the session row (the database refused or was away)",

@@ -2,6 +2,7 @@
 import type { Pool, Sql } from "./client.ts";
 import { newId } from "../common/ids.ts";
 import { notifyKeysChanged } from "./keys.ts";
+import type { EchoCancellation } from "../common/echo_cancellation.ts";
 
 export interface Agent {
   agent_id: string;
@@ -10,13 +11,15 @@ export interface Agent {
   name: string;
   brain_url: string;
   record_by_default: boolean;
+  /** 'auto' (phone lines on, web calls off), 'on' or 'off' (migration 0009, docs/echo.md). */
+  echo_cancellation: EchoCancellation;
   created_at: Date;
   updated_at: Date;
 }
 
 const AGENT_COLUMNS = (sql: Sql) =>
   sql`a.id as agent_id, w.name as tenant, a.workspace_id, a.name, a.brain_url,
-      a.record_by_default, a.created_at, a.updated_at`;
+      a.record_by_default, a.echo_cancellation, a.created_at, a.updated_at`;
 
 /** The workspace named `tenant`, created on first use. */
 export async function workspaceByName(sql: Sql, tenant: string): Promise<string> {
@@ -29,13 +32,20 @@ export async function workspaceByName(sql: Sql, tenant: string): Promise<string>
 
 export async function createAgent(
   sql: Sql,
-  input: { tenant: string; name: string; brain_url: string; record_by_default?: boolean },
+  input: {
+    tenant: string;
+    name: string;
+    brain_url: string;
+    record_by_default?: boolean;
+    echo_cancellation?: EchoCancellation;
+  },
 ): Promise<Agent> {
   const workspaceId = await workspaceByName(sql, input.tenant);
   const id = newId("ag");
-  await sql`insert into agents (id, workspace_id, name, brain_url, record_by_default)
+  await sql`insert into agents (id, workspace_id, name, brain_url, record_by_default,
+      echo_cancellation)
     values (${id}, ${workspaceId}, ${input.name}, ${input.brain_url},
-            ${input.record_by_default ?? false})`;
+            ${input.record_by_default ?? false}, ${input.echo_cancellation ?? "auto"})`;
   return (await getAgent(sql, id))!;
 }
 
@@ -56,7 +66,12 @@ export async function listAgents(sql: Sql, tenant?: string): Promise<Agent[]> {
 export async function updateAgent(
   sql: Sql,
   agentId: string,
-  changes: { name?: string; brain_url?: string; record_by_default?: boolean },
+  changes: {
+    name?: string;
+    brain_url?: string;
+    record_by_default?: boolean;
+    echo_cancellation?: EchoCancellation;
+  },
 ): Promise<Agent | undefined> {
   const [row] = await sql<{ id: string }[]>`
     update agents set
@@ -65,6 +80,7 @@ export async function updateAgent(
       record_by_default = coalesce(${
     changes.record_by_default ?? null
   }::boolean, record_by_default),
+      echo_cancellation = coalesce(${changes.echo_cancellation ?? null}, echo_cancellation),
       updated_at = now()
     where id = ${agentId} and deleted_at is null
     returning id`;

@@ -7,6 +7,21 @@ import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 import { listPhoneNumbers } from "../../db/phone_numbers.ts";
 import { echoOnPhone } from "./phone_input.ts";
+import { ECHO_CANCELLATION, isEchoCancellation } from "../../common/echo_cancellation.ts";
+
+/** An agent's echo_cancellation when given: 'auto', 'on' or 'off', anything else refused. */
+function optionalEchoCancellation(body: Record<string, unknown>) {
+  const v = body.echo_cancellation;
+  if (v === undefined || v === null) return undefined;
+  if (!isEchoCancellation(v)) {
+    throw invalidRequest(
+      "echo_cancellation",
+      `echo_cancellation must be one of ${ECHO_CANCELLATION.join(", ")} ` +
+        "(auto: on for phone lines, off for web calls).",
+    );
+  }
+  return v;
+}
 
 export const agentNotFound = () => new ApiError(404, "agent_not_found", "No such agent.");
 
@@ -26,7 +41,13 @@ export function checkBrainUrl(value: string, field = "brain_url"): string {
 }
 
 export async function create(c: Context, deps: ApiDeps): Promise<Response> {
-  const body = await readObject(c, ["tenant", "name", "brain_url", "record_by_default"]);
+  const body = await readObject(c, [
+    "tenant",
+    "name",
+    "brain_url",
+    "record_by_default",
+    "echo_cancellation",
+  ]);
   const tenant = requiredString(body, "tenant");
   const name = requiredString(body, "name");
   const brainUrl = checkBrainUrl(requiredString(body, "brain_url"));
@@ -36,6 +57,7 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
     name,
     brain_url: brainUrl,
     record_by_default: recordByDefault,
+    echo_cancellation: optionalEchoCancellation(body),
   });
   return c.json({ agent, session_key });
 }
@@ -69,9 +91,16 @@ export async function get(c: Context, deps: ApiDeps): Promise<Response> {
 }
 
 export async function update(c: Context, deps: ApiDeps): Promise<Response> {
-  const body = await readObject(c, ["agent_id", "name", "brain_url", "record_by_default"]);
+  const body = await readObject(c, [
+    "agent_id",
+    "name",
+    "brain_url",
+    "record_by_default",
+    "echo_cancellation",
+  ]);
   const brainUrl = optionalString(body, "brain_url");
   const agentId = requiredString(body, "agent_id");
+  const echoCancellation = optionalEchoCancellation(body);
   // An agent behind a phone number keeps a brain the worker can dial (numbers.ts echoOnPhone).
   if (brainUrl === "echo:" && (await listPhoneNumbers(deps.sql, { agent_id: agentId })).length) {
     throw echoOnPhone();
@@ -80,6 +109,7 @@ export async function update(c: Context, deps: ApiDeps): Promise<Response> {
     name: optionalString(body, "name"),
     brain_url: brainUrl === undefined ? undefined : checkBrainUrl(brainUrl),
     record_by_default: optionalBool(body, "record_by_default"),
+    echo_cancellation: echoCancellation,
   });
   if (!agent) throw agentNotFound();
   deps.keys.invalidate(`agent:${agent.agent_id}`);

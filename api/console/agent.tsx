@@ -1,8 +1,9 @@
-// One agent: its settings (brain URL, recording default), its keys, new keys and revocation.
+// One agent: its settings (brain URL, recording default, echo cancellation), its keys, new keys and revocation.
 import type { FC } from "hono/jsx";
 import type { Agent } from "../../db/agents.ts";
 import type { ApiKey } from "../../db/keys.ts";
 import { ErrorNotice, Layout, ShownOnce, Time } from "./layout.tsx";
+import { EchoCancellationSelect } from "./agents.tsx";
 
 export interface KeyForm {
   kind?: string;
@@ -121,6 +122,7 @@ export const AgentPage: FC<{
         />
         Record calls by default
       </label>
+      <EchoCancellationSelect value={agent.echo_cancellation} />
       <div>
         <button type="submit">Save</button>
       </div>

@@ -1,5 +1,10 @@
 // Reading the console's url-encoded forms.
 import { allowlistOrigin } from "../auth/origin.ts";
+import {
+  ECHO_CANCELLATION,
+  type EchoCancellation,
+  isEchoCancellation,
+} from "../../common/echo_cancellation.ts";
 
 export type Form = Record<string, string | File | (string | File)[]>;
 
@@ -26,4 +31,13 @@ export function parseOrigins(text: string): { origins: string[] } | { error: str
     if (!origins.includes(n)) origins.push(n);
   }
   return { origins };
+}
+
+/** The agent form's echo cancellation: absent keeps what is set; other than auto/on/off refused. */
+export function echoCancellationField(
+  v: string | undefined,
+): { value?: EchoCancellation } | { error: string } {
+  if (v === undefined) return { value: undefined };
+  if (isEchoCancellation(v)) return { value: v };
+  return { error: `Echo cancellation must be one of ${ECHO_CANCELLATION.join(", ")}.` };
 }

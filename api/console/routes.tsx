@@ -38,7 +38,7 @@ import { AgentPage } from "./agent.tsx";
 import { type SessionFilter, SessionsPage, STATUSES } from "./sessions.tsx";
 import { SessionPage } from "./session.tsx";
 import { LanguagesPage } from "./languages.tsx";
-import { checked, field, type Form, parseOrigins } from "./forms.ts";
+import { checked, echoCancellationField, field, type Form, parseOrigins } from "./forms.ts";
 import { fileResponse, resolveRecording } from "./recording.ts";
 import { phoneConsole } from "./phone_routes.tsx";
 import { campaignConsole } from "./campaigns.tsx";
@@ -152,10 +152,13 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       name: field(f, "name"),
       brain_url: field(f, "brain_url"),
       record_by_default: checked(f, "record_by_default"),
+      echo_cancellation: field(f, "echo_cancellation") || undefined,
     };
     if (!input.tenant || !input.name) {
       return agentsPage(c, undefined, input, "Workspace and name are required.");
     }
+    const echo = echoCancellationField(input.echo_cancellation);
+    if ("error" in echo) return agentsPage(c, undefined, input, echo.error);
     try {
       checkBrainUrl(input.brain_url!);
     } catch (err) {
@@ -167,6 +170,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       name: input.name!,
       brain_url: input.brain_url!,
       record_by_default: input.record_by_default,
+      echo_cancellation: echo.value,
     });
     log.info("console created agent", { agent_id: agent.agent_id, key_id: created.key.key_id });
     return page(
@@ -194,7 +198,9 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
     let error: string | undefined;
     const name = field(f, "name");
     const brainUrl = field(f, "brain_url");
+    const echo = echoCancellationField(field(f, "echo_cancellation") || undefined);
     if (!name) error = "The name is required.";
+    else if ("error" in echo) error = echo.error;
     else {
       try {
         checkBrainUrl(brainUrl);
@@ -211,6 +217,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       name,
       brain_url: brainUrl,
       record_by_default: checked(f, "record_by_default"),
+      echo_cancellation: "value" in echo ? echo.value : undefined,
     });
     deps.keys.invalidate(`agent:${agent.agent_id}`);
     return c.redirect(`/console/agents/${agent.agent_id}?saved=1`, 303);

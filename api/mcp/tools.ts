@@ -5,7 +5,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { registerPhoneTools } from "./phone_tools.ts";
-import { registerAgentKeyTools } from "./agent_key_tools.ts";
+import { echoCancellationArg, registerAgentKeyTools } from "./agent_key_tools.ts";
 import { registerCampaignTools } from "./campaign_tools.ts";
 
 /** A reply from an admin route: the HTTP status and the parsed JSON body (or raw text). */
@@ -71,6 +71,7 @@ export function createMcpServer(call: AdminCall): McpServer {
       record_by_default: z.boolean().optional().describe(
         "Record calls unless the caller says otherwise (default false).",
       ),
+      echo_cancellation: echoCancellationArg,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   }, forward("/api/v1/agents.create"));

@@ -20,6 +20,7 @@ import { CallRecording } from "./recording.ts";
 import { endRecords } from "./record_writer.ts";
 import { SessionLog } from "./session_log.ts";
 import type { TurnObserver } from "./turn_record.ts";
+import { CallEcho } from "./call_echo.ts";
 
 const log = logger("call");
 
@@ -69,6 +70,8 @@ export class Call {
   private readonly keys: KeyPresses;
   /** An outbound call's answering-machine detection, from the answer (machine_watch.ts). */
   private readonly watch?: MachineWatch;
+  /** The bot's echo taken out of the caller's audio, on lines that need it (call_echo.ts). */
+  private readonly echo = new CallEcho();
 
   constructor(readonly line: CallLine, private readonly opts: CallOptions) {
     this.sessionId = opts.sessionId;
@@ -77,7 +80,8 @@ export class Call {
     this.log = opts.log ?? new SessionLog(opts.sql, opts.sessionId);
     this.keys = new KeyPresses(this.log, (d) => this.conversation?.onDtmf(d));
     this.watch = machineWatchOf(line, opts, this.log, () => void this.end("ended", "machine"));
-    this.offFrames = line.onCallerFrame.on((pcm) => {
+    this.offFrames = line.onCallerFrame.on((frame) => {
+      const pcm = this.echo.cancel(frame);
       this.watch?.hear(pcm);
       this.conversation?.onCallerFrame(pcm);
     });
@@ -140,7 +144,8 @@ export class Call {
       },
     };
     line.converse?.(conversation);
-    line.play(conversation.speaker, recording && ((pcm) => recording.tick(pcm)));
+    this.echo.open(active?.echoCancellation, line, this.log);
+    line.play(conversation.speaker, this.echo.tap(recording && ((pcm) => recording.tick(pcm))));
     await conversation.start();
     this.watch?.brainReady((kind, body) => conversation.events.detection(kind, body));
     this.keys.open();
@@ -175,6 +180,7 @@ export class Call {
       this.log.add("phone", "hang_up_failed", { detail: (err as Error).message })
     );
     this.offFrames();
+    this.echo.close();
     if (this.line.stats) this.log.add("phone", "line", this.line.stats());
     const outcome = await this.finishConversation(reason);
     let recordingUrl: string | null = null;
@@ -241,7 +247,7 @@ async function activateSession(sql: Pool, sessionId: string) {
       session_id: sessionId,
       cause: (err as Error).message,
     });
-    return { record: false };
+    return { record: false, echoCancellation: undefined };
   });
   if (!active) log.warn("session was not connecting at call start", { session_id: sessionId });
   return active;

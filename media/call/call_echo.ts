@@ -1,0 +1,54 @@
+// A call's echo cancellation (issue 35): on a line whose agent wants it (common/echo_cancellation.ts:
+// 'auto' is phone lines only), the caller's frames go through the canceller before anything hears
+// them (the VAD, recognition, the machine watch, the recording's caller channel), and the bot's
+// frames the line sends are its reference. Elsewhere both pass through untouched.
+import { cancelsEcho } from "../../common/echo_cancellation.ts";
+import { EchoCanceller } from "../caller_audio/echo_canceller.ts";
+import type { CallLine } from "./line.ts";
+import type { SessionLog } from "./session_log.ts";
+
+type Sent = (pcm: Int16Array | undefined) => void;
+
+export class CallEcho {
+  #canceller?: EchoCanceller;
+  #log?: SessionLog;
+
+  /** Decides for this call from the agent's setting and the line; says so in the session log. */
+  open(setting: string | undefined, line: Pick<CallLine, "phone">, log: SessionLog): void {
+    const on = cancelsEcho(setting, line.phone !== undefined);
+    this.#log = log;
+    if (on) {
+      try {
+        this.#canceller = new EchoCanceller();
+      } catch (err) {
+        // Without the library the call still runs, as it did before: said once, in the record.
+        log.add("worker", "echo_cancellation_unavailable", { detail: (err as Error).message });
+        return;
+      }
+    }
+    log.add("worker", "echo_cancellation", { setting: setting ?? "auto", on });
+  }
+
+  /** The caller's 16 kHz frame with the bot's echo taken out (a reused buffer), or as it came. */
+  cancel(frame: Int16Array): Int16Array {
+    return this.#canceller ? this.#canceller.process(frame) : frame;
+  }
+
+  /** The line's `sent` tap, also feeding the canceller's reference when it runs. */
+  tap(sent?: Sent): Sent | undefined {
+    const canceller = this.#canceller;
+    if (!canceller) return sent;
+    return (pcm) => {
+      canceller.sent(pcm);
+      sent?.(pcm);
+    };
+  }
+
+  close(): void {
+    const canceller = this.#canceller;
+    if (!canceller) return;
+    this.#canceller = undefined;
+    this.#log?.add("worker", "echo_cancelled", canceller.counts);
+    canceller.close();
+  }
+}
