@@ -71,7 +71,7 @@ export class Call {
   /** An outbound call's answering-machine detection, from the answer (machine_watch.ts). */
   private readonly watch?: MachineWatch;
   /** The bot's echo taken out of the caller's audio, on lines that need it (call_echo.ts). */
-  private readonly echo = new CallEcho();
+  private readonly echo: CallEcho;
 
   constructor(readonly line: CallLine, private readonly opts: CallOptions) {
     this.sessionId = opts.sessionId;
@@ -80,11 +80,11 @@ export class Call {
     this.log = opts.log ?? new SessionLog(opts.sql, opts.sessionId);
     this.keys = new KeyPresses(this.log, (d) => this.conversation?.onDtmf(d));
     this.watch = machineWatchOf(line, opts, this.log, () => void this.end("ended", "machine"));
-    this.offFrames = line.onCallerFrame.on((frame) => {
-      const pcm = this.echo.cancel(frame);
+    this.echo = new CallEcho((pcm) => {
       this.watch?.hear(pcm);
       this.conversation?.onCallerFrame(pcm);
     });
+    this.offFrames = line.onCallerFrame.on((pcm) => this.echo.push(pcm));
     this.detach.push(
       line.onDtmf.on((d) => this.keys.press(d)),
       line.onEnded.on((reason) => void this.end(endStatusOf(reason), reason)),

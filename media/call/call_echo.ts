@@ -13,13 +13,16 @@ export class CallEcho {
   #canceller?: EchoCanceller;
   #log?: SessionLog;
 
+  /** `deliver` gets each caller frame, echo-free where the canceller runs (a reused buffer). */
+  constructor(private readonly deliver: (pcm16k: Int16Array) => void) {}
+
   /** Decides for this call from the agent's setting and the line; says so in the session log. */
   open(setting: string | undefined, line: Pick<CallLine, "phone">, log: SessionLog): void {
     const on = cancelsEcho(setting, line.phone !== undefined);
     this.#log = log;
     if (on) {
       try {
-        this.#canceller = new EchoCanceller();
+        this.#canceller = new EchoCanceller(this.deliver);
       } catch (err) {
         // Without the library the call still runs, as it did before: said once, in the record.
         log.add("worker", "echo_cancellation_unavailable", { detail: (err as Error).message });
@@ -29,9 +32,10 @@ export class CallEcho {
     log.add("worker", "echo_cancellation", { setting: setting ?? "auto", on });
   }
 
-  /** The caller's 16 kHz frame with the bot's echo taken out (a reused buffer), or as it came. */
-  cancel(frame: Int16Array): Int16Array {
-    return this.#canceller ? this.#canceller.process(frame) : frame;
+  /** The caller's 16 kHz frame: to `deliver` with the bot's echo taken out, or as it came. */
+  push(frame: Int16Array): void {
+    if (this.#canceller) this.#canceller.push(frame);
+    else this.deliver(frame);
   }
 
   /** The line's `sent` tap, also feeding the canceller's reference when it runs. */

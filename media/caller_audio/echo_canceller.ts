@@ -11,12 +11,13 @@
  * carrier's stream. The reference is the line's `sent` tap (48 kHz frames, pulled on the frame
  * clock as they go out), brought to 16 kHz by the Speex resampler and kept in a short ring.
  * Pairing is by count: the first caller frame after the bot's audio starts is paired with the
- * frame sent last, and every later caller frame with the sent frame as many frames on, so a burst
- * of caller frames let out together by the jitter buffer keeps its pairs (the filter sees one
- * fixed delay). The pairing is set again only when it would be impossible: a caller frame ahead
- * of what was sent (the caller's clock runs fast, or the line is on hold and sends nothing), or
- * behind the ring (the caller's frames stopped). The filter's tail covers the echo's delay plus
- * the line's jitter buffer.
+ * frame sent last, and every later caller frame with the sent frame as many frames on, so the
+ * filter sees one fixed delay however the two clocks' ticks interleave. A caller frame whose
+ * pair has not gone out yet (the caller's packet came a moment before the worker's tick) waits
+ * for it, at most MAX_WAIT frames; the pairing is set again only when it cannot hold: more
+ * frames waiting than that (the caller's clock runs fast, or the line is on hold and sends
+ * nothing), or a pair older than the ring (the caller's frames stopped). The filter's tail
+ * covers the echo's delay plus the line's jitter buffer.
  */
 import { Resampler } from "../../wasm/resampler.ts";
 
@@ -30,6 +31,24 @@ const RATE = 16_000;
 export const DEFAULT_TAIL_MS = 500;
 /** Sent frames kept for pairing: how far a burst of late caller frames may lag (320 ms). */
 const RING = 16;
+/** Sent frames whose level the gate weighs a caller frame against: the filter's tail. */
+const GATE_WINDOW = 25;
+/** Below this RMS the bot is quiet in that window: nothing to gate. */
+const GATE_QUIET_RMS = 100;
+/**
+ * The gate's bound, a level against the bot's: at first -3 dB (above the loudest echo a line
+ * gives, -6 dB), then 12 dB above the residual the filter is measured to leave (it swings by
+ * several dB from syllable to syllable), within -30 dB..-3 dB.
+ */
+const GATE_START = 0.7, GATE_MIN = 0.03, GATE_MARGIN = 4;
+/** How fast the measured residual follows a frame taken for echo: up at once, down slowly. */
+const GATE_RISE = 0.3, GATE_FALL = 0.02;
+/** A residual quieter than this RMS says nothing of the filter (the echo has not come yet). */
+const GATE_MEASURE_RMS = 30;
+/** What a gated frame keeps (-40 dB): echo below anything the VAD takes for a voice. */
+const GATE_KEEP = 0.01;
+/** Caller frames that may wait for their pair (40 ms at most added to the caller's audio). */
+const MAX_WAIT = 2;
 /** Residual echo suppression (dB), with and without the caller talking (speex's defaults: -40, -15). */
 const ECHO_SUPPRESS_DB = -40;
 const ECHO_SUPPRESS_ACTIVE_DB = -15;
@@ -95,7 +114,10 @@ export interface EchoCancellerOptions {
   suppressResidual?: boolean;
 }
 
-/** One call's canceller: `sent` for each bot frame the line sends, `process` for each caller frame. */
+/**
+ * One call's canceller: `sent` for each bot frame the line sends, `push` for each caller frame;
+ * the caller's frames come out, in order and echo-free, to `deliver`.
+ */
 export class EchoCanceller {
   readonly #dsp: SpeexDsp;
   readonly #echo: Deno.PointerValue;
@@ -107,13 +129,23 @@ export class EchoCanceller {
   #heardCount = 0;
   /** Caller frame n is paired with sent frame n + offset (undefined until the bot first sends). */
   #offset?: number;
+  /** Each sent frame's RMS at 16 kHz, by sent-frame number mod the ring. */
+  readonly #levels = new Float64Array(RING * 2);
+  /** The residual echo's level against the bot's, measured on frames taken for echo (the gate). */
+  #residual = GATE_START / GATE_MARGIN;
+  /** Caller frames waiting for their pair to be sent: [frame number, copy]. */
+  readonly #waiting: [number, Int16Array][] = [];
   readonly #zeros48k = new Int16Array(960);
   readonly #out = new Int16Array(ECHO_FRAME);
   #closed = false;
   /** Counts for the session record: frames processed, and how often the pairing was set again. */
-  readonly counts = { frames: 0, realigned: 0 };
+  readonly counts = { frames: 0, realigned: 0, gated: 0 };
 
-  constructor(options: EchoCancellerOptions = {}) {
+  constructor(
+    /** Gets each caller frame with the echo taken out (a reused buffer: copy what you keep). */
+    private readonly deliver: (pcm16k: Int16Array) => void,
+    options: EchoCancellerOptions = {},
+  ) {
     const dsp = this.#dsp = speexdsp();
     const tail = Math.round((options.tailMs ?? DEFAULT_TAIL_MS) * RATE / 1000);
     this.#echo = dsp.speex_echo_state_init(ECHO_FRAME, tail);
@@ -141,31 +173,89 @@ export class EchoCanceller {
     // The resampler's first output is short by its delay: that frame is padded at the front.
     slot.fill(0);
     slot.set(pcm.subarray(0, ECHO_FRAME), ECHO_FRAME - Math.min(ECHO_FRAME, pcm.length));
+    this.#levels[this.#sentCount % this.#levels.length] = frame48k ? rms(slot) : 0;
     this.#sentCount++;
+    this.#drain();
   }
 
-  /** One 16 kHz caller frame (320 samples) with the bot's echo taken out; reused by the next call. */
-  process(frame: Int16Array): Int16Array {
-    if (this.#closed || frame.length !== ECHO_FRAME) return frame;
+  /** One 16 kHz caller frame (320 samples); it reaches `deliver` once its pair has been sent. */
+  push(frame: Int16Array): void {
+    if (this.#closed || frame.length !== ECHO_FRAME) return this.deliver(frame);
     const n = this.#heardCount++;
-    if (this.#sentCount === 0) return frame; // the bot has sent nothing: nothing to cancel yet
-    let at = n + (this.#offset ?? 0);
-    if (this.#offset === undefined || at >= this.#sentCount || at < this.#sentCount - RING) {
-      if (this.#offset !== undefined) this.counts.realigned++;
-      this.#offset = this.#sentCount - 1 - n;
-      at = this.#sentCount - 1;
+    // The bot has sent nothing yet: there is nothing to cancel.
+    if (this.#sentCount === 0) return this.deliver(frame);
+    this.#offset ??= this.#sentCount - 1 - n;
+    if (n + this.#offset < this.#sentCount - RING) this.#realign(n);
+    this.#waiting.push([n, frame.slice()]);
+    this.#drain();
+    while (this.#waiting.length > MAX_WAIT) {
+      this.#realign(this.#waiting[0][0]);
+      this.#drain();
     }
-    this.counts.frames++;
-    this.#dsp.speex_echo_cancellation(this.#echo, frame, this.#ring[at % RING], this.#out);
-    this.#dsp.speex_preprocess_run(this.#pre, this.#out);
-    return this.#out;
   }
 
+  /** Caller frame n is paired from now on with the frame sent last. */
+  #realign(n: number): void {
+    this.counts.realigned++;
+    this.#offset = this.#sentCount - 1 - n;
+  }
+
+  /** Every waiting caller frame whose pair has been sent, through the filter, in order. */
+  #drain(): void {
+    const offset = this.#offset;
+    if (offset === undefined) return;
+    while (this.#waiting.length > 0 && this.#waiting[0][0] + offset < this.#sentCount) {
+      const [n, frame] = this.#waiting.shift()!;
+      this.counts.frames++;
+      const ref = this.#ring[(n + offset) % RING];
+      this.#dsp.speex_echo_cancellation(this.#echo, frame, ref, this.#out);
+      this.#dsp.speex_preprocess_run(this.#pre, this.#out);
+      this.#gate(n + offset);
+      this.deliver(this.#out);
+    }
+  }
+
+  /**
+   * What the filter leaves while it is still learning the line (speech takes it seconds; the VAD
+   * decides in 64 ms while the bot speaks) is still speech-like: a frame no louder than the echo
+   * the bot's recent audio can leave is taken for echo and cut to -40 dB. That bound starts at
+   * -3 dB of the bot's level (above the loudest echo a line gives) and follows what the filter
+   * achieves, so
+   * once it has converged a caller far quieter than the bot still gets through; a caller louder
+   * than the bound (double-talk) is never cut and never counted as echo.
+   */
+  #gate(pair: number): void {
+    let bot = 0;
+    for (let k = Math.max(0, pair - GATE_WINDOW + 1); k <= pair; k++) {
+      bot = Math.max(bot, this.#levels[k % this.#levels.length]);
+    }
+    if (bot < GATE_QUIET_RMS) return;
+    const level = rms(this.#out);
+    const ratio = level / bot;
+    if (ratio > GATE_MARGIN * this.#residual) return; // louder than echo can be: the caller
+    if (level > GATE_MEASURE_RMS) {
+      const follow = ratio > this.#residual ? GATE_RISE : GATE_FALL;
+      this.#residual += follow * (ratio - this.#residual);
+      this.#residual = Math.min(GATE_START, Math.max(GATE_MIN, GATE_MARGIN * this.#residual)) /
+        GATE_MARGIN;
+    }
+    for (let i = 0; i < ECHO_FRAME; i++) this.#out[i] = Math.round(this.#out[i] * GATE_KEEP);
+    this.counts.gated++;
+  }
+
+  /** Frames still waiting go out as they are (the call is ending: keep its length). */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    for (const [, frame] of this.#waiting.splice(0)) this.deliver(frame);
     this.#dsp.speex_preprocess_state_destroy(this.#pre);
     this.#dsp.speex_echo_state_destroy(this.#echo);
     this.#down.close();
   }
+}
+
+function rms(pcm: Int16Array): number {
+  let sum = 0;
+  for (let i = 0; i < pcm.length; i++) sum += pcm[i] * pcm[i];
+  return Math.sqrt(sum / pcm.length);
 }
