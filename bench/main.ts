@@ -29,6 +29,9 @@ const BENCHES = [
   // Outbound calls (calls.dial → worker → SIPp as the trunk): answer → first greeting audio beside
   // inbound phone calls, and a 100-contact campaign's calls per minute; ~1 min.
   "bench/outbound.ts",
+  // Phone lines that echo the bot back (`deno task bench line_echo`): echo cancellation off vs on,
+  // 20 calls of 12 s; ~6 min.
+  "bench/line_echo.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

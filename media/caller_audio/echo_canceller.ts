@@ -112,6 +112,8 @@ export interface EchoCancellerOptions {
   tailMs?: number;
   /** Residual echo suppression after the filter (default on). */
   suppressResidual?: boolean;
+  /** The gate on what the filter leaves while it learns (default on; off to weigh the filter). */
+  gate?: boolean;
 }
 
 /**
@@ -136,6 +138,7 @@ export class EchoCanceller {
   /** Caller frames waiting for their pair to be sent: [frame number, copy]. */
   readonly #waiting: [number, Int16Array][] = [];
   readonly #zeros48k = new Int16Array(960);
+  readonly #gated: boolean;
   readonly #out = new Int16Array(ECHO_FRAME);
   #closed = false;
   /** Counts for the session record: frames processed, and how often the pairing was set again. */
@@ -147,6 +150,7 @@ export class EchoCanceller {
     options: EchoCancellerOptions = {},
   ) {
     const dsp = this.#dsp = speexdsp();
+    this.#gated = options.gate !== false;
     const tail = Math.round((options.tailMs ?? DEFAULT_TAIL_MS) * RATE / 1000);
     this.#echo = dsp.speex_echo_state_init(ECHO_FRAME, tail);
     dsp.speex_echo_ctl(this.#echo, SPEEX_ECHO_SET_SAMPLING_RATE, new Int32Array([RATE]));
@@ -210,7 +214,7 @@ export class EchoCanceller {
       const ref = this.#ring[(n + offset) % RING];
       this.#dsp.speex_echo_cancellation(this.#echo, frame, ref, this.#out);
       this.#dsp.speex_preprocess_run(this.#pre, this.#out);
-      this.#gate(n + offset);
+      if (this.#gated) this.#gate(n + offset);
       this.deliver(this.#out);
     }
   }
