@@ -70,7 +70,9 @@ export class EchoingPhone {
           this.#send();
           sent++;
           await new Promise((r) => setTimeout(r, 0));
-        } else await new Promise((r) => setTimeout(r, t0 + sent * 20 - performance.now()));
+        } else {
+          await new Promise((r) => setTimeout(r, Math.max(0, t0 + sent * 20 - performance.now())));
+        }
       }
     })();
   }
