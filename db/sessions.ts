@@ -345,14 +345,11 @@ export async function markActive(
   sessionId: string,
 ): Promise<{ record: boolean; echoCancellation: string } | undefined> {
   // The agent's echo cancellation is read here, at the call's start, as recording is.
-  const rows = await sql<{ record_effective: boolean; echo_cancellation: string | null }[]>`
+  const [row] = await sql<{ record_effective: boolean; echo: string | null }[]>`
     update sessions set status = 'active', started_at = now()
-    where id = ${sessionId} and status = 'connecting'
-    returning record_effective,
-      (select a.echo_cancellation from agents a where a.id = sessions.agent_id)`;
-  return rows.length === 1
-    ? { record: rows[0].record_effective, echoCancellation: rows[0].echo_cancellation ?? "auto" }
-    : undefined;
+    where id = ${sessionId} and status = 'connecting' returning record_effective,
+      (select a.echo_cancellation from agents a where a.id = sessions.agent_id) as echo`;
+  return row && { record: row.record_effective, echoCancellation: row.echo ?? "auto" };
 }
 
 /** What a call produced, written with its end. */
