@@ -48,11 +48,13 @@ export class CallEcho {
     };
   }
 
+  /** At the end, what the canceller did (zeros where it did not run: every call says the same). */
   close(): void {
     const canceller = this.#canceller;
-    if (!canceller) return;
     this.#canceller = undefined;
-    this.#log?.add("worker", "echo_cancelled", canceller.counts);
-    canceller.close();
+    const counts = canceller?.counts ?? { frames: 0, realigned: 0, gated: 0, filled: 0 };
+    this.#log?.add("worker", "echo_cancelled", counts);
+    this.#log = undefined;
+    canceller?.close();
   }
 }
