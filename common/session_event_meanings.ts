@@ -55,7 +55,7 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     echo_cancellation: "the call's echo cancellation { setting, on } ([echo.md](echo.md))",
     echo_cancellation_unavailable:
       "libspeexdsp is missing: the call runs without cancelling { detail }",
-    echo_cancelled: "at the end, what it did (zeros when off) { frames, realigned, gated, filled }",
+    echo_cancelled: "at the end, what it did (zeros when off) { frames, realigned, gated }",
     call_ended: "the call ended { status, reason }",
     end_not_recorded:
       "the end could not be written to the session row (the database refused or was away)",

@@ -107,7 +107,7 @@ export type WorkerEvents = { [K in CallFailure]: FailureData } & {
   /** The canceller could not start (libspeexdsp missing): the call runs without it. */
   echo_cancellation_unavailable: { detail: string };
   /** At the end: frames the canceller processed, and how often the reference was re-paired. */
-  echo_cancelled: { frames: number; realigned: number; gated: number; filled: number };
+  echo_cancelled: { frames: number; realigned: number; gated: number };
   call_ended: { status: string; reason: string };
   end_not_recorded: {
     status: string;

@@ -52,7 +52,7 @@ export class CallEcho {
   close(): void {
     const canceller = this.#canceller;
     this.#canceller = undefined;
-    const counts = canceller?.counts ?? { frames: 0, realigned: 0, gated: 0, filled: 0 };
+    const counts = canceller?.counts ?? { frames: 0, realigned: 0, gated: 0 };
     this.#log?.add("worker", "echo_cancelled", counts);
     this.#log = undefined;
     canceller?.close();

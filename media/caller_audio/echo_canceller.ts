@@ -41,8 +41,8 @@ const GATE_QUIET_RMS = 100;
  * several dB from syllable to syllable), within -30 dB..-3 dB.
  */
 const GATE_START = 0.7, GATE_MIN = 0.03, GATE_MARGIN = 4;
-/** How fast the measured residual follows a frame that is clearly echo (under half the bound). */
-const GATE_FOLLOW = 0.05;
+/** How fast the measured residual follows a frame taken for echo: up at once, down slowly. */
+const GATE_RISE = 0.3, GATE_FALL = 0.02;
 /**
  * Frames the gate stays open after one well over the bound (6 dB): the caller is talking, and
  * their quieter sounds (consonants, word ends) must not be cut between the loud ones (200 ms).
@@ -54,10 +54,6 @@ const GATE_MEASURE_RMS = 30;
 const GATE_KEEP = 0.01;
 /** Caller frames that may wait for their pair (100 ms at most added to the caller's audio). */
 const MAX_WAIT = 5;
-/** The line's 20 ms frame, on the clock `sent` is called by. */
-const FRAME_MS = 20;
-/** A gap between sent frames longer than this (1 s) is not a stall: the line held the bot. */
-const MAX_FILL = 50;
 /** Residual echo suppression (dB), with and without the caller talking (speex's defaults: -40, -15). */
 const ECHO_SUPPRESS_DB = -40;
 const ECHO_SUPPRESS_ACTIVE_DB = -15;
@@ -123,8 +119,6 @@ export interface EchoCancellerOptions {
   suppressResidual?: boolean;
   /** The gate on what the filter leaves while it learns (default on; off to weigh the filter). */
   gate?: boolean;
-  /** The clock `sent` is called by (ms; default performance.now). */
-  now?: () => number;
 }
 
 /**
@@ -153,12 +147,10 @@ export class EchoCanceller {
   readonly #zeros48k = new Int16Array(960);
   readonly #gated: boolean;
   readonly #suppress: boolean;
-  readonly #now: () => number;
-  #lastSentAt?: number;
   readonly #out = new Int16Array(ECHO_FRAME);
   #closed = false;
   /** Counts for the session record: frames processed, and how often the pairing was set again. */
-  readonly counts = { frames: 0, realigned: 0, gated: 0, filled: 0 };
+  readonly counts = { frames: 0, realigned: 0, gated: 0 };
 
   constructor(
     /** Gets each caller frame with the echo taken out (a reused buffer: copy what you keep). */
@@ -168,7 +160,6 @@ export class EchoCanceller {
     const dsp = this.#dsp = speexdsp();
     this.#gated = options.gate !== false;
     this.#suppress = options.suppressResidual !== false;
-    this.#now = options.now ?? (() => performance.now());
     const tail = Math.round((options.tailMs ?? DEFAULT_TAIL_MS) * RATE / 1000);
     this.#echo = dsp.speex_echo_state_init(ECHO_FRAME, tail);
     dsp.speex_echo_ctl(this.#echo, SPEEX_ECHO_SET_SAMPLING_RATE, new Int32Array([RATE]));
@@ -190,18 +181,6 @@ export class EchoCanceller {
   /** The bot's 48 kHz frame (960 samples) as the line sent it; undefined = silence went out. */
   sent(frame48k: Int16Array | undefined): void {
     if (this.#closed) return;
-    // A stalled event loop skips the frame clock's ticks: the line sent nothing for them (its
-    // RTP clock moved on), and the phone heard silence there. They are counted as silence here
-    // too, so the caller's frames keep their pairs.
-    const now = this.#now();
-    if (this.#lastSentAt !== undefined) {
-      const missed = Math.round((now - this.#lastSentAt) / FRAME_MS) - 1;
-      if (missed > 0 && missed <= MAX_FILL) {
-        for (let i = 0; i < missed; i++) this.#keep(undefined);
-        this.counts.filled += missed;
-      }
-    }
-    this.#lastSentAt = now;
     this.#keep(frame48k);
     this.#drain();
   }
@@ -260,7 +239,7 @@ export class EchoCanceller {
    * -3 dB of the bot's level (above the loudest echo a line gives) and follows what the filter
    * achieves, so once it has converged a caller far quieter than the bot still gets through. A
    * frame louder than the bound is the caller (double-talk): the gate then stays open for 200 ms
-   * so their quieter sounds are not cut, and only frames clearly under the bound teach it.
+   * so their quieter sounds are not cut.
    */
   #gate(pair: number): void {
     let bot = 0;
@@ -279,9 +258,8 @@ export class EchoCanceller {
       this.#hangover--;
       return;
     }
-    // Only what is clearly echo teaches the gate: the caller's quieter sounds never raise it.
-    if (level > GATE_MEASURE_RMS && ratio < bound / 2) {
-      this.#residual += GATE_FOLLOW * (ratio - this.#residual);
+    if (level > GATE_MEASURE_RMS) {
+      this.#residual += (ratio > this.#residual ? GATE_RISE : GATE_FALL) * (ratio - this.#residual);
       this.#residual = Math.min(GATE_START, Math.max(GATE_MIN, GATE_MARGIN * this.#residual)) /
         GATE_MARGIN;
     }
