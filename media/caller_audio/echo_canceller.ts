@@ -215,6 +215,9 @@ export class EchoCanceller {
   #realign(n: number): void {
     this.counts.realigned++;
     this.#offset = this.#sentCount - 1 - n;
+    // The filter must learn the new delay: the gate starts again from its safe bound.
+    this.#residual = GATE_START / GATE_MARGIN;
+    this.#hangover = 0;
   }
 
   /** Every waiting caller frame whose pair has been sent, through the filter, in order. */
