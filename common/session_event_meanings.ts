@@ -53,8 +53,7 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     last_messages: "the last chat messages' delivery at the end { delivered, ms }",
     recording_written: "the recording was closed { url, seconds }",
     echo_cancellation: "the call's echo cancellation { setting, on } ([echo.md](echo.md))",
-    echo_cancellation_unavailable:
-      "libspeexdsp is missing: the call runs without cancelling { detail }",
+    echo_unavailable: "libspeexdsp is missing: the call runs without cancelling { detail }",
     echo_cancelled: "at the end, what it did (zeros when off) { frames, realigned, gated }",
     call_ended: "the call ended { status, reason }",
     end_not_recorded:

@@ -105,7 +105,7 @@ export type WorkerEvents = { [K in CallFailure]: FailureData } & {
   /** Whether the call cancels the bot's echo (issue 35): the agent's setting and the outcome. */
   echo_cancellation: { setting: string; on: boolean };
   /** The canceller could not start (libspeexdsp missing): the call runs without it. */
-  echo_cancellation_unavailable: { detail: string };
+  echo_unavailable: { detail: string };
   /** At the end: frames the canceller processed, and how often the reference was re-paired. */
   echo_cancelled: { frames: number; realigned: number; gated: number };
   call_ended: { status: string; reason: string };

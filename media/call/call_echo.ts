@@ -25,7 +25,7 @@ export class CallEcho {
         this.#canceller = new EchoCanceller(this.deliver);
       } catch (err) {
         // Without the library the call still runs, as it did before: said once, in the record.
-        log.add("worker", "echo_cancellation_unavailable", { detail: (err as Error).message });
+        log.add("worker", "echo_unavailable", { detail: (err as Error).message });
         return;
       }
     }
