@@ -37,10 +37,10 @@ const GATE_WINDOW = 25;
 const GATE_QUIET_RMS = 100;
 /**
  * The gate's bound, a level against the bot's: at first -3 dB (above the loudest echo a line
- * gives, -6 dB), then 12 dB above the residual the filter is measured to leave (it swings by
+ * gives, -6 dB), then 16 dB above the residual the filter is measured to leave (it swings by
  * several dB from syllable to syllable), within -30 dB..-3 dB.
  */
-const GATE_START = 0.7, GATE_MIN = 0.03, GATE_MARGIN = 4;
+const GATE_START = 0.7, GATE_MIN = 0.03, GATE_MARGIN = 6;
 /** How fast the measured residual follows a frame taken for echo: up at once, down slowly. */
 const GATE_RISE = 0.3, GATE_FALL = 0.02;
 /**
