@@ -48,6 +48,9 @@ const BENCHES = [
   "bench/webhooks.ts",
   // A recording to the agent's bucket (local S3 server) against writing the local file; ~30 s.
   "bench/storage.ts",
+  // Phone lines that echo the bot back (`deno task bench line_echo`): echo cancellation off vs on,
+  // 20 calls of 12 s; ~6 min.
+  "bench/line_echo.ts",
 ];
 // Run only when named (`deno task bench network`): ~15 minutes of calls over impaired networks,
 // Chromium in a network namespace among them (needs root, `ip` and iptables).

@@ -31,6 +31,7 @@ const FLAGS: Record<string, Flag> = {
   "record-by-default": { type: "boolean" },
   "interruption-sensitivity": { type: "string", value: "low|medium|high" },
   "turn-patience": { type: "string", value: "low|medium|high" },
+  "echo-cancellation": { type: "string", value: "auto|on|off" },
   "agent-id": { type: "string", value: "ID" },
   kind: { type: "string", value: "secret|publishable" },
   origin: { type: "strings", field: "allowed_origins", value: "ORIGIN" },
@@ -133,7 +134,12 @@ const COMMANDS: Record<string, Command> = {
     route: "agents.create",
     summary: "create an agent and its first secret key (shown once)",
     required: ["tenant", "name", "brain-url"],
-    optional: ["record-by-default", "interruption-sensitivity", "turn-patience"],
+    optional: [
+      "record-by-default",
+      "interruption-sensitivity",
+      "turn-patience",
+      "echo-cancellation",
+    ],
   },
   "agents list": {
     route: "agents.list",
@@ -144,7 +150,7 @@ const COMMANDS: Record<string, Command> = {
   "agents get": { route: "agents.get", summary: "one agent", required: ["agent-id"], optional: [] },
   "agents update": {
     route: "agents.update",
-    summary: "change name, brain URL, recording default or turn sensitivity",
+    summary: "change name, brain URL, recording default, turn sensitivity or echo cancellation",
     required: ["agent-id"],
     optional: [
       "name",
@@ -152,6 +158,7 @@ const COMMANDS: Record<string, Command> = {
       "record-by-default",
       "interruption-sensitivity",
       "turn-patience",
+      "echo-cancellation",
     ],
   },
   "agents delete": {

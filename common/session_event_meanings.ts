@@ -57,6 +57,9 @@ export const SESSION_EVENTS: SessionEventMeanings = {
       "the recording and its transcript are in the agent's bucket { url, wav_key, json_key, bytes, attempts }",
     recording_upload_failed:
       "an upload to the agent's bucket failed; kept locally and retried { error, attempts, retry_in_seconds }",
+    echo_cancellation: "the call's echo cancellation { setting, on } ([echo.md](echo.md))",
+    echo_unavailable: "libspeexdsp is missing: the call runs without cancelling { detail }",
+    echo_cancelled: "at the end, what it did (zeros when off) { frames, realigned, gated }",
     call_ended: "the call ended { status, reason }",
     end_not_recorded:
       "the end could not be written to the session row (the database refused or was away)",

@@ -111,6 +111,12 @@ export type WorkerEvents = { [K in CallFailure]: FailureData } & {
     attempts: number;
   };
   recording_upload_failed: { error: string; attempts: number; retry_in_seconds: number };
+  /** Whether the call cancels the bot's echo (issue 35): the agent's setting and the outcome. */
+  echo_cancellation: { setting: string; on: boolean };
+  /** The canceller could not start (libspeexdsp missing): the call runs without it. */
+  echo_unavailable: { detail: string };
+  /** At the end: frames the canceller processed, and how often the reference was re-paired. */
+  echo_cancelled: { frames: number; realigned: number; gated: number };
   call_ended: { status: string; reason: string };
   end_not_recorded: {
     status: string;

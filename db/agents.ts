@@ -3,6 +3,7 @@ import type { Pool, Sql } from "./client.ts";
 import { newId } from "../common/ids.ts";
 import { notifyKeysChanged } from "./keys.ts";
 import { DEFAULT_SENSITIVITY, type SensitivityLevel } from "../common/turn_sensitivity.ts";
+import type { EchoCancellation } from "../common/echo_cancellation.ts";
 
 export interface Agent {
   agent_id: string;
@@ -14,13 +15,16 @@ export interface Agent {
   /** common/turn_sensitivity.ts: low, medium or high. */
   interruption_sensitivity: SensitivityLevel;
   turn_patience: SensitivityLevel;
+  /** 'auto' (phone lines on, web calls off), 'on' or 'off' (migration 0009, docs/echo.md). */
+  echo_cancellation: EchoCancellation;
   created_at: Date;
   updated_at: Date;
 }
 
 const AGENT_COLUMNS = (sql: Sql) =>
   sql`a.id as agent_id, w.name as tenant, a.workspace_id, a.name, a.brain_url,
-      a.record_by_default, a.interruption_sensitivity, a.turn_patience, a.created_at, a.updated_at`;
+      a.record_by_default, a.interruption_sensitivity, a.turn_patience, a.echo_cancellation,
+      a.created_at, a.updated_at`;
 
 /** The workspace named `tenant`, created on first use. */
 export async function workspaceByName(sql: Sql, tenant: string): Promise<string> {
@@ -40,16 +44,17 @@ export async function createAgent(
     record_by_default?: boolean;
     interruption_sensitivity?: SensitivityLevel;
     turn_patience?: SensitivityLevel;
+    echo_cancellation?: EchoCancellation;
   },
 ): Promise<Agent> {
   const workspaceId = await workspaceByName(sql, input.tenant);
   const id = newId("ag");
   await sql`insert into agents (id, workspace_id, name, brain_url, record_by_default,
-      interruption_sensitivity, turn_patience)
+      interruption_sensitivity, turn_patience, echo_cancellation)
     values (${id}, ${workspaceId}, ${input.name}, ${input.brain_url},
             ${input.record_by_default ?? false},
             ${input.interruption_sensitivity ?? DEFAULT_SENSITIVITY},
-            ${input.turn_patience ?? DEFAULT_SENSITIVITY})`;
+            ${input.turn_patience ?? DEFAULT_SENSITIVITY}, ${input.echo_cancellation ?? "auto"})`;
   return (await getAgent(sql, id))!;
 }
 
@@ -76,6 +81,7 @@ export async function updateAgent(
     record_by_default?: boolean;
     interruption_sensitivity?: SensitivityLevel;
     turn_patience?: SensitivityLevel;
+    echo_cancellation?: EchoCancellation;
   },
 ): Promise<Agent | undefined> {
   const [row] = await sql<{ id: string }[]>`
@@ -89,6 +95,7 @@ export async function updateAgent(
     changes.interruption_sensitivity ?? null
   }, interruption_sensitivity),
       turn_patience = coalesce(${changes.turn_patience ?? null}, turn_patience),
+      echo_cancellation = coalesce(${changes.echo_cancellation ?? null}, echo_cancellation),
       updated_at = now()
     where id = ${agentId} and deleted_at is null
     returning id`;

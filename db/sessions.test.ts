@@ -57,7 +57,10 @@ testOnEveryDatabase("a call's life: created, connecting, active, ended", async (
     "token reuse",
   );
   assertEquals(await load(), 1, "connecting keeps the slot it reserved");
-  assertEquals(await markActive(db.sql, s.session_id), { record: false });
+  assertEquals(await markActive(db.sql, s.session_id), {
+    record: false,
+    echoCancellation: "auto",
+  });
   await appendEvents(db.sql, [
     { session_id: s.session_id, source: "brain", kind: "Greeting", data: { text: "hi" } },
     { session_id: s.session_id, source: "worker", kind: "SessionStart" },

@@ -342,15 +342,20 @@ export async function sessionTokenState(
 export async function markActive(
   sql: Sql,
   sessionId: string,
-): Promise<{ record: boolean } | undefined> {
-  const rows = await sql<{ record_effective: boolean }[]>`
+): Promise<{ record: boolean; echoCancellation: string } | undefined> {
+  // The agent's echo cancellation is read here, at the call's start, as recording is.
+  const rows = await sql<{ record_effective: boolean; echo: string | null }[]>`
     with done as (
       update sessions set status = 'active', started_at = now()
       where id = ${sessionId} and status = 'connecting'
       returning id, workspace_id, agent_id, direction, metadata, created_at, started_at, record_effective
     ), hooked as (${enqueueFor(sql, "session.started", "done", {})})
-    select record_effective, (select count(event_id) from hooked) as hooked from done`;
-  return rows.length === 1 ? { record: rows[0].record_effective } : undefined;
+    select record_effective,
+      (select a.echo_cancellation from agents a where a.id = done.agent_id) as echo,
+      (select count(event_id) from hooked) as hooked from done`;
+  return rows.length === 1
+    ? { record: rows[0].record_effective, echoCancellation: rows[0].echo ?? "auto" }
+    : undefined;
 }
 
 /** What a call produced, written with its end. */

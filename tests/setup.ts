@@ -23,6 +23,8 @@ const NEEDED: [commandOrFile: string, pkg: string][] = [
   ["sipp", "sip-tester"],
   // A real softphone as caller and callee (tests/*baresip*.test.ts).
   ["baresip", "baresip"],
+  // The worker's echo canceller on phone lines (media/caller_audio/echo_canceller.ts, FFI).
+  ["/usr/lib/x86_64-linux-gnu/libspeexdsp.so.1", "libspeexdsp1"],
 ];
 
 function has(command: string): boolean {

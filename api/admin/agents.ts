@@ -9,6 +9,21 @@ import { ApiError, invalidRequest } from "../../common/http/errors.ts";
 import type { ApiDeps } from "../context.ts";
 import { listPhoneNumbers } from "../../db/phone_numbers.ts";
 import { echoOnPhone } from "./phone_input.ts";
+import { ECHO_CANCELLATION, isEchoCancellation } from "../../common/echo_cancellation.ts";
+
+/** An agent's echo_cancellation when given: 'auto', 'on' or 'off', anything else refused. */
+function optionalEchoCancellation(body: Record<string, unknown>) {
+  const v = body.echo_cancellation;
+  if (v === undefined || v === null) return undefined;
+  if (!isEchoCancellation(v)) {
+    throw invalidRequest(
+      "echo_cancellation",
+      `echo_cancellation must be one of ${ECHO_CANCELLATION.join(", ")} ` +
+        "(auto: on for phone lines, off for web calls).",
+    );
+  }
+  return v;
+}
 
 export const agentNotFound = () => new ApiError(404, "agent_not_found", "No such agent.");
 
@@ -40,7 +55,14 @@ function agentLevels(body: Record<string, unknown>) {
 }
 
 export async function create(c: Context, deps: ApiDeps): Promise<Response> {
-  const body = await readObject(c, ["tenant", "name", "brain_url", "record_by_default", ...LEVELS]);
+  const body = await readObject(c, [
+    "tenant",
+    "name",
+    "brain_url",
+    "record_by_default",
+    "echo_cancellation",
+    ...LEVELS,
+  ]);
   const tenant = requiredString(body, "tenant");
   const name = requiredString(body, "name");
   const brainUrl = checkBrainUrl(requiredString(body, "brain_url"));
@@ -51,6 +73,7 @@ export async function create(c: Context, deps: ApiDeps): Promise<Response> {
     brain_url: brainUrl,
     record_by_default: recordByDefault,
     ...agentLevels(body),
+    echo_cancellation: optionalEchoCancellation(body),
   });
   return c.json({ agent, session_key });
 }
@@ -90,9 +113,11 @@ export async function update(c: Context, deps: ApiDeps): Promise<Response> {
     "brain_url",
     "record_by_default",
     ...LEVELS,
+    "echo_cancellation",
   ]);
   const brainUrl = optionalString(body, "brain_url");
   const agentId = requiredString(body, "agent_id");
+  const echoCancellation = optionalEchoCancellation(body);
   // An agent behind a phone number keeps a brain the worker can dial (numbers.ts echoOnPhone).
   if (brainUrl === "echo:" && (await listPhoneNumbers(deps.sql, { agent_id: agentId })).length) {
     throw echoOnPhone();
@@ -102,6 +127,7 @@ export async function update(c: Context, deps: ApiDeps): Promise<Response> {
     brain_url: brainUrl === undefined ? undefined : checkBrainUrl(brainUrl),
     record_by_default: optionalBool(body, "record_by_default"),
     ...agentLevels(body),
+    echo_cancellation: echoCancellation,
   });
   if (!agent) throw agentNotFound();
   deps.keys.invalidate(`agent:${agent.agent_id}`);

@@ -1,9 +1,10 @@
-// One agent: its settings (brain URL, recording default), its keys, new keys and revocation.
+// One agent: its settings (brain URL, recording default, echo cancellation), its keys, new keys and revocation.
 import type { FC } from "hono/jsx";
 import { SENSITIVITY_LEVELS } from "../../common/turn_sensitivity.ts";
 import type { Agent } from "../../db/agents.ts";
 import type { ApiKey } from "../../db/keys.ts";
 import { ErrorNotice, Layout, ShownOnce, Time } from "./layout.tsx";
+import { EchoCancellationSelect } from "./agents.tsx";
 
 export interface KeyForm {
   kind?: string;
@@ -140,6 +141,7 @@ export const AgentPage: FC<{
         label="Turn patience (how long it waits at the caller's pauses)"
         value={agent.turn_patience}
       />
+      <EchoCancellationSelect value={agent.echo_cancellation} />
       <div>
         <button type="submit">Save</button>
       </div>

@@ -6,12 +6,32 @@ import type { FC } from "hono/jsx";
 import type { Agent } from "../../db/agents.ts";
 import type { ApiKey } from "../../db/keys.ts";
 import { ErrorNotice, Layout, ShownOnce, Time } from "./layout.tsx";
+import { ECHO_CANCELLATION, type EchoCancellation } from "../../common/echo_cancellation.ts";
+
+const ECHO_LABELS: Record<EchoCancellation, string> = {
+  auto: "auto (on for phone lines, off for web calls)",
+  on: "on (every call)",
+  off: "off",
+};
+
+/** The agent's echo cancellation (docs/echo.md), on the create form and the agent's page. */
+export const EchoCancellationSelect: FC<{ value?: string }> = ({ value = "auto" }) => (
+  <label>
+    Echo cancellation (the bot's voice coming back on the caller's line)
+    <select name="echo_cancellation">
+      {ECHO_CANCELLATION.map((v) => (
+        <option value={v} selected={v === value}>{ECHO_LABELS[v]}</option>
+      ))}
+    </select>
+  </label>
+);
 
 export interface AgentForm {
   tenant?: string;
   name?: string;
   brain_url?: string;
   record_by_default?: boolean;
+  echo_cancellation?: string;
 }
 
 const CreateAgentForm: FC<{ form: AgentForm; tenants: string[]; error?: string }> = (
@@ -51,6 +71,7 @@ const CreateAgentForm: FC<{ form: AgentForm; tenants: string[]; error?: string }
         />
         Record calls by default
       </label>
+      <EchoCancellationSelect value={form.echo_cancellation} />
       <div>
         <button type="submit">Create agent</button>
       </div>
@@ -88,6 +109,7 @@ export const AgentsPage: FC<{
               <th>Agent id</th>
               <th>Brain URL</th>
               <th>Records by default</th>
+              <th>Echo cancellation</th>
               <th>Created</th>
               <th></th>
             </tr>
@@ -102,6 +124,7 @@ export const AgentsPage: FC<{
                 <td class="mono small">{a.agent_id}</td>
                 <td class="mono small">{a.brain_url}</td>
                 <td>{a.record_by_default ? "yes" : "no"}</td>
+                <td>{a.echo_cancellation}</td>
                 <td>
                   <Time at={a.created_at} />
                 </td>
@@ -142,6 +165,8 @@ export const AgentCreatedPage: FC<{ agent: Agent; apiKey: ApiKey; sessionKey: st
       <dd>{agent.interruption_sensitivity}</dd>
       <dt>Turn patience</dt>
       <dd>{agent.turn_patience}</dd>
+      <dt>Echo cancellation</dt>
+      <dd>{agent.echo_cancellation}</dd>
     </dl>
     <p>
       <a href="/console/agents">Back to agents</a>

@@ -6,6 +6,11 @@ import {
   type TurnSensitivity,
 } from "../../common/turn_sensitivity.ts";
 import { SENSITIVITY_FIELDS } from "../connect/sensitivity.ts";
+import {
+  ECHO_CANCELLATION,
+  type EchoCancellation,
+  isEchoCancellation,
+} from "../../common/echo_cancellation.ts";
 
 export type Form = Record<string, string | File | (string | File)[]>;
 
@@ -49,4 +54,13 @@ export function formLevels(form: Form): TurnSensitivity | string {
     out[name] = v;
   }
   return out;
+}
+
+/** The agent form's echo cancellation: absent keeps what is set; other than auto/on/off refused. */
+export function echoCancellationField(
+  v: string | undefined,
+): { value?: EchoCancellation } | { error: string } {
+  if (v === undefined) return { value: undefined };
+  if (isEchoCancellation(v)) return { value: v };
+  return { error: `Echo cancellation must be one of ${ECHO_CANCELLATION.join(", ")}.` };
 }

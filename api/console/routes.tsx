@@ -38,7 +38,14 @@ import { AgentPage } from "./agent.tsx";
 import { type SessionFilter, SessionsPage, STATUSES } from "./sessions.tsx";
 import { SessionPage } from "./session.tsx";
 import { LanguagesPage } from "./languages.tsx";
-import { checked, field, type Form, formLevels, parseOrigins } from "./forms.ts";
+import {
+  checked,
+  echoCancellationField,
+  field,
+  type Form,
+  formLevels,
+  parseOrigins,
+} from "./forms.ts";
 import { fileResponse, resolveRecording } from "./recording.ts";
 import { phoneConsole } from "./phone_routes.tsx";
 import { storageConsole } from "./storage.tsx";
@@ -158,10 +165,13 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       name: field(f, "name"),
       brain_url: field(f, "brain_url"),
       record_by_default: checked(f, "record_by_default"),
+      echo_cancellation: field(f, "echo_cancellation") || undefined,
     };
     if (!input.tenant || !input.name) {
       return agentsPage(c, undefined, input, "Workspace and name are required.");
     }
+    const echo = echoCancellationField(input.echo_cancellation);
+    if ("error" in echo) return agentsPage(c, undefined, input, echo.error);
     try {
       checkBrainUrl(input.brain_url!);
     } catch (err) {
@@ -173,6 +183,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       name: input.name!,
       brain_url: input.brain_url!,
       record_by_default: input.record_by_default,
+      echo_cancellation: echo.value,
     });
     log.info("console created agent", { agent_id: agent.agent_id, key_id: created.key.key_id });
     return page(
@@ -201,8 +212,10 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
     const name = field(f, "name");
     const brainUrl = field(f, "brain_url");
     const levels = formLevels(f);
+    const echo = echoCancellationField(field(f, "echo_cancellation") || undefined);
     if (!name) error = "The name is required.";
     else if (typeof levels === "string") error = levels;
+    else if ("error" in echo) error = echo.error;
     else {
       try {
         checkBrainUrl(brainUrl);
@@ -220,6 +233,7 @@ export function consoleApp(deps: ApiDeps, options: ConsoleOptions = {}): Hono {
       brain_url: brainUrl,
       record_by_default: checked(f, "record_by_default"),
       ...(typeof levels === "string" ? {} : levels),
+      echo_cancellation: "value" in echo ? echo.value : undefined,
     });
     deps.keys.invalidate(`agent:${agent.agent_id}`);
     return c.redirect(`/console/agents/${agent.agent_id}?saved=1`, 303);

@@ -6,6 +6,13 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SENSITIVITY_LEVELS } from "../../common/turn_sensitivity.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { ECHO_CANCELLATION } from "../../common/echo_cancellation.ts";
+
+/** An agent's echo cancellation, as the admin API takes it (docs/echo.md). */
+export const echoCancellationArg = z.enum(ECHO_CANCELLATION).optional().describe(
+  "Cancel the bot's echo on the caller's line: auto (default: on for phone lines, off for web " +
+    "calls, whose browser already cancels it), on, or off.",
+);
 
 type Forward = (path: string) => (args: Record<string, unknown>) => Promise<CallToolResult>;
 
@@ -33,14 +40,15 @@ export function registerAgentKeyTools(server: McpServer, forward: Forward): void
 
   server.registerTool("update_agent", {
     title: "Update agent",
-    description: "Change an agent's name, brain URL, recording default or turn sensitivity; " +
-      "fields left out stay.",
+    description: "Change an agent's name, brain URL, recording default, turn sensitivity or " +
+      "echo cancellation; fields left out stay.",
     inputSchema: {
       agent_id: agentId,
       name: z.string().min(1).optional().describe("New human-readable name."),
       brain_url: z.string().min(1).optional().describe("New brain WebSocket URL (ws://, wss://)."),
       record_by_default: z.boolean().optional().describe("Record calls unless told otherwise."),
       ...sensitivitySchema,
+      echo_cancellation: echoCancellationArg,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
   }, forward("/api/v1/agents.update"));

@@ -6,7 +6,7 @@ import { sensitivitySchema } from "./agent_key_tools.ts";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { registerPhoneTools } from "./phone_tools.ts";
-import { registerAgentKeyTools } from "./agent_key_tools.ts";
+import { echoCancellationArg, registerAgentKeyTools } from "./agent_key_tools.ts";
 import { registerCampaignTools } from "./campaign_tools.ts";
 import { registerRedactionTools } from "./redaction_tools.ts";
 import { registerWebhookTools } from "./webhook_tools.ts";
@@ -76,6 +76,7 @@ export function createMcpServer(call: AdminCall): McpServer {
         "Record calls unless the caller says otherwise (default false).",
       ),
       ...sensitivitySchema,
+      echo_cancellation: echoCancellationArg,
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   }, forward("/api/v1/agents.create"));

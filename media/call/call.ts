@@ -26,6 +26,7 @@ import { callRedaction } from "./call_redaction.ts";
 import { redactDeep } from "../../common/redaction.ts";
 import type { TurnObserver } from "./turn_record.ts";
 import { type CallTrace, startCallTrace } from "../trace/tracing.ts";
+import { CallEcho } from "./call_echo.ts";
 
 const log = logger("call");
 
@@ -79,6 +80,8 @@ export class Call {
   private readonly watch?: MachineWatch;
   /** The call's OpenTelemetry trace, when an endpoint is configured (media/trace/). */
   private trace?: CallTrace;
+  /** The bot's echo taken out of the caller's audio, on lines that need it (call_echo.ts). */
+  private readonly echo: CallEcho;
 
   constructor(readonly line: CallLine, private readonly opts: CallOptions) {
     this.sessionId = opts.sessionId;
@@ -95,11 +98,14 @@ export class Call {
     this.watch = machineWatchOf(line, opts, this.log, () => void this.end("ended", "machine"));
     // A phone line's keys sent as tones: heard as keys, silenced before the VAD (dtmf_tones.ts).
     this.tones = line.phone ? new DtmfTones((d) => this.keys.press(d)) : undefined;
-    this.offFrames = line.onCallerFrame.on((frame) => {
-      const pcm = this.tones?.hear(frame) ?? frame;
+    this.echo = new CallEcho((pcm) => {
       this.watch?.hear(pcm);
       this.conversation?.onCallerFrame(pcm);
     });
+    // Tones are heard (and silenced) first; the echo canceller then keeps its frames paired.
+    this.offFrames = line.onCallerFrame.on((frame) =>
+      this.echo.push(this.tones?.hear(frame) ?? frame)
+    );
     this.detach.push(
       line.onDtmf.on((d) => this.keys.press(d)),
       line.onEnded.on((reason) => void this.end(endStatusOf(reason), reason)),
@@ -162,7 +168,8 @@ export class Call {
       },
     };
     line.converse?.(conversation);
-    line.play(conversation.speaker, recording && ((pcm) => recording.tick(pcm)));
+    this.echo.open(active?.echoCancellation, line, this.log);
+    line.play(conversation.speaker, this.echo.tap(recording && ((pcm) => recording.tick(pcm))));
     await conversation.start();
     this.watch?.brainReady((kind, body) => conversation.events.detection(kind, body));
     this.keys.open();
@@ -207,6 +214,7 @@ export class Call {
     );
     this.offFrames();
     this.tones?.close();
+    this.echo.close();
     if (this.line.stats) {
       this.log.add("phone", "line", { ...this.line.stats(), ...this.keyCounts() });
     }
@@ -299,7 +307,7 @@ async function activateSession(sql: Pool, sessionId: string) {
       session_id: sessionId,
       cause: (err as Error).message,
     });
-    return { record: false };
+    return { record: false, echoCancellation: undefined };
   });
   if (!active) log.warn("session was not connecting at call start", { session_id: sessionId });
   return active;
