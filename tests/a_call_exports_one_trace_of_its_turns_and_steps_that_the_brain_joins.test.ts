@@ -7,7 +7,7 @@ import { assert, assertEquals } from "./helpers/assert.ts";
 import { speech, startCallService, waitForLog } from "./helpers/call_harness.ts";
 import { startOtlpReceiver } from "./helpers/otlp_receiver.ts";
 import { createBrain, type TraceContext } from "../sdk/brain/mod.ts";
-import { propagation, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { propagation, ROOT_CONTEXT } from "@opentelemetry/api";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { resourceFromAttributes } from "@opentelemetry/resources";
