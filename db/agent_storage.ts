@@ -2,6 +2,7 @@
 // retention deleted. The secret is kept sealed; sealing and opening are the API's, never this
 // file's (as db/trunks.ts).
 import type { Pool, Sql } from "./client.ts";
+import { enqueueRecordingStored } from "./webhook_outbox.ts";
 
 /** An agent's storage as the admin API shows it: the secret is only "set" or not. */
 export interface AgentStorage {
@@ -185,12 +186,31 @@ export async function uploadWaitMs(sql: Sql, dir: string, idleMs: number): Promi
 }
 
 /** Stored: the record's recording location becomes the bucket object. */
-export async function markStored(sql: Pool, sessionId: string, objectUrl: string) {
+export async function markStored(
+  sql: Pool,
+  sessionId: string,
+  objectUrl: string,
+  wav: { bytes: number; seconds: number },
+) {
   await sql.begin(async (tx) => {
     await tx`update recording_uploads set status = 'stored', stored_at = now(),
         last_error = null, wav_put_url = null, json_put_url = null
       where session_id = ${sessionId}`;
-    await tx`update sessions set recording_url = ${objectUrl} where id = ${sessionId}`;
+    const [s] = await tx<{ workspace_id: string; agent_id: string }[]>`
+      update sessions set recording_url = ${objectUrl} where id = ${sessionId}
+      returning workspace_id, agent_id`;
+    // recording.stored is queued with the fact it reports, as every webhook is (docs/webhooks.md).
+    if (s) {
+      await enqueueRecordingStored(tx as unknown as Sql, s.workspace_id, {
+        session_id: sessionId,
+        agent_id: s.agent_id,
+        url: objectUrl,
+        transcript_url: objectUrl.replace(/\.wav$/, ".json"),
+        content_type: "audio/wav",
+        bytes: wav.bytes,
+        duration_seconds: wav.seconds,
+      });
+    }
   });
 }
 

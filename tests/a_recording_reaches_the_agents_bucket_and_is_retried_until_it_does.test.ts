@@ -31,6 +31,13 @@ async function setUp(secret = S3_SECRET) {
   assert.deepEqual(Object.keys(set.body.storage).filter((k) => k.startsWith("secret")), [
     "secret_access_key_set",
   ]);
+  // A customer's endpoint, so storing queues recording.stored (docs/webhooks.md).
+  const hook = await api.admin("/api/v1/webhooks.create", {
+    tenant: "acme",
+    url: "http://127.0.0.1:9/hooks",
+    event_types: ["recording.stored"],
+  });
+  assert.equal(hook.status, 200, JSON.stringify(hook.body));
   const dir = await Deno.makeTempDir({ prefix: "recordings-" });
   const session = await seedSession(api.db.sql, {
     agent_id: tenant.agent_id,
@@ -71,6 +78,14 @@ Deno.test("a recording and its transcript are stored in the bucket and the local
     const id = t.session.session_id;
     const key = `voice/${t.tenant.agent_id}/${id}`;
     assert.deepEqual(await t.s3.object(BUCKET, `${key}.wav`), t.wav);
+    // recording.stored was queued in the transaction that marked the upload stored.
+    const [event] = await t.api.db.sql<{ type: string; body: string }[]>`
+      select type, body from webhook_events where session_id = ${id}`;
+    assert.equal(event?.type, "recording.stored");
+    const data = JSON.parse(event.body).data;
+    assert.equal(data.bytes, t.wav.length);
+    assert.match(String(data.url), new RegExp(`${id}\\.wav$`));
+    assert.match(String(data.transcript_url), new RegExp(`${id}\\.json$`));
     const json = JSON.parse(new TextDecoder().decode(await t.s3.object(BUCKET, `${key}.json`)));
     assert.equal(json.session_id, id);
     assert.equal(json.recording.key, `${key}.wav`);

@@ -131,8 +131,10 @@ export class RecordingUploader {
   ): Promise<boolean> {
     const put = this.o.fetch ?? fetch;
     let bytes = 0;
+    let wavInfo = { bytes: 0, seconds: 0 };
     try {
       const wav = await Deno.readFile(u.local_path);
+      wavInfo = wavLength(wav);
       const json = new TextEncoder().encode(JSON.stringify(storedTranscript({
         ...u,
         turns: (u.turns ?? []) as TurnRecord[],
@@ -152,7 +154,7 @@ export class RecordingUploader {
       await this.#failed(u, (err as Error).message);
       return false;
     }
-    await markStored(this.o.sql, u.session_id, u.object_url!);
+    await markStored(this.o.sql, u.session_id, u.object_url!, wavInfo);
     await Deno.remove(u.local_path).catch((err) =>
       log.warn("stored recording's local copy not removed", {
         session_id: u.session_id,
@@ -206,4 +208,12 @@ function s3Error(xml: string): string {
   const code = /<Code>([^<]*)<\/Code>/.exec(xml)?.[1];
   const message = /<Message>([^<]*)<\/Message>/.exec(xml)?.[1];
   return code ? `${code}${message ? ` (${message})` : ""}` : xml.slice(0, 200) || "no body";
+}
+
+/** A WAV file's size and length, from its header's byte rate (recording.stored reports both). */
+export function wavLength(wav: Uint8Array): { bytes: number; seconds: number } {
+  if (wav.length < 44) return { bytes: wav.length, seconds: 0 };
+  const byteRate = new DataView(wav.buffer, wav.byteOffset, wav.byteLength).getUint32(28, true);
+  const seconds = byteRate > 0 ? (wav.length - 44) / byteRate : 0;
+  return { bytes: wav.length, seconds: Math.round(seconds * 100) / 100 };
 }
