@@ -8,41 +8,23 @@
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { type LogEntry, startCallService } from "./helpers/call_harness.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
-import {
-  answerWorker,
-  NO_BODY,
-  request,
-  sdpOffer,
-  XML_HEAD as HEAD,
-} from "./helpers/sipp_scenario.ts";
+import { tokenCallScenario } from "./helpers/sipp_scenario.ts";
 import { PhoneCaller } from "./helpers/phone_caller.ts";
 import { startPythonBrain } from "./helpers/python_brain.ts";
 
 const KEYPAD_BRAIN = new URL("../sdk/python/example/keypad.py", import.meta.url).pathname;
 const DIALLED = "+15550100";
 const CALLER = "+15550111";
-const AT = `sip:${DIALLED}@[remote_ip]:[remote_port]`;
-const TO_WORKER = `To: <${AT}>;tag=[$wtag]`;
 
-/** INVITE with the session token in the Request-URI (as the control plane's 302 gives it), ACK,
- * then wait for the worker's BYE and answer it. */
+/** INVITE with the session token, ACK, then the worker's BYE answered. */
 const scenario = (token: string, rtpPort: number) =>
-  `${HEAD}<scenario name="keypad">
-  <send retrans="500"><![CDATA[${
-    request("INVITE", 1, { uri: `${AT};session=${token}`, caller: CALLER, to: `To: <${AT}>` }) +
-    sdpOffer([0, 101], { port: rtpPort, address: "127.0.0.1", fmtp: true, direction: "sendrecv" })
-  }]]></send>
-  <recv response="100" optional="true"/>
-  <recv response="180" optional="true"/>
-  <recv response="200" rrs="true">
-    <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>
-  </recv>
-  <Reference variables="to"/>
-  <send><![CDATA[${
-    request("ACK", 1, { uri: AT, caller: CALLER, to: TO_WORKER, contact: false }) + NO_BODY
-  }]]></send>
-  <recv request="BYE" timeout="60000"/>${answerWorker()}
-</scenario>`;
+  tokenCallScenario({
+    name: "keypad",
+    token,
+    dialled: DIALLED,
+    caller: CALLER,
+    media: { port: rtpPort, address: "127.0.0.1" },
+  });
 
 async function until<T>(what: string, get: () => T | undefined | false, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;

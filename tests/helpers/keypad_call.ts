@@ -4,7 +4,7 @@
 // brain keeps the keys it is told and ends the call at "#", which the worker does by BYE.
 import { startCallService } from "./call_harness.ts";
 import { freeUdpPort, runSipp } from "./sipp.ts";
-import { answerWorker, NO_BODY, request, sdpOffer, XML_HEAD } from "./sipp_scenario.ts";
+import { tokenCallScenario } from "./sipp_scenario.ts";
 import { PhoneCaller } from "./phone_caller.ts";
 import { createBrain } from "../../sdk/brain/mod.ts";
 import type { ConfigJson } from "../../sdk/brain/config.ts";
@@ -12,35 +12,22 @@ import { g711Encode } from "../../media/phone/g711.ts";
 
 const DIALLED = "+15550100";
 const CALLER = "+15550111";
-const AT = `sip:${DIALLED}@[remote_ip]:[remote_port]`;
-const TO_WORKER = `To: <${AT}>;tag=[$wtag]`;
 
 /**
  * SIPp's side: INVITE with the token, ACK, then wait for the worker's BYE and answer it. The RTP
  * is a PhoneCaller's at `rtpPort`, or SIPp's own playing `pcap` (play_pcap_audio) after the ACK.
  */
-const scenario = (token: string, media: { rtpPort: number } | { pcap: string }) => {
-  const at = "rtpPort" in media ? { port: media.rtpPort, address: "127.0.0.1" } : {};
-  const play = "pcap" in media
-    ? `\n  <nop><action><exec play_pcap_audio="${media.pcap}"/></action></nop>`
-    : "";
-  return `${XML_HEAD}<scenario name="keypad">
-  <send retrans="500"><![CDATA[${
-    request("INVITE", 1, { uri: `${AT};session=${token}`, caller: CALLER, to: `To: <${AT}>` }) +
-    sdpOffer([0, 101], { ...at, fmtp: true, direction: "sendrecv" })
-  }]]></send>
-  <recv response="100" optional="true"/>
-  <recv response="180" optional="true"/>
-  <recv response="200" rrs="true">
-    <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>
-  </recv>
-  <Reference variables="to"/>
-  <send><![CDATA[${
-    request("ACK", 1, { uri: AT, caller: CALLER, to: TO_WORKER, contact: false }) + NO_BODY
-  }]]></send>${play}
-  <recv request="BYE" timeout="60000"/>${answerWorker()}
-</scenario>`;
-};
+const scenario = (token: string, media: { rtpPort: number } | { pcap: string }) =>
+  tokenCallScenario({
+    name: "keypad",
+    token,
+    dialled: DIALLED,
+    caller: CALLER,
+    media: "rtpPort" in media ? { port: media.rtpPort, address: "127.0.0.1" } : undefined,
+    afterAck: "pcap" in media
+      ? `\n  <nop><action><exec play_pcap_audio="${media.pcap}"/></action></nop>`
+      : "",
+  });
 
 export interface KeypadSeen {
   digits: string[];

@@ -185,3 +185,37 @@ export function answerWorker(status = "200 OK"): string {
       Content-Length: 0
 ]]></send>`;
 }
+
+/**
+ * A phone calling a worker straight with its session token (as the control plane's 302 sends it):
+ * INVITE offering PCMU and telephone-event from `media`, ACK, then `afterAck` (media to play, a
+ * REFER to answer...), then the worker's BYE answered. A whole `<scenario>`.
+ */
+export function tokenCallScenario(o: {
+  name: string;
+  token: string;
+  dialled: string;
+  caller: string;
+  /** The phone's RTP; absent: SIPp's own (play_pcap_audio in `afterAck`). */
+  media?: { port: number; address: string };
+  afterAck?: string;
+}): string {
+  const at = `sip:${o.dialled}@[remote_ip]:[remote_port]`;
+  const toWorker = `To: <${at}>;tag=[$wtag]`;
+  return `${XML_HEAD}<scenario name="${o.name}">
+  <send retrans="500"><![CDATA[${
+    request("INVITE", 1, { uri: `${at};session=${o.token}`, caller: o.caller, to: `To: <${at}>` }) +
+    sdpOffer([0, 101], { ...o.media, fmtp: true, direction: "sendrecv" })
+  }]]></send>
+  <recv response="100" optional="true"/>
+  <recv response="180" optional="true"/>
+  <recv response="200" rrs="true">
+    <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>
+  </recv>
+  <Reference variables="to"/>
+  <send><![CDATA[${
+    request("ACK", 1, { uri: at, caller: o.caller, to: toWorker, contact: false }) + NO_BODY
+  }]]></send>${o.afterAck ?? ""}
+  <recv request="BYE" timeout="60000"/>${answerWorker()}
+</scenario>`;
+}

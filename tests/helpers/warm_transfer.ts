@@ -1,7 +1,7 @@
 // What the warm-transfer tests share: the caller's SIPp scenario (INVITE with the session token,
 // then the worker's BYE answered), steady tones, and a per-frame reading of 8 kHz audio that
 // tells a tone (the hold chime's notes, a test's marker tones) from speech.
-import { answerWorker, NO_BODY, request, sdpOffer, XML_HEAD } from "./sipp_scenario.ts";
+import { answerWorker, request, tokenCallScenario } from "./sipp_scenario.ts";
 
 export const DIALLED = "+15550100";
 const CALLER = "+15550111";
@@ -47,22 +47,14 @@ SIP/2.0 200 OK
 
 /** The caller's call: INVITE with the token, ACK, the REFER if asked, the worker's BYE answered. */
 export const callerScenario = (token: string, rtpPort: number, refer?: ReferAnswer) =>
-  `${XML_HEAD}<scenario name="warm-transfer-caller">
-  <send retrans="500"><![CDATA[${
-    request("INVITE", 1, { uri: `${AT};session=${token}`, caller: CALLER, to: `To: <${AT}>` }) +
-    sdpOffer([0, 101], { port: rtpPort, address: "127.0.0.1", fmtp: true, direction: "sendrecv" })
-  }]]></send>
-  <recv response="100" optional="true"/>
-  <recv response="180" optional="true"/>
-  <recv response="200" rrs="true">
-    <action><ereg regexp="tag=([^;> ]+)" search_in="hdr" header="To:" assign_to="to,wtag"/></action>
-  </recv>
-  <Reference variables="to"/>
-  <send><![CDATA[${
-    request("ACK", 1, { uri: AT, caller: CALLER, to: TO_WORKER, contact: false }) + NO_BODY
-  }]]></send>${refer ? referStep(refer) : ""}
-  <recv request="BYE" timeout="60000"/>${answerWorker()}
-</scenario>`;
+  tokenCallScenario({
+    name: "warm-transfer-caller",
+    token,
+    dialled: DIALLED,
+    caller: CALLER,
+    media: { port: rtpPort, address: "127.0.0.1" },
+    afterAck: refer ? referStep(refer) : "",
+  });
 
 /** A steady tone at 8 kHz. */
 export const tone = (hz: number, seconds: number, level = 6000) =>
