@@ -119,7 +119,7 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     dial_ended: "the outbound call ended unanswered { reason, sip }",
     hold: "a warm transfer put the caller on hold, or took them off it { on }",
     warm_dial:
-      "a warm transfer's INVITE to the person was sent { target, call_id, ring_timeout_ms }",
+      "a warm transfer's INVITE to the person was sent { target, uri, call_id, ring_timeout_ms }",
     warm_ringing: "the person's phone rang (the first 180 or 183)",
     warm_leg: "the person's call's own line event { event } (bye, ended, media_timeout...)",
     warm_answered: "the person answered { codec, remote }",

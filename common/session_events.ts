@@ -216,7 +216,7 @@ export interface SipEvents {
   dial_ended: { reason: string; sip: string };
   /** A warm transfer (issue 35): the caller held, the person's call, the whisper, the join. */
   hold: { on: boolean };
-  warm_dial: { target: string; call_id: string; ring_timeout_ms: number };
+  warm_dial: { target: string; uri: string; call_id: string; ring_timeout_ms: number };
   warm_ringing: Empty;
   /** The person's call's own line events (its bye, its end), apart from the caller's. */
   warm_leg: { event: string };

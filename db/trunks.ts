@@ -172,3 +172,23 @@ export async function deleteTrunk(
   if (row.deleted) return "deleted";
   return row.found ? "in_use" : "not_found";
 }
+
+/** Where a session's trunk takes outbound calls (the warm transfer's number, issue 35). */
+export interface SessionTrunkEdge {
+  trunk_id: string;
+  outbound_address: string | null;
+  outbound_transport: "udp" | "tcp";
+  /** Whether the trunk keeps digest credentials (the worker cannot open them). */
+  credentials: boolean;
+}
+
+/** The trunk `sessionId`'s call came in (or went out) on; undefined: on no trunk. */
+export async function sessionTrunkEdge(
+  sql: Sql,
+  sessionId: string,
+): Promise<SessionTrunkEdge | undefined> {
+  const [row] = await sql<SessionTrunkEdge[]>`select t.id as trunk_id, t.outbound_address,
+      t.outbound_transport, t.outbound_username is not null as credentials
+    from sessions s join trunks t on t.id = s.phone_trunk_id where s.id = ${sessionId}`;
+  return row;
+}

@@ -17,6 +17,7 @@ import { SipLine } from "./sip_line.ts";
 import type { SipUas } from "./uas.ts";
 import { type DialFailure, PlacedCall } from "./uac.ts";
 import { legPlacer } from "./warm_leg.ts";
+import { sessionTrunkEdge } from "../../db/trunks.ts";
 
 const log = logger("sip");
 
@@ -149,7 +150,11 @@ function place(
         dial.machineDetection,
       );
       held.line = line;
-      line.warmLegs = legPlacer({ ...d, caller: { ...held, log: sessionLog } });
+      line.warmLegs = legPlacer({
+        ...d,
+        caller: { ...held, log: sessionLog },
+        trunk: () => sessionTrunkEdge(d.node.sql, sessionId),
+      });
       d.held.set(callId, held);
       // After the dial state's write: the call's own writes (active, the end) come after it.
       write("call", () => {

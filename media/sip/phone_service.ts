@@ -12,6 +12,7 @@ import { admitInvite, isRefusal, type SipAdmissionNode, takeSession } from "./ad
 import { SipLine } from "./sip_line.ts";
 import { greetingReady, heldDialogs, HeldMedia } from "./ringing_call.ts";
 import { legPlacer } from "./warm_leg.ts";
+import { sessionTrunkEdge } from "../../db/trunks.ts";
 import { type Dialler, dialler, type HeldCall } from "./dial_call.ts";
 import { RtpMedia } from "../phone/rtp_media.ts";
 import type { PortRange } from "../../common/port_range.ts";
@@ -144,6 +145,7 @@ export async function startSipPhones(
       host: settings.host,
       held: pending,
       caller: { ...p, log: p.log },
+      trunk: () => sessionTrunkEdge(node.sql, p.claims.sid),
     });
     const call = startCall(
       node,

@@ -43,8 +43,8 @@ export type LegOutcome =
 
 /** Places a warm transfer's call to the person (warm_leg.ts). */
 export interface LegPlacer {
-  /** Why `target` cannot be called from here, or undefined. */
-  refusal(target: string): string | undefined;
+  /** Why `target` cannot be called from here, or undefined (then `place` may be called). */
+  refusal(target: string): Promise<string | undefined>;
   /** Rings `target` for at most `ringTimeoutMs`; `abandon` gives it up while it rings. */
   place(target: string, ringTimeoutMs: number): { outcome: Promise<LegOutcome>; abandon(): void };
 }
@@ -90,7 +90,7 @@ export async function warmTransfer(
   if (!legs) {
     return failed("refused", "This SIP line cannot place a warm transfer's call.");
   }
-  const refusal = legs.refusal(target);
+  const refusal = await legs.refusal(target);
   if (refusal) return failed("refused", refusal);
   caller.hold(new HoldAudio());
   // Synthesised while the person's phone rings, so they hear it as soon as they answer.
