@@ -4,6 +4,7 @@
 import { parseArgs } from "node:util";
 import { ApiUnreachable, DEFAULT_API_URL, httpAdminCall } from "./api_client.ts";
 import { WEBHOOK_COMMANDS, WEBHOOK_FLAGS } from "./admin_webhooks.ts";
+import { RECORDS_COMMANDS, RECORDS_FLAGS } from "./admin_records.ts";
 
 type FlagType = "string" | "boolean" | "strings" | "integer" | "contacts" | "list";
 
@@ -54,14 +55,6 @@ const FLAGS: Record<string, Flag> = {
   "outbound-username": { type: "string", value: "USER" },
   "outbound-password": { type: "string", value: "PASSWORD" },
   "remove-outbound-credentials": { type: "boolean" },
-  bucket: { type: "string", value: "BUCKET" },
-  prefix: { type: "string", value: "PREFIX" },
-  region: { type: "string", value: "REGION" },
-  endpoint: { type: "string", value: "URL" },
-  "access-key-id": { type: "string", value: "ID" },
-  "secret-access-key": { type: "string", value: "SECRET" },
-  "retention-days": { type: "integer", value: "DAYS" },
-  "remove-bucket": { type: "boolean" },
   to: { type: "string", value: "E164" },
   carrier: { type: "string", value: "CARRIER" },
   "campaign-id": { type: "string", value: "ID" },
@@ -80,8 +73,7 @@ const FLAGS: Record<string, Flag> = {
   state: { type: "string", value: "STATE" },
   after: { type: "integer", value: "INDEX" },
   "contact-index": { type: "integer", value: "INDEX" },
-  // A comma-separated list; `none` is the empty list (redaction off).
-  categories: { type: "list", value: "CATEGORY,...|none" },
+  ...RECORDS_FLAGS,
   ...WEBHOOK_FLAGS,
 };
 
@@ -167,18 +159,6 @@ const COMMANDS: Record<string, Command> = {
     required: ["agent-id"],
     optional: [],
   },
-  "redaction get": {
-    route: "agents.redaction.get",
-    summary: "the categories an agent's calls are redacted of (docs/redaction.md)",
-    required: ["agent-id"],
-    optional: [],
-  },
-  "redaction set": {
-    route: "agents.redaction.set",
-    summary: "redact card,account,phone,email,aadhaar,pan,keypad (or none) from its calls",
-    required: ["agent-id", "categories"],
-    optional: [],
-  },
   "keys create": {
     route: "keys.create",
     summary: "new key; --origin (repeatable) for publishable keys",
@@ -249,33 +229,6 @@ const COMMANDS: Record<string, Command> = {
     route: "trunks.delete",
     summary: "delete a trunk no number uses",
     required: ["trunk-id"],
-    optional: [],
-  },
-  "storage set": {
-    route: "storage.set",
-    summary: "an agent's S3-compatible bucket (secret sealed, never shown) and retention in days",
-    required: ["agent-id"],
-    optional: [
-      "bucket",
-      "prefix",
-      "region",
-      "endpoint",
-      "access-key-id",
-      "secret-access-key",
-      "retention-days",
-      "remove-bucket",
-    ],
-  },
-  "storage get": {
-    route: "storage.get",
-    summary: "an agent's storage",
-    required: ["agent-id"],
-    optional: [],
-  },
-  "storage remove": {
-    route: "storage.remove",
-    summary: "no bucket, no retention for the agent",
-    required: ["agent-id"],
     optional: [],
   },
   "numbers create": {
@@ -375,6 +328,7 @@ const COMMANDS: Record<string, Command> = {
     required: ["campaign-id"],
     optional: ["contact-index", "limit"],
   },
+  ...RECORDS_COMMANDS,
   ...WEBHOOK_COMMANDS,
 };
 
