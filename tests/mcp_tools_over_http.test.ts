@@ -43,9 +43,11 @@ Deno.test("MCP over HTTP: tools create an agent whose key starts a call, and rea
       "create_key",
       "create_phone_number",
       "create_trunk",
+      "create_webhook",
       "delete_agent",
       "delete_phone_number",
       "delete_trunk",
+      "delete_webhook",
       "get_agent",
       "get_agent_redaction",
       "get_agent_storage",
@@ -61,7 +63,10 @@ Deno.test("MCP over HTTP: tools create an agent whose key starts a call, and rea
       "list_phone_numbers",
       "list_sessions",
       "list_trunks",
+      "list_webhook_deliveries",
+      "list_webhooks",
       "pause_campaign",
+      "redeliver_webhook",
       "remove_agent_storage",
       "resume_campaign",
       "revoke_key",
@@ -70,6 +75,7 @@ Deno.test("MCP over HTTP: tools create an agent whose key starts a call, and rea
       "update_agent",
       "update_phone_number",
       "update_trunk",
+      "update_webhook",
     ]);
     const create = tools.find((t: Tool) => t.name === "create_agent")!;
     assertEquals([...(create.inputSchema.required ?? [])].sort(), ["brain_url", "name", "tenant"]);
