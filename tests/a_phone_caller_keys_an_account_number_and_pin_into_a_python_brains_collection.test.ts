@@ -6,7 +6,7 @@
 // prompt still plays; the brain reads back the account's last four digits, accepts the PIN and
 // hangs up (a BYE), and the session record holds the sensitive flag set for the PIN and cleared.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { type LogEntry, startCallService } from "./helpers/call_harness.ts";
+import { connectPhoneSession, type LogEntry, startCallService } from "./helpers/call_harness.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
 import { tokenCallScenario } from "./helpers/sipp_scenario.ts";
 import { PhoneCaller } from "./helpers/phone_caller.ts";
@@ -47,17 +47,7 @@ Deno.test({
     const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
     const caller = await PhoneCaller.open();
     try {
-      const connect = await service.api.post(
-        "/api/v1/sessions.connect",
-        { agent_id: service.tenant.agent_id },
-        service.tenant.sk,
-      );
-      assertEquals(connect.status, 200);
-      const sessionId: string = connect.body.session_id;
-      const token = connect.body.webrtc_request_params.headers.Authorization.replace(
-        /^Bearer /,
-        "",
-      );
+      const { sessionId, token } = await connectPhoneSession(service);
       const sipp = runSipp(scenario(token, caller.port), sipPort, DIALLED, "udp", [
         "-timeout",
         "60",

@@ -4,12 +4,12 @@
 // 200 as if it had called the person in the worker's place); the worker then leaves both calls:
 // a BYE to the caller's trunk and one to the person (baresip), and the session ends transferred.
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { startCallService } from "./helpers/call_harness.ts";
+import { connectPhoneSession, startCallService } from "./helpers/call_harness.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
 import { PhoneCaller } from "./helpers/phone_caller.ts";
 import { startBaresipCallee } from "./helpers/baresip_callee.ts";
 import { eventually } from "./helpers/live_call.ts";
-import { callerScenario, classify, count, DIALLED, tokenOf } from "./helpers/warm_transfer.ts";
+import { callerScenario, classify, count, DIALLED } from "./helpers/warm_transfer.ts";
 import { createBrain } from "../sdk/brain/mod.ts";
 
 const WHISPER = "Meera has a question about her invoice.";
@@ -29,15 +29,9 @@ Deno.test("a warm transfer is joined by a REFER with Replaces where the trunk ta
   const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
   const caller = await PhoneCaller.open();
   try {
-    const connect = await service.api.post(
-      "/api/v1/sessions.connect",
-      { agent_id: service.tenant.agent_id },
-      service.tenant.sk,
-    );
-    assertEquals(connect.status, 200);
-    const sessionId = connect.body.session_id;
+    const { sessionId, token } = await connectPhoneSession(service);
     const sipp = runSipp(
-      callerScenario(tokenOf(connect.body), caller.port, "accept"),
+      callerScenario(token, caller.port, "accept"),
       sipPort,
       DIALLED,
       "udp",

@@ -4,12 +4,12 @@
 // 5 s ring timeout (487). Each time the caller comes off hold back to the brain, which is told
 // why (TransferFailed.reason), and the caller then hears the bot again.
 import { assert, assertEquals, assertMatch } from "./helpers/assert.ts";
-import { startCallService } from "./helpers/call_harness.ts";
+import { connectPhoneSession, startCallService } from "./helpers/call_harness.ts";
 import { assertSippPassed, freeUdpPort, runSipp, runSippTrunk } from "./helpers/sipp.ts";
 import { refusesWith, ringsUntilCancelled } from "./helpers/sipp_trunk.ts";
 import { eventually } from "./helpers/live_call.ts";
 import { PhoneCaller } from "./helpers/phone_caller.ts";
-import { callerScenario, classify, count, DIALLED, tokenOf } from "./helpers/warm_transfer.ts";
+import { callerScenario, classify, count, DIALLED } from "./helpers/warm_transfer.ts";
 import { createBrain, type TransferFailure } from "../sdk/brain/mod.ts";
 import { HOLD_NOTES_HZ } from "../media/phone/hold_audio.ts";
 
@@ -50,15 +50,9 @@ Deno.test("a warm transfer to a person who is busy, then to one who does not ans
       busyPort,
     );
     const ringing = runSippTrunk(ringsUntilCancelled(), ringPort);
-    const connect = await service.api.post(
-      "/api/v1/sessions.connect",
-      { agent_id: service.tenant.agent_id },
-      service.tenant.sk,
-    );
-    assertEquals(connect.status, 200);
-    const sessionId = connect.body.session_id;
+    const { sessionId, token } = await connectPhoneSession(service);
     const sipp = runSipp(
-      callerScenario(tokenOf(connect.body), caller.port),
+      callerScenario(token, caller.port),
       sipPort,
       DIALLED,
       "udp",

@@ -6,16 +6,9 @@
 // The session is put on the trunk as the SIP redirect puts it (sessions.phone_trunk_id); the
 // caller's INVITE comes with the session's token straight to the worker, as in the other tests.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { startCallService } from "./helpers/call_harness.ts";
+import { connectPhoneSession, startCallService } from "./helpers/call_harness.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
-import {
-  callerScenario,
-  classify,
-  count,
-  DIALLED,
-  tokenOf,
-  tone,
-} from "./helpers/warm_transfer.ts";
+import { callerScenario, classify, count, DIALLED, tone } from "./helpers/warm_transfer.ts";
 import { PhoneCaller } from "./helpers/phone_caller.ts";
 import { startBaresipCallee } from "./helpers/baresip_callee.ts";
 import { eventually } from "./helpers/live_call.ts";
@@ -47,17 +40,11 @@ Deno.test("a warm transfer to a number rings it through the trunk the call came 
       outbound_address: person.address,
     });
     assertEquals(trunk.status, 200, JSON.stringify(trunk.body));
-    const connect = await service.api.post(
-      "/api/v1/sessions.connect",
-      { agent_id: service.tenant.agent_id },
-      service.tenant.sk,
-    );
-    assertEquals(connect.status, 200);
-    const sessionId = connect.body.session_id;
+    const { sessionId, token } = await connectPhoneSession(service);
     await service.api.db.sql`update sessions set phone_trunk_id = ${trunk.body.trunk.trunk_id}
       where id = ${sessionId}`;
     const sipp = runSipp(
-      callerScenario(tokenOf(connect.body), caller.port, { refuse: "501 Not Implemented" }),
+      callerScenario(token, caller.port, { refuse: "501 Not Implemented" }),
       sipPort,
       DIALLED,
       "udp",

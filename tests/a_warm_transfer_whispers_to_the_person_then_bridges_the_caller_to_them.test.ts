@@ -6,7 +6,7 @@
 // speech (no single tone). The caller's trunk refuses the worker's REFER with Replaces (501), as
 // most trunks do, so the worker bridges. Checked in what baresip and the caller's socket received.
 import { assert, assertEquals } from "./helpers/assert.ts";
-import { startCallService } from "./helpers/call_harness.ts";
+import { connectPhoneSession, startCallService } from "./helpers/call_harness.ts";
 import { assertSippPassed, freeUdpPort, runSipp } from "./helpers/sipp.ts";
 import {
   callerScenario,
@@ -14,7 +14,6 @@ import {
   count,
   DIALLED,
   longestRun,
-  tokenOf,
   tone,
 } from "./helpers/warm_transfer.ts";
 import { PhoneCaller } from "./helpers/phone_caller.ts";
@@ -45,15 +44,9 @@ Deno.test("a warm transfer whispers to the person only, holds the caller meanwhi
   const service = await startCallService(brain, { workerEnv: { SIP_PORT: String(sipPort) } });
   const caller = await PhoneCaller.open();
   try {
-    const connect = await service.api.post(
-      "/api/v1/sessions.connect",
-      { agent_id: service.tenant.agent_id },
-      service.tenant.sk,
-    );
-    assertEquals(connect.status, 200);
-    const sessionId = connect.body.session_id;
+    const { sessionId, token } = await connectPhoneSession(service);
     const sipp = runSipp(
-      callerScenario(tokenOf(connect.body), caller.port, { refuse: "501 Not Implemented" }),
+      callerScenario(token, caller.port, { refuse: "501 Not Implemented" }),
       sipPort,
       DIALLED,
       "udp",

@@ -414,3 +414,22 @@ export function assertTurnLatenciesAddUp(
   const sum = l.end_of_turn + l.to_brain + l.brain + l.synthesis;
   assert(Math.abs(sum - l.end_to_first_audio) <= 0.25, `the steps add up to ${sum} in ${what}`);
 }
+
+/**
+ * A session for a phone that dials the worker itself (SIPp, as the control plane's 302 would send
+ * it): the session's id and the token that goes in the INVITE's Request-URI.
+ */
+export async function connectPhoneSession(
+  service: Pick<CallService, "api" | "tenant">,
+): Promise<{ sessionId: string; token: string }> {
+  const r = await service.api.post(
+    "/api/v1/sessions.connect",
+    { agent_id: service.tenant.agent_id },
+    service.tenant.sk,
+  );
+  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
+  return {
+    sessionId: r.body.session_id,
+    token: r.body.webrtc_request_params.headers.Authorization.replace(/^Bearer /, ""),
+  };
+}

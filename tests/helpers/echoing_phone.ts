@@ -7,7 +7,7 @@ import { buildRtp, parseRtp } from "../../media/phone/rtp_packet.ts";
 import { g711Decode, g711Encode } from "../../media/phone/g711.ts";
 import { readWav } from "../../caller/wav.ts";
 import { callerSpeechWav } from "./audio.ts";
-import type { CallService } from "./call_harness.ts";
+import { type CallService, connectPhoneSession } from "./call_harness.ts";
 import { runSipp, type SippRun } from "./sipp.ts";
 import { request, sdpOffer, XML_HEAD } from "./sipp_scenario.ts";
 
@@ -140,13 +140,7 @@ export async function echoCall(
   phone: EchoingPhone,
   holdMs: number,
 ): Promise<{ sessionId: string; done: Promise<SippRun> }> {
-  const r = await service.api.post(
-    "/api/v1/sessions.connect",
-    { agent_id: service.tenant.agent_id },
-    service.tenant.sk,
-  );
-  if (r.status !== 200) throw new Error(`connect: ${r.status} ${JSON.stringify(r.body)}`);
-  const token = r.body.webrtc_request_params.headers.Authorization.replace(/^Bearer /, "");
+  const { sessionId, token } = await connectPhoneSession(service);
   const to = `To: <${AT}>;tag=[$wtag]`;
   const xml = `${XML_HEAD}<scenario name="echoing-phone">
   <send retrans="500"><![CDATA[${
@@ -175,5 +169,5 @@ export async function echoCall(
 </scenario>`;
   const done = runSipp(xml, sipPort, DIALLED, "udp", ["-timeout", String(holdMs / 1000 + 60)]);
   await phone.start();
-  return { sessionId: r.body.session_id, done };
+  return { sessionId, done };
 }

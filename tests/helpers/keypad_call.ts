@@ -2,7 +2,7 @@
 // brain (the TypeScript SDK), SIPp 3.6 dialling it with the session token in the Request-URI, and
 // a PhoneCaller as the phone's RTP (μ-law audio, RFC 4733 events as a carrier shapes them). The
 // brain keeps the keys it is told and ends the call at "#", which the worker does by BYE.
-import { startCallService } from "./call_harness.ts";
+import { connectPhoneSession, startCallService } from "./call_harness.ts";
 import { freeUdpPort, runSipp } from "./sipp.ts";
 import { tokenCallScenario } from "./sipp_scenario.ts";
 import { PhoneCaller } from "./phone_caller.ts";
@@ -64,13 +64,7 @@ export async function keypadCall(
     record_by_default: options.record,
   });
   const caller = await PhoneCaller.open();
-  const connect = await service.api.post(
-    "/api/v1/sessions.connect",
-    { agent_id: service.tenant.agent_id },
-    service.tenant.sk,
-  );
-  if (connect.status !== 200) throw new Error(`connect: ${connect.status}`);
-  const token = connect.body.webrtc_request_params.headers.Authorization.replace(/^Bearer /, "");
+  const { sessionId, token } = await connectPhoneSession(service);
   let pcapDir: string | undefined;
   let media: { rtpPort: number } | { pcap: string } = { rtpPort: caller.port };
   if (options.pcap) {
@@ -85,7 +79,7 @@ export async function keypadCall(
     service,
     caller,
     sipp,
-    sessionId: connect.body.session_id as string,
+    sessionId,
     async close() {
       await caller.close();
       await service.close();

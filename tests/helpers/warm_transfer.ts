@@ -7,10 +7,6 @@ export const DIALLED = "+15550100";
 const CALLER = "+15550111";
 const AT = `sip:${DIALLED}@[remote_ip]:[remote_port]`;
 
-export const tokenOf = (
-  connect: { webrtc_request_params: { headers: { Authorization: string } } },
-) => connect.webrtc_request_params.headers.Authorization.replace(/^Bearer /, "");
-
 /**
  * What the caller's trunk does with the worker's REFER with Replaces: refuses it with a status,
  * or accepts it (202) and reports the new call answered (NOTIFY of 200), as a trunk that called
