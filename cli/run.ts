@@ -31,6 +31,8 @@ const log = logger("run");
 
 /** The SIP redirect server's port on a laptop when SIP_REDIRECT_PORT is not set. */
 const DEFAULT_SIP_REDIRECT_PORT = 5080;
+/** How long stopping may take (the worker ends its calls, then each part closes) before exiting. */
+const STOP_LIMIT_MS = 20_000;
 /** The worker's SIP port on a laptop when SIP_PORT is not set: where the redirect sends calls. */
 const DEFAULT_SIP_PORT = 5070;
 
@@ -187,21 +189,44 @@ async function start(settings: Settings, address: RunAddress): Promise<void> {
 `);
 
   let stopping = false;
+  const killWorker = () => {
+    try {
+      worker.kill("SIGKILL");
+    } catch { /* already gone */ }
+  };
   const stop = async () => {
-    if (stopping) return;
+    if (stopping) {
+      // A second Ctrl-C: the user has waited enough.
+      log.warn("stopping at once");
+      killWorker();
+      Deno.exit(130);
+    }
     stopping = true;
     log.info("stopping");
     try {
       // SIGINT: a laptop's worker ends its calls at once instead of draining them (SIGTERM).
       worker.kill("SIGINT");
     } catch { /* already gone */ }
+    // Each part closes in turn; one that never does is named, and the run still ends.
+    let part = "the worker";
+    const deadline = setTimeout(() => {
+      log.error("stopping took too long; exiting", { waiting_on: part, after_ms: STOP_LIMIT_MS });
+      killWorker();
+      Deno.exit(1);
+    }, STOP_LIMIT_MS);
     await worker.status;
+    part = "the API server";
     ac.abort();
     await server.finished;
+    part = "the SIP redirect";
     await sip.close();
+    part = "the API's loops";
     await api.close();
+    part = "the example brain";
     await brain.shutdown();
+    part = "the database";
     await db.close();
+    clearTimeout(deadline);
     Deno.exit(0);
   };
   Deno.addSignalListener("SIGINT", stop);

@@ -24,6 +24,12 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     final_text: "the recogniser's final words for an utterance { text, audio_ms, engine }",
     barge_in: "the caller cut the bot off { turn_id } with the VAD's window_ms, or typed: true",
     turn_cancelled: "a turn the brain was answering was superseded { turn_id, reason }",
+    turn_speculative:
+      "the caller paused: their words went to the brain as a speculative turn, its reply held { turn_id }",
+    turn_confirmed:
+      "the speculative turn's window closed on its words: its held reply plays { turn_id, units } (units: held so far)",
+    speculation_dropped:
+      "the caller went on: the speculative turn was cancelled, its reply dropped unheard { turn_id, units }",
     greeting_timeout: "no greeting unit in time { after_ms }",
     greeting_released:
       "an outbound call's held greeting was spoken: the callee spoke, stayed silent, or the delay passed { why, waited_ms }",
@@ -147,6 +153,7 @@ export const SESSION_EVENTS: SessionEventMeanings = {
     turn_metrics: FRAME,
     machine_detected: FRAME,
     beep: FRAME,
+    turn_confirmed: FRAME,
   },
   from_brain: {
     greeting: BRAIN_FRAME,

@@ -61,6 +61,9 @@ export type WorkerEvents = { [K in CallFailure]: FailureData } & {
   final_text: { text: string; audio_ms: number; engine: string };
   barge_in: { turn_id: string; window_ms?: number; typed?: boolean };
   turn_cancelled: { turn_id: string; reason: "superseded" };
+  turn_speculative: { turn_id: string };
+  turn_confirmed: { turn_id: string; units: number };
+  speculation_dropped: { turn_id: string; units: number };
   greeting_timeout: { after_ms: number };
   greeting_released: { why: string; waited_ms: number };
   /** An outbound call's answering-machine decision (media/call/machine_watch.ts). */

@@ -2,6 +2,7 @@
 // an embedded PGlite served on a loopback socket when no DATABASE_URL is set.
 import postgres from "postgres";
 import { migrate } from "./migrate.ts";
+import { serveWire } from "./pglite_server.ts";
 
 /** A pool or a transaction: the table modules run on either. */
 export type Sql = postgres.ISql;
@@ -145,21 +146,11 @@ function external(url: string, max: number): Database {
 
 async function embedded(dataDir: string | undefined, max: number): Promise<Database> {
   const { PGlite } = await import("@electric-sql/pglite");
-  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
   if (dataDir) await Deno.mkdir(dataDir, { recursive: true });
   const pglite = await PGlite.create(dataDir);
-  // The socket server must accept at least as many connections as any client pool it serves,
-  // or the extra connections hang (stack-notes §3). Other processes get their own small pools.
-  const server = new PGLiteSocketServer({
-    db: pglite,
-    host: "127.0.0.1",
-    port: 0,
-    maxConnections: max * 4,
-  });
-  await server.start();
-  const address = (server as unknown as { server: { address(): { port: number } } }).server
-    .address();
-  const url = `postgres://postgres@127.0.0.1:${address.port}/postgres`;
+  // One session for every connection of every process: db/pglite_server.ts says why it is ours.
+  const server = serveWire(pglite);
+  const url = `postgres://postgres@127.0.0.1:${server.port}/postgres`;
   const sql = measured(postgres(url, { max, ...quiet }), max);
   return {
     sql,
@@ -168,7 +159,7 @@ async function embedded(dataDir: string | undefined, max: number): Promise<Datab
     embedded: true,
     close: async () => {
       await sql.end({ timeout: 5 });
-      await server.stop();
+      await server.close();
       await pglite.close();
     },
   };

@@ -13,10 +13,16 @@ Deno.test("a service frame round-trips with its seq, timestamp and body", () => 
   );
   assertEquals(f.seq, 3);
   assertEquals(f.kind, "user_turn");
-  assertEquals(f.body, { turn_id: "t1", text: "hi", typed: true });
-  // A spoken turn (or an older worker) leaves typed out: it reads false.
+  assertEquals(f.body, { turn_id: "t1", text: "hi", typed: true, speculative: false });
+  // A spoken turn (or an older worker) leaves typed and speculative out: they read false.
   const spoken = decodeServiceFrame(encodeServiceFrame(4, "user_turn", { turn_id: "t2" }));
-  assertEquals(spoken.body, { turn_id: "t2", text: "", typed: false });
+  assertEquals(spoken.body, { turn_id: "t2", text: "", typed: false, speculative: false });
+  const held = decodeServiceFrame(
+    encodeServiceFrame(5, "user_turn", { turn_id: "t3", text: "book it", speculative: true }),
+  );
+  assertEquals(held.body.speculative, true);
+  const confirmed = decodeServiceFrame(encodeServiceFrame(6, "turn_confirmed", { turn_id: "t3" }));
+  assertEquals([confirmed.kind, confirmed.body], ["turn_confirmed", { turn_id: "t3" }]);
   assertEquals(f.timestamp_ms >= before && f.timestamp_ms <= Date.now(), true);
 });
 

@@ -20,7 +20,8 @@ export type ServiceFrameKind =
   | "interim_text"
   | "turn_metrics"
   | "machine_detected"
-  | "beep";
+  | "beep"
+  | "turn_confirmed";
 
 export type BrainFrameKind =
   | "greeting"

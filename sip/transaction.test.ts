@@ -125,3 +125,17 @@ Deno.test("over TCP a non-INVITE transaction ends with its final response (Timer
   tx.respond(responseTo(req, 200));
   assertEquals(ended, ["done"]);
 });
+
+Deno.test("a stopped transaction sends nothing more and does not report an end", () => {
+  for (const make of [invite, nonInvite]) {
+    const { clock, sentAt, ended, req, tx } = make();
+    tx.respond(responseTo(req, 486, { toTag: "x" }));
+    clock.advance(600);
+    const before = sentAt.length;
+    tx.stop();
+    clock.advance(120_000);
+    assertEquals(sentAt.length, before);
+    assertEquals(ended, []);
+    assertEquals(tx.state, "terminated");
+  }
+});

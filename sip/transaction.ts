@@ -22,7 +22,8 @@ export interface TransactionOptions {
 
 type Timer = { cancel(): void };
 
-abstract class ServerTransaction {
+abstract class ServerTransaction<S extends string> {
+  abstract state: S | "terminated";
   protected last?: Uint8Array;
   protected timers: Timer[] = [];
   protected readonly t: SipTimers;
@@ -47,6 +48,23 @@ abstract class ServerTransaction {
     this.timers = [];
   }
 
+  /**
+   * The UAS is closing: no more retransmissions or timers, and no onEnd (nothing is left to tell).
+   * Without it a closed worker kept resending an unacknowledged final response for 32 s.
+   */
+  stop(): void {
+    this.stopTimers();
+    this.state = "terminated";
+  }
+
+  /** Ends once, on the RFC's terms: timers stop and onEnd hears why. */
+  protected end(reason: EndReason): void {
+    if (this.state === "terminated") return;
+    this.state = "terminated";
+    this.stopTimers();
+    this.opts.onEnd?.(reason);
+  }
+
   /** Retransmits `bytes` at T1, 2T1, 4T1... capped at T2 (Timer G, and section 13.3.1.4 for 2xx). */
   protected retransmit(bytes: Uint8Array, interval: number, still: () => boolean): void {
     this.after(interval, () => {
@@ -57,7 +75,7 @@ abstract class ServerTransaction {
   }
 }
 
-export class InviteServerTransaction extends ServerTransaction {
+export class InviteServerTransaction extends ServerTransaction<InviteState> {
   state: InviteState = "proceeding";
 
   respond(response: SipResponse): void {
@@ -105,16 +123,9 @@ export class InviteServerTransaction extends ServerTransaction {
   get answered(): boolean {
     return this.state !== "proceeding";
   }
-
-  private end(reason: EndReason): void {
-    if (this.state === "terminated") return;
-    this.state = "terminated";
-    this.stopTimers();
-    this.opts.onEnd?.(reason);
-  }
 }
 
-export class NonInviteServerTransaction extends ServerTransaction {
+export class NonInviteServerTransaction extends ServerTransaction<NonInviteState> {
   state: NonInviteState = "trying";
 
   respond(response: SipResponse): void {
@@ -130,8 +141,8 @@ export class NonInviteServerTransaction extends ServerTransaction {
     }
     this.state = "completed";
     // Timer J: keeps answering retransmissions from memory for 64*T1 over UDP.
-    if (this.opts.reliable) this.end();
-    else this.after(64 * this.t.t1, () => this.end());
+    if (this.opts.reliable) this.end("done");
+    else this.after(64 * this.t.t1, () => this.end("done"));
   }
 
   /** A retransmission of the request: answered with the last response, if any. */
@@ -139,12 +150,5 @@ export class NonInviteServerTransaction extends ServerTransaction {
     if ((this.state === "proceeding" || this.state === "completed") && this.last) {
       this.transmit(this.last);
     }
-  }
-
-  private end(): void {
-    if (this.state === "terminated") return;
-    this.state = "terminated";
-    this.stopTimers();
-    this.opts.onEnd?.("done");
   }
 }

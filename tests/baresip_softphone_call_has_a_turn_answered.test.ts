@@ -72,6 +72,40 @@ async function dump(dir: string, which: "enc" | "dec"): Promise<Int16Array> {
   return wav.samples;
 }
 
+/**
+ * Runs baresip until its call has ended, then stops it: without a stop it idles until `-t`
+ * (menu hangs up at the WAV's end but baresip stays up). The end is baresip's own line for it,
+ * after the call was established; the dumps are closed with the call.
+ */
+async function untilCallEnds(args: string[]) {
+  const child = new Deno.Command(BARESIP, {
+    args,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let stdout = "", stderr = "";
+  const ended = Promise.withResolvers<void>();
+  const read = async (stream: ReadableStream<Uint8Array>, add: (s: string) => void) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }));
+  };
+  const drained = Promise.all([
+    read(child.stdout, (s) => {
+      stdout += s;
+      if (/Call established[\s\S]*Call with \S+ terminated \(duration/.test(stdout)) {
+        ended.resolve();
+      }
+    }),
+    read(child.stderr, (s) => void (stderr += s)),
+  ]);
+  const status = await Promise.race([child.status, ended.promise.then(() => undefined)]);
+  if (!status) child.kill("SIGTERM");
+  const { code } = await child.status;
+  await drained;
+  return { code, stdout, stderr };
+}
+
 Deno.test("baresip dials a number through the redirect server, speaks a turn from a WAV and records the bot's greeting and answer", async () => {
   const seen: { phone?: PhoneInfo | null; sessionId?: string; turns: string[]; end?: string } = {
     turns: [],
@@ -109,14 +143,11 @@ Deno.test("baresip dials a number through the redirect server, speaks a turn fro
 
     // -s: the SIP trace on stdout, to see the 302 followed. -t: a backstop only; the call ends
     // when the WAV does (LEAD_S + speech + TAIL_S, about 26 s).
-    const run = await new Deno.Command(BARESIP, {
-      args: ["-f", dir, "-s", "-e", `/dial sip:${DIALLED}@127.0.0.1:${redirect.port}`, "-t", "120"],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const trace = new TextDecoder().decode(run.stdout);
-    assertEquals(run.code, 0, new TextDecoder().decode(run.stderr));
+    const run = await untilCallEnds(
+      ["-f", dir, "-s", "-e", `/dial sip:${DIALLED}@127.0.0.1:${redirect.port}`, "-t", "120"],
+    );
+    const trace = run.stdout;
+    assertEquals(run.code, 0, run.stderr);
 
     // The redirect server's 302 named the worker with the token; baresip re-sent its INVITE there.
     const contact = new RegExp(

@@ -11,9 +11,10 @@ import { createAgent } from "../db/agents.ts";
 import { createCampaign, getCampaign } from "../db/campaigns.ts";
 import { localTime } from "../common/calling_window.ts";
 
-// Real PostgreSQL only (DATABASE_URL, as CI runs): pglite-socket queues each protocol message on
-// its own outside a transaction, so this test's polling interleaved with the loop's statements
-// and lost an unnamed portal ("portal \"\" does not exist").
+// Real PostgreSQL only (DATABASE_URL, as CI runs): when it was written, the embedded database's
+// socket server (pglite-socket) interleaved this test's polling with the loop's statements and
+// lost an unnamed portal ("portal \"\" does not exist"). db/pglite_server.ts has since replaced it;
+// this test has not been tried on the embedded database again.
 Deno.test({
   name: "the API's campaign loop dials a campaign to its end and stops with the service",
   ignore: !realPostgresUrl,

@@ -2,7 +2,7 @@
 // heard, with its word error rate, and a turn heard worse than the threshold fails the call. The
 // README's "tell me a story" spoken by espeak-ng is misheard by the local recogniser (issue 26:
 // "do you saw or read"): exit 1, "misheard". Spoken by festival, the default caller voice where
-// text2wave is installed, it is heard and the call passes.
+// text2wave is installed, it is heard within the threshold and the call passes.
 import { assert, assertEquals } from "./helpers/assert.ts";
 import { startCallService } from "./helpers/call_harness.ts";
 import { createExampleBrain } from "../sdk/brain/example/brain.ts";
@@ -35,10 +35,12 @@ Deno.test("--expect-heard fails a call whose turn is misheard, and passes one he
     const festival = await call();
     assertEquals(festival.code, 0, festival.text);
     assert(festival.text.includes("caller voice: festival (text2wave)"), festival.text);
-    assert(
-      festival.text.includes(`said vs heard (turn 1): "${STORY}" / "${STORY}": WER 0.00`),
-      festival.text,
+    // Heard within the threshold, not always word for word: the audio crosses a real WebRTC path,
+    // and CI once heard "tell me this story" (WER 0.25, which passes).
+    const heard = Number(
+      festival.text.match(/said vs heard \(turn 1\): "tell me a story" \/ ".*": WER ([\d.]+)/)?.[1],
     );
+    assert(heard <= 0.25, festival.text);
 
     const espeak = await call("--caller-voice", "espeak");
     assert(espeak.text.includes("caller voice: espeak-ng"), espeak.text);

@@ -56,6 +56,7 @@ Deno.test("an outbound call's machine detection hangs up on a machine, waits for
         { agent_id: service.tenant.agent_id },
         service.tenant.sk,
       );
+      assertEquals(r.status, 200, JSON.stringify(r.body));
       const id = r.body.session_id as string;
       await sql`update sessions set direction = 'outbound' where id = ${id}`;
       const token = (r.body.webrtc_request_params.headers.Authorization as string).slice(7);

@@ -85,9 +85,12 @@ Deno.test("retention deletes an agent's old sessions with their recordings and b
     assert.equal(await exists(oldLocal.path), false, "the local recording is deleted");
     const audit = await sql`select session_id, retention_days, deleted from retention_deletions
       order by session_id`;
+    // Both sides sorted here: the database's `order by` follows its collation (byte order under
+    // C), which puts 'B' before 'a' where localeCompare does not.
+    const byIdOrder = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
     assert.deepEqual(
-      audit.map((a) => [a.session_id, a.retention_days]),
-      [[stored.id, 30], [oldLocal.id, 7]].sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+      audit.map((a) => [a.session_id, a.retention_days]).sort(byIdOrder),
+      [[stored.id, 30], [oldLocal.id, 7]].sort(byIdOrder),
     );
     const byId = Object.fromEntries(audit.map((a) => [a.session_id, a.deleted]));
     assert.deepEqual(byId[stored.id].objects, [u.wav_key, u.json_key]);

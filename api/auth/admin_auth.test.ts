@@ -46,7 +46,18 @@ async function call(api: TestApi, method: string, path: string, body: unknown, a
 }
 
 Deno.test("every admin route refuses all but the admin token and a refused request changes nothing", async (t) => {
-  const api = await startTestApi({ TRUNK_CREDENTIALS_KEY: newSealingKeyText() });
+  // The service's own loops write too (the webhook dispatcher tries the delivery below and records
+  // its failure, the campaign scheduler dials): they are held off, so a row that changes changed
+  // by a request. CI once saw the dispatcher's attempt land between the two snapshots.
+  const hour = 3_600_000;
+  const api = await startTestApi({ TRUNK_CREDENTIALS_KEY: newSealingKeyText() }, {
+    service: {
+      sweepMs: hour,
+      campaignTickMs: hour,
+      webhooks: { tickMs: hour },
+      storageTickMs: hour,
+    },
+  });
   try {
     const acme = await makeTenant(api, "acme");
     const doomed = await makeTenant(api, "doomed");

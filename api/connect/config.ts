@@ -17,7 +17,7 @@ import type { SensitivityLevel } from "../../common/turn_sensitivity.ts";
 /** One set field: its canonical path ("tts.voice"), its value, and where the request put it. */
 export interface ConfigLeaf {
   key: string;
-  value: string | number;
+  value: string | number | boolean;
   path: string;
 }
 
@@ -27,6 +27,9 @@ export interface ConfigJson {
   idle?: { timeout_ms?: number };
   /** When an outbound call's greeting is spoken (media/call/greeting_gate.ts). */
   outbound_greeting?: { start?: string; wait_ms?: number };
+  /** The caller's keys (media/call/key_presses.ts) and turns (media/turn/speculative.ts). */
+  keypad?: { sensitive?: boolean };
+  turns?: { speculative?: boolean };
   /** Beside the wire Config, decided at connect (common/noise_suppression.ts). */
   noise_suppression?: NoiseSuppression;
   /** Beside the wire Config too (common/turn_sensitivity.ts); absent: the agent's. */
@@ -71,7 +74,7 @@ function fieldFor(type: protobuf.Type, key: string): protobuf.Field | undefined 
   return type.fields[key] ?? type.fieldsArray.find((f) => f.jsonName === key);
 }
 
-function scalar(field: protobuf.Field, value: unknown, path: string): string | number {
+function scalar(field: protobuf.Field, value: unknown, path: string): string | number | boolean {
   if (field.resolvedType instanceof protobuf.Enum) {
     if (typeof value !== "string") {
       throw invalidRequest(path, `${path} must be an enum name given as a string.`);
@@ -85,6 +88,11 @@ function scalar(field: protobuf.Field, value: unknown, path: string): string | n
       throw invalidRequest(path, `${path} must be a non-negative integer.`);
     }
     return n;
+  }
+  if (field.type === "bool") {
+    // A section's flags (keypad.sensitive, turns.speculative): proto3 JSON takes only true/false.
+    if (typeof value !== "boolean") throw invalidRequest(path, `${path} must be true or false.`);
+    return value;
   }
   throw invalidRequest(path, `${path} has a type this service does not read.`);
 }

@@ -311,3 +311,31 @@ Deno.test("the agent's turn sensitivity fills a call's config only where it chos
   const none = parse({ agent_id: "a" }).input;
   assertEquals(withAgentLevels(none, agent).config, { interruption_sensitivity: "low" });
 });
+
+Deno.test("turns.speculative and keypad.sensitive are taken as true or false, in either form", () => {
+  const on = parse({ agent_id: "a", config: { turns: { speculative: true } } });
+  assertEquals(on.input.config, { turns: { speculative: true } });
+  const both = parse({
+    agent_id: "a",
+    agent_input: { pipeline: { turns: { speculative: false } } },
+    config: { keypad: { sensitive: true } },
+  });
+  assertEquals(both.input.config, { turns: { speculative: false }, keypad: { sensitive: true } });
+  refused({ agent_id: "a", config: { turns: { speculative: "yes" } } }, "invalid_request", {
+    field: "config.turns.speculative",
+  });
+  refused({ agent_id: "a", config: { turns: { speculative: 1 } } }, "invalid_request", {
+    field: "config.turns.speculative",
+  });
+  refused({ agent_id: "a", config: { turns: { eager: true } } }, "invalid_request", {
+    field: "config.turns.eager",
+  });
+  refused(
+    {
+      agent_id: "a",
+      agent_input: { pipeline: { turns: { speculative: true } } },
+      config: { turns: { speculative: false } },
+    },
+    "conflicting_fields",
+  );
+});

@@ -61,6 +61,7 @@ span.unplayed { color:var(--muted); }
 .bar span { height:12px; display:block; }
 .seg-end-of-turn { background:#8fb8de; } .seg-to-brain { background:#c9b3e6; }
 .seg-brain { background:#f2c078; } .seg-synthesis { background:#89d0a3; }
+.seg-release { background:#b39ddb; }
 .legend span { display:inline-block; width:.8em; height:.8em; margin:0 .2em 0 .8em; vertical-align:middle; }
 details summary { cursor:pointer; }
 .chips a { margin-right:.6em; }

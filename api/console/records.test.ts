@@ -50,6 +50,33 @@ Deno.test("steps run from end of speech through each mark that happened", () => 
   ]]);
 });
 
+Deno.test("a speculative turn's steps are end of turn then release, with its release figure", () => {
+  // As the worker records one (media/call/turn_record.ts SPECULATIVE_STEPS): sent at the pause,
+  // its reply made inside the window, released when the window closed.
+  const [t] = readTurns([{
+    speculative: true,
+    marks: {
+      speech_ended: 1000,
+      final_text: 1120,
+      user_turn_sent: 1130,
+      first_unit: 1170,
+      end_of_turn: 1450,
+      first_audio: 1456,
+    },
+    latency_ms: { end_of_turn: 450, release: 6, brain: 40, end_to_first_audio: 456 },
+  }]);
+  assertEquals(t.speculative, true);
+  assertEquals(t.latency_ms.release, 6);
+  assertEquals(segments(t), [
+    { step: "end of turn", from: 0, ms: 450 },
+    { step: "release", from: 450, ms: 6 },
+  ]);
+  // A plain turn with the same marks keeps the four steps.
+  const [plain] = readTurns([{ marks: { speech_ended: 0, end_of_turn: 200, first_audio: 500 } }]);
+  assertEquals(plain.speculative, false);
+  assertEquals(segments(plain).map((s) => s.step), ["end of turn", "synthesis"]);
+});
+
 Deno.test("cursors round-trip and bad ones read as the first page", () => {
   const at = new Date("2025-01-02T03:04:05.678Z");
   assertEquals(

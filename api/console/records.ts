@@ -31,6 +31,12 @@ export const LATENCIES = [
   ["brain", "Brain", "user turn sent to the brain's first unit"],
   ["synthesis", "Synthesis", "first unit to its first audio sent"],
   [
+    "release",
+    "Release",
+    "a speculative turn: its end of turn to the held reply's first audio sent (the brain and " +
+    "synthesis ran inside the end-of-turn window; its chain is end of turn + release)",
+  ],
+  [
     "end_to_first_audio",
     "End of speech → first audio sent",
     "the caller's end of speech to the first bot audio the worker sent (the four steps)",
@@ -70,6 +76,8 @@ export interface TurnView {
   latency_ms: Partial<Record<Latency, number>>;
   units: UnitView[];
   interrupted: boolean;
+  /** Sent to the brain at the caller's pause: its steps are end of turn, then release. */
+  speculative: boolean;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -121,6 +129,7 @@ function readTurn(t: Record<string, unknown>, i: number): TurnView {
     latency_ms: numbers(t.latency_ms, [...LATENCIES.map(([k]) => k), TYPED_WAIT]),
     units: (Array.isArray(t.units) ? t.units : []).map(readUnit).filter((u) => u !== undefined),
     interrupted: t.interrupted === true,
+    speculative: t.speculative === true,
   };
 }
 
@@ -138,6 +147,11 @@ const SEGMENTS = [
   ["first_unit", "brain"],
   ["first_audio", "synthesis"],
 ] as const;
+/** A speculative turn's: the reply was made inside the window, so release follows end of turn. */
+const SPECULATIVE_SEGMENTS = [
+  ["end_of_turn", "end of turn"],
+  ["first_audio", "release"],
+] as const;
 
 export function segments(turn: TurnView): Segment[] {
   // A typed turn's bar starts at its text's arrival (its first step, "to brain", is any wait for
@@ -145,7 +159,7 @@ export function segments(turn: TurnView): Segment[] {
   const origin = turn.marks.speech_ended ?? turn.marks.typed_text ?? 0;
   const out: Segment[] = [];
   let at = origin;
-  for (const [mark, step] of SEGMENTS) {
+  for (const [mark, step] of turn.speculative ? SPECULATIVE_SEGMENTS : SEGMENTS) {
     const t = turn.marks[mark];
     if (t === undefined) continue;
     out.push({ step, from: at - origin, ms: Math.max(0, t - at) });

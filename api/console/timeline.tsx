@@ -45,10 +45,13 @@ export const Timeline: FC<{ turns: TurnView[]; created: Date | null }> = (
         <span class="seg-to-brain"></span>to brain
         <span class="seg-brain"></span>brain
         <span class="seg-synthesis"></span>synthesis; together the wait until the worker sent the
-        first bot audio. Recognition runs inside end of turn or to brain. A typed turn has no
-        speech: its wait counts from its text reaching the worker. The last column is the same wait
-        as the page or caller simulator measured it from the audio it sent and received. "At" counts
-        seconds since the session was created, as the log below does.
+        first bot audio. A speculative turn went to the brain at the caller's pause, so its brain
+        and synthesis ran inside end of turn: its wait is end of turn then
+        <span class="seg-release"></span>release (the held reply sent). Recognition runs inside end
+        of turn or to brain. A typed turn has no speech: its wait counts from its text reaching the
+        worker. The last column is the same wait as the page or caller simulator measured it from
+        the audio it sent and received. "At" counts seconds since the session was created, as the
+        log below does.
       </p>
       <table id="timeline">
         <thead>

@@ -13,7 +13,12 @@
 //      speech_started log entry; both processes read this machine's wall clock).
 //   deno run -A bench/media/turn_latency.ts [modes=fixed,adaptive]   ("adaptive+noseed": recognition
 //   starts from the model's prior, as before the seed prior; a mode "adaptive+warm" runs
-//   one short call on the same worker first, as a worker in service has served calls before)
+//   one short call on the same worker first, as a worker in service has served calls before;
+//   "adaptive+speculative" connects with config {"turns":{"speculative":true}}: a pause's words go
+//   to the brain at once and the reply is held until the window closes, media/turn/speculative.ts).
+//   A flag "brainN" holds every frame from the brain N ms (an LLM's first token; e.g.
+//   "adaptive+brain300,adaptive+speculative+brain300").
+//   The ten lines are said TURN_ROUNDS times (default 2), so that p99 rests on 20 turns.
 import {
   botSilentAt,
   speech,
@@ -40,14 +45,21 @@ const LINES = [
   "how much does it cost",
   "thank you very much",
 ];
+const ROUNDS = Number(Deno.env.get("TURN_ROUNDS") ?? 2);
+const TURNS = Array.from({ length: ROUNDS }, () => LINES).flat();
 const BACKCHANNELS = ["yeah", "okay", "right", "sure"];
 const STORY = "please tell me a long story";
 const INTERRUPT = "wait stop what time is it";
 const REPLY_TIMEOUT_MS = 15_000;
 
-/** The example brain behind a WebSocket proxy that counts the Cancel frames the worker sends. */
-function countingBrain() {
-  const counts = { cancels: 0, turns: 0 };
+/**
+ * The example brain behind a WebSocket proxy that counts the Cancel frames the worker sends; a
+ * Cancel of a speculative turn not yet confirmed (the caller went on) is counted apart, as a
+ * dropped speculation.
+ */
+function countingBrain(delayMs = 0) {
+  const counts = { cancels: 0, turns: 0, speculative: 0, dropped: 0 };
+  const speculativeIds = new Set<string>();
   const brain = createExampleBrain().serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
   const servers: Deno.HttpServer[] = [];
   const servable = {
@@ -61,14 +73,26 @@ function countingBrain() {
         upstream.onopen = () => queued.splice(0).forEach((m) => upstream.send(m));
         socket.onmessage = (ev) => {
           try {
-            const kind = decodeServiceFrame(new Uint8Array(ev.data)).kind;
-            if (kind === "cancel") counts.cancels++;
+            const { kind, body } = decodeServiceFrame(new Uint8Array(ev.data));
+            const turnId = `${req.url} ${body.turn_id}`;
+            if (kind === "cancel" && speculativeIds.has(turnId)) counts.dropped++;
+            else if (kind === "cancel") counts.cancels++;
             if (kind === "user_turn") counts.turns++;
+            if (kind === "user_turn" && body.speculative) {
+              counts.speculative++;
+              speculativeIds.add(turnId);
+            }
+            // Confirmed, it is a turn like any: a later Cancel is a barge-in's.
+            if (kind === "turn_confirmed") speculativeIds.delete(turnId);
           } catch { /* not a frame: passed on as is */ }
           if (upstream.readyState === WebSocket.OPEN) upstream.send(ev.data);
           else queued.push(ev.data);
         };
-        upstream.onmessage = (ev) => socket.readyState === WebSocket.OPEN && socket.send(ev.data);
+        // A brain as slow as an LLM's first token: each frame from it held `delayMs` (in order).
+        const pass = (data: unknown) =>
+          socket.readyState === WebSocket.OPEN && socket.send(data as ArrayBuffer);
+        upstream.onmessage = (ev) =>
+          delayMs ? setTimeout(() => pass(ev.data), delayMs) : pass(ev.data);
         socket.onclose = () => upstream.close();
         upstream.onclose = () => socket.readyState === WebSocket.OPEN && socket.close();
         return response;
@@ -125,12 +149,21 @@ interface ModeResult {
   /** The worker's end_to_first_audio and the recorded heard_at_caller of the ten turns. */
   workerMs: number[];
   recordedMs: number[];
+  /** Speculative turns sent and dropped (cancelled: the caller went on), the whole call. */
+  speculative: number;
+  dropped: number;
+  /** Confirmed speculative turns whose reply's audio was ready before the window closed. */
+  readyBeforeEnd: number;
+  confirmed: number;
+  /** Their end of turn to first audio sent (release). */
+  releaseMs: number[];
   seconds: number;
 }
 
 async function runMode(mode: string, pcm: Map<string, Int16Array>): Promise<ModeResult> {
   const t0 = performance.now();
-  const { counts, servable } = countingBrain();
+  const slow = /^brain(\d+)$/.exec(mode.split("+").find((f) => /^brain\d+$/.test(f)) ?? "");
+  const { counts, servable } = countingBrain(slow ? Number(slow[1]) : 0);
   // "adaptive+warm": the same worker has served one short call before (its recognition thread
   // has learnt a first-utterance prior), as a worker in service has; plain modes start fresh.
   // "adaptive+noseed": a fresh worker whose recognition threads start from the model's prior, as
@@ -142,6 +175,7 @@ async function runMode(mode: string, pcm: Map<string, Int16Array>): Promise<Mode
     workerEnv.SPEECH_ENGINES = JSON.stringify({ options: { pocketsphinx: { seedPrior: false } } });
   }
   const service = await startCallService(servable, { workerEnv });
+  const connect = flags.includes("speculative") ? { config: { turns: { speculative: true } } } : {};
   const out: ModeResult = {
     mode,
     turns: [],
@@ -157,11 +191,16 @@ async function runMode(mode: string, pcm: Map<string, Int16Array>): Promise<Mode
     detectMs: [],
     workerMs: [],
     recordedMs: [],
+    speculative: 0,
+    dropped: 0,
+    readyBeforeEnd: 0,
+    confirmed: 0,
+    releaseMs: [],
     seconds: 0,
   };
   try {
     if (warm) {
-      const before = await service.call();
+      const before = await service.call(connect);
       await audioAfter(before.caller, 0);
       await quiet(before.caller, 700);
       const { startedAt } = await before.caller.say(pcm.get(LINES[0])!);
@@ -170,12 +209,12 @@ async function runMode(mode: string, pcm: Map<string, Int16Array>): Promise<Mode
       await before.caller.hangUp();
       await service.record(before.sessionId, "ended");
     }
-    const { caller, sessionId } = await service.call();
+    const { caller, sessionId } = await service.call(connect);
     await audioAfter(caller, 0);
     await quiet(caller, 700);
 
-    // 1. Ten turns, each answered and heard out before the next.
-    for (const line of LINES) {
+    // 1. The turns, each answered and heard out before the next.
+    for (const line of TURNS) {
       const { startedAt } = await caller.say(pcm.get(line)!);
       const end = caller.frames.speechEnd(startedAt);
       const first = end === null ? null : await audioAfter(caller, end);
@@ -272,8 +311,13 @@ async function runMode(mode: string, pcm: Map<string, Int16Array>): Promise<Mode
     const record = await service.record(sessionId, "ended");
     const speechTurns = (record.timings?.turns ?? []).filter((t: { trigger: string }) =>
       t.trigger === "speech"
-    ).slice(0, LINES.length);
+    ).slice(0, TURNS.length);
     for (const t of speechTurns) {
+      if (t.speculative) {
+        out.confirmed++;
+        if (t.marks.audio_ready < t.marks.end_of_turn) out.readyBeforeEnd++;
+        if (t.latency_ms?.release !== undefined) out.releaseMs.push(t.latency_ms.release);
+      }
       if (t.latency_ms?.end_to_first_audio !== undefined) {
         out.workerMs.push(t.latency_ms.end_to_first_audio);
       }
@@ -284,6 +328,8 @@ async function runMode(mode: string, pcm: Map<string, Int16Array>): Promise<Mode
   } finally {
     await service.close();
   }
+  out.speculative = counts.speculative;
+  out.dropped = counts.dropped;
   out.seconds = (performance.now() - t0) / 1000;
   return out;
 }
@@ -297,7 +343,7 @@ for (const mode of MODES) results.push(await runMode(mode, pcm));
 const f = (v: number | null | undefined) =>
   v === null || v === undefined || Number.isNaN(v) ? "-" : `${Math.round(v)} ms`;
 console.log(
-  `end of speech → first bot audio at the caller, ${LINES.length} turns, then ${BACKCHANNELS.length} ` +
+  `end of speech → first bot audio at the caller, ${TURNS.length} turns, then ${BACKCHANNELS.length} ` +
     `backchannels over a long reply and one interruption (2 cores shared by API, worker, brain, caller)`,
 );
 for (const r of results) {
@@ -330,6 +376,15 @@ for (const r of results) {
       }, max ${f(r.pauseAfterDetectedMs.length ? Math.max(...r.pauseAfterDetectedMs) : null)}`,
   );
   console.log(`      ${r.words.join("; ")}`);
+  if (r.speculative) {
+    console.log(
+      `    speculative turns: ${r.dropped} dropped of ${r.speculative} sent (the whole call); ` +
+        `of the ${r.confirmed} confirmed turns measured, ${r.readyBeforeEnd} had their reply's ` +
+        `audio ready before the window closed; release (end of turn → first audio sent) p50 ${
+          f(percentile(r.releaseMs, 50))
+        }, max ${f(r.releaseMs.length ? Math.max(...r.releaseMs) : null)}`,
+    );
+  }
   console.log(
     `    interruption: ${r.interruptCancelled ? "cancelled" : "NOT cancelled"}; bot silent ${
       f(r.stopMs)

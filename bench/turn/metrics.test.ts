@@ -56,17 +56,23 @@ Deno.test("a turn never sent after its end is missed, and one sent only after it
     endMs: 2000,
     pausesMs: [600],
   };
-  const early = judgeTurn(key, { turns: [{ atMs: 1400, text: "a" }], interrupts: [], resumes: [] });
+  const early = judgeTurn(key, {
+    turns: [{ atMs: 1400, text: "a" }],
+    speculated: [],
+    interrupts: [],
+    resumes: [],
+  });
   assertEquals(early, { cut: true, waitMs: undefined });
   const late = judgeTurn(key, {
     turns: [{ atMs: 2250, text: "a b" }],
+    speculated: [],
     interrupts: [],
     resumes: [],
   });
   assertEquals(late, { cut: false, waitMs: 250 });
   assertEquals(summarise([{ key, result: early }, { key, result: late }]).missed, 1);
-  assert(interrupted(key, { turns: [], interrupts: [400], resumes: [] }));
-  assert(!interrupted(key, { turns: [], interrupts: [], resumes: [700] }));
+  assert(interrupted(key, { turns: [], speculated: [], interrupts: [400], resumes: [] }));
+  assert(!interrupted(key, { turns: [], speculated: [], interrupts: [], resumes: [700] }));
 });
 
 Deno.test("a backchannel over the bot resumes it in adaptive mode and cuts it in fixed mode", async () => {

@@ -180,10 +180,11 @@ function lexiconTurns(code: string): { turns: TurnScript[]; bargeIns: string[] }
   };
 }
 
-/** Up to `max` backchannels of the lexicon, single and double words, in the native script. */
+/** Up to `max` backchannels of the lexicon (Infinity: every one), in the native script. */
 export function backchannelsOf(code: string, max = 6): string[] {
   const d = LEXICON_DATA[code];
   const words = native(d.backchannels, code);
+  if (max === Infinity) return [...new Set(words.map((w) => w.normalize("NFC")))];
   // English: the ones callers say most, incl. "mm hmm" and "uh huh" (two bursts).
   if (code === "en") return ["yeah", "okay", "mm hmm", "uh huh", "right", "i see"].slice(0, max);
   // Spread over the list, which groups spellings of one word ("हाँ", "हां") together.

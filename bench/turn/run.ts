@@ -128,13 +128,22 @@ export type Setting =
     mode: "adaptive";
     rules?: CallerAudioOptions["endOfTurn"];
     sensitivity?: CallerAudioOptions["sensitivity"];
+    /** Pauses' words go to the brain before the window closes (Config.turns.speculative). */
+    speculative?: boolean;
   }
   | { mode: "fixed"; waitMs: number };
 
 /** What the pipeline did over one clip, in audio time (ms from the clip's start). */
 export interface Outcome {
-  /** Each user turn sent: when, and its words. */
+  /** Each user turn sent (a speculative one: when it was confirmed): when, and its words. */
   turns: { atMs: number; text: string }[];
+  /** Speculative: each turn sent at a pause, when, and whether it was confirmed or dropped. */
+  speculated: {
+    atMs: number;
+    text: string;
+    outcome?: "confirmed" | "dropped";
+    confirmedAtMs?: number;
+  }[];
   /** The bot was interrupted (barge-in) / resumed after a backchannel, at these times. */
   interrupts: number[];
   resumes: number[];
@@ -166,7 +175,8 @@ export async function runClip(
   const engine = new OracleEngine(`LANGUAGE_${language.toUpperCase()}`, key);
   const awaited = recogniser ? new AwaitedEngine(recogniser) : undefined;
   const router = new RecognitionRouter([awaited ?? engine], {});
-  const out: Outcome = { turns: [], interrupts: [], resumes: [] };
+  const out: Outcome = { turns: [], speculated: [], interrupts: [], resumes: [] };
+  const speculated = new Map<string, Outcome["speculated"][number]>();
   const at = () => vad.processedMs;
   const none = () => {};
   const hooks: CallerHooks = {
@@ -176,7 +186,19 @@ export async function runClip(
     onFinalText: none,
     onActivity: none,
     onFloorChanged: none,
-    onUserTurn: (_id, text) => out.turns.push({ atMs: at(), text }),
+    onUserTurn: (id, text, _typed, speculative) => {
+      if (!speculative) return void out.turns.push({ atMs: at(), text });
+      const sent = { atMs: at(), text };
+      speculated.set(id, sent);
+      out.speculated.push(sent);
+    },
+    onTurnConfirmed: (id) => {
+      const sent = speculated.get(id)!;
+      sent.outcome = "confirmed";
+      sent.confirmedAtMs = at();
+      out.turns.push({ atMs: at(), text: sent.text });
+    },
+    onSpeculationDropped: (id) => void (speculated.get(id)!.outcome = "dropped"),
     onUserIdle: none,
     pauseBot: none,
     resumeBot: () => out.resumes.push(at()),
@@ -199,6 +221,7 @@ export async function runClip(
     mode: setting.mode,
     endOfTurn: setting.mode === "adaptive" ? setting.rules : undefined,
     sensitivity: setting.mode === "adaptive" ? setting.sensitivity : undefined,
+    speculative: setting.mode === "adaptive" ? setting.speculative : undefined,
     hooks,
     record: {
       utteranceStarted: none,

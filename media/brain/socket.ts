@@ -244,7 +244,7 @@ export class BrainSocket {
       message.push(payload);
       messageBytes += length;
       if (!fin) continue;
-      const whole = message.length === 1 ? message[0] : message.reduce(concat);
+      const whole = message.length === 1 ? message[0] : concat(...message);
       const kind = messageOpcode;
       message = [];
       messageBytes = 0;

@@ -2,24 +2,15 @@
 // close payload, and a reader that buffers a connection's bytes on demand (the socket reads a
 // frame's header before deciding whether to read its payload). Used by dial.ts and socket.ts.
 
+import { concat } from "../../common/bytes.ts";
+
 export type Conn = Deno.TcpConn | Deno.TlsConn;
 
 export const READ_CHUNK = 64 * 1024;
 
 const encoder = new TextEncoder();
 
-export function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
-  if (a.length === 0) return b.slice();
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
-export async function writeAll(conn: Conn, bytes: Uint8Array): Promise<void> {
-  let off = 0;
-  while (off < bytes.length) off += await conn.write(bytes.subarray(off));
-}
+export { concat, writeAll } from "../../common/bytes.ts";
 
 /** A client frame: FIN set, masked as RFC 6455 requires of clients. */
 export function clientFrame(opcode: number, payload: Uint8Array): Uint8Array {

@@ -43,6 +43,8 @@ export class BotVoice {
   /** Every unit done so far (the brain's Finalize). */
   readonly heard: UnitHeard[] = [];
   #speaking = false;
+  /** Speculative turns whose reply is held, and how many of their units came. */
+  #held = new Map<string, number>();
 
   constructor(private opts: BotVoiceOptions) {
     const { page, record, hooks } = opts;
@@ -57,6 +59,7 @@ export class BotVoice {
       },
       onProgress: (u, heard) => page.botOutput(u.text, heard, "in-progress"),
       onUnitDone: (u) => this.#unitDone(u),
+      onTurnAudioReady: (turnId) => record.mark(turnId, "audio_ready", now()),
       onTurnFinished: (turnId) => {
         record.mark(turnId, "done", now());
         hooks.onFloor({ type: "reply_finished", turnId });
@@ -86,6 +89,8 @@ export class BotVoice {
   /** A unit the turn machine accepted: queued, unless the queue is full. */
   play(turnId: string, unitId: string, text: string, last: boolean): void {
     this.opts.record.mark(turnId, "first_unit", now());
+    const held = this.#held.get(turnId);
+    if (held !== undefined) this.#held.set(turnId, held + 1);
     if (this.speaker.enqueue({ turnId, unitId, text }, last)) return;
     const { units, chars } = this.speaker.queued;
     this.opts.log.add("worker", "unit_refused", {
@@ -95,6 +100,31 @@ export class BotVoice {
       queued_units: units,
       queued_chars: chars,
     });
+  }
+
+  /**
+   * A speculative turn was sent: its units, as they come, are synthesized (within the queue's
+   * bounds) but held until release() or discard().
+   */
+  hold(turnId: string): void {
+    this.#held.set(turnId, 0);
+    this.speaker.hold(turnId);
+  }
+
+  /** The speculative turn is the caller's: what is held plays at once. Returns its units so far. */
+  release(turnId: string): number {
+    const units = this.#held.get(turnId) ?? 0;
+    this.#held.delete(turnId);
+    this.speaker.release(turnId);
+    return units;
+  }
+
+  /** The caller went on: the held reply is dropped unheard. Returns its units so far. */
+  discard(turnId: string): number {
+    const units = this.#held.get(turnId) ?? 0;
+    this.#held.delete(turnId);
+    this.speaker.discard(turnId);
+    return units;
   }
 
   /** A unit that is not spoken, and why. */

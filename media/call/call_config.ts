@@ -3,7 +3,8 @@
 // Zero values (VOICE_UNSPECIFIED, LANGUAGE_UNSPECIFIED) and absent fields keep what is in
 // effect. idle.timeout_ms is a proto3 scalar, so "absent" and 0 look the same on the wire: a
 // present idle section sets the timeout (0 turns idle off), an absent one keeps it; likewise the
-// events section and its three flags, and the keypad section and its sensitive flag.
+// events section and its three flags, the keypad section and its sensitive flag, and the turns
+// section and its speculative flag.
 import { DEFAULT_LANGUAGE, DEFAULT_VOICE, type ServeMatrix } from "../../common/capabilities.ts";
 
 export interface CallConfig {
@@ -14,6 +15,8 @@ export interface CallConfig {
   events: CallerEvents;
   /** The caller's keys: while `sensitive`, what the worker writes says "*" for each digit. */
   keypad: { sensitive: boolean };
+  /** speculative: a pause's words go to the brain before the window closes (turn/speculative.ts). */
+  turns: { speculative: boolean };
 }
 
 export interface CallerEvents {
@@ -31,6 +34,7 @@ export interface ConfigPatch {
     | { speech?: boolean | null; interim_text?: boolean | null; turn_metrics?: boolean | null }
     | null;
   keypad?: { sensitive?: boolean | null } | null;
+  turns?: { speculative?: boolean | null } | null;
 }
 
 export function defaultConfig(): CallConfig {
@@ -40,6 +44,7 @@ export function defaultConfig(): CallConfig {
     idle: { timeout_ms: 0 },
     events: { speech: false, interim_text: false, turn_metrics: false },
     keypad: { sensitive: false },
+    turns: { speculative: false },
   };
 }
 
@@ -68,6 +73,7 @@ export function applyConfig(base: CallConfig, patch: ConfigPatch | null | undefi
   }
   // Like events: a present keypad section sets its flag (proto3 drops false), an absent one keeps.
   if (patch.keypad) next.keypad = { sensitive: !!patch.keypad.sensitive };
+  if (patch.turns) next.turns = { speculative: !!patch.turns.speculative };
   return next;
 }
 
@@ -82,6 +88,7 @@ export function changedFields(a: CallConfig, b: CallConfig): string[] {
     if (a.events[k] !== b.events[k]) out.push(`events.${k}`);
   }
   if (a.keypad.sensitive !== b.keypad.sensitive) out.push("keypad.sensitive");
+  if (a.turns.speculative !== b.turns.speculative) out.push("turns.speculative");
   return out;
 }
 

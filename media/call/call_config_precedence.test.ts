@@ -10,6 +10,7 @@ Deno.test("defaults are English on both legs, Ananya, idle off, no caller events
     idle: { timeout_ms: 0 },
     events: NO_EVENTS,
     keypad: { sensitive: false },
+    turns: { speculative: false },
   });
 });
 
@@ -30,6 +31,7 @@ Deno.test("connect config overrides defaults, then the brain's config overrides 
     idle: { timeout_ms: 5000 },
     events: NO_EVENTS,
     keypad: { sensitive: false },
+    turns: { speculative: false },
   });
   assertEquals(changedFields(connect, brain), ["tts.language", "stt.language"]);
 });
@@ -70,4 +72,17 @@ Deno.test("a present keypad section sets sensitive, an absent one keeps it, an e
   const off = applyConfig(on, { keypad: {} });
   assertEquals(off.keypad.sensitive, false);
   assertEquals(changedFields(on, off), ["keypad.sensitive"]);
+});
+
+Deno.test("a present turns section sets speculative, an absent one keeps it, an empty one clears it", () => {
+  assertEquals(defaultConfig().turns, { speculative: false });
+  // sessions.connect's config, then the brain's Config frames, as keypad does.
+  const connect = applyConfig(defaultConfig(), { turns: { speculative: true } });
+  assertEquals(connect.turns, { speculative: true });
+  assertEquals(changedFields(defaultConfig(), connect), ["turns.speculative"]);
+  assertEquals(applyConfig(connect, { keypad: { sensitive: true } }).turns.speculative, true);
+  assertEquals(applyConfig(connect, { turns: null }).turns.speculative, true);
+  const off = applyConfig(connect, { turns: {} });
+  assertEquals(off.turns.speculative, false);
+  assertEquals(changedFields(connect, off), ["turns.speculative"]);
 });

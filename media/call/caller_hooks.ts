@@ -55,12 +55,29 @@ export function callerHooks(c: CallerSide): CallerHooks {
     onFinalText: (text) => c.page.userTranscription(text, true),
     onActivity: () => c.idle.activity(),
     onFloorChanged: () => c.idle.check(),
-    onUserTurn: (turnId, text, typed) => {
+    onUserTurn: (turnId, text, typed, speculative) => {
       c.issue(turnId);
       // The page shows a typed turn in its transcript as it does a spoken one (docs/decisions.md).
       if (typed) c.page.userTranscription(text, true);
-      c.toBrain("user_turn", { turn_id: turnId, text, typed });
-      c.armReplyTimer(turnId);
+      if (!speculative) {
+        c.toBrain("user_turn", { turn_id: turnId, text, typed });
+        return c.armReplyTimer(turnId);
+      }
+      // The caller only paused: the reply is held, and its timer waits for the confirmation.
+      c.voice.hold(turnId);
+      c.toBrain("user_turn", { turn_id: turnId, text, typed, speculative: true });
+      c.log.add("worker", "turn_speculative", { turn_id: turnId });
+    },
+    onTurnConfirmed: (turnId) => {
+      c.toBrain("turn_confirmed", { turn_id: turnId });
+      const units = c.voice.release(turnId);
+      c.log.add("worker", "turn_confirmed", { turn_id: turnId, units });
+      if (units === 0) c.armReplyTimer(turnId);
+    },
+    onSpeculationDropped: (turnId) => {
+      const units = c.voice.discard(turnId);
+      c.toBrain("cancel", { turn_id: turnId });
+      c.log.add("worker", "speculation_dropped", { turn_id: turnId, units });
     },
     onUserIdle: (turnId) => {
       c.issue(turnId);

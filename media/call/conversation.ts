@@ -123,6 +123,7 @@ export class Conversation {
       openRecognition: (language) => this.speech.openRecognition(language),
       language: this.config.stt.language,
       mode: o.endOfTurn,
+      speculative: this.config.turns.speculative,
       bargeInMs: o.bargeInMs,
       noiseSuppression: o.noiseSuppression,
       sensitivity: o.sensitivity,
@@ -231,7 +232,10 @@ export class Conversation {
     const verdict = this.issued.has(turnId)
       ? this.caller?.accept(turnId) ?? "superseded"
       : "unknown_turn";
-    if (verdict !== "accepted") return this.voice.drop(turnId, unitId, verdict);
+    // A held unit (a speculative turn's) is synthesized now and plays once the turn is confirmed.
+    if (verdict !== "accepted" && verdict !== "held") {
+      return this.voice.drop(turnId, unitId, verdict);
+    }
     this.replyTimer.clear(turnId);
     this.voice.play(turnId, unitId, text, last);
     this.idle.activity();
@@ -266,7 +270,10 @@ export class Conversation {
     const sttChanged = next.stt.language !== this.config.stt.language;
     this.config = next;
     this.idle.timeoutMs = next.idle.timeout_ms;
-    if (this.caller) this.caller.language = next.stt.language;
+    if (this.caller) {
+      this.caller.language = next.stt.language;
+      this.caller.speculative = next.turns.speculative;
+    }
     if (!sttChanged || !this.caller) return;
     this.caller.swapRecognition(next.stt.language).catch((err) =>
       this.opts.log.add("worker", "config_refused", { error: err.message })

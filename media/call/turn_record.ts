@@ -14,6 +14,8 @@ export type TurnMark =
   | "typed_text"
   | "user_turn_sent"
   | "first_unit"
+  /** A speculative turn: its reply's first audio was synthesized (held until confirmed). */
+  | "audio_ready"
   | "first_audio"
   | "done";
 
@@ -28,7 +30,12 @@ export type LatencyStep =
   /** Reported by the page or caller simulator: end of speech to first bot audio as heard there. */
   | "heard_at_caller"
   /** A typed turn's wait: its text reached the worker to the first bot audio sent. */
-  | "typed_to_first_audio";
+  | "typed_to_first_audio"
+  /**
+   * A speculative turn: its end of turn (the window closed, the turn confirmed) to its first
+   * audio sent. Near 0 when the brain and synthesis were done while the window was open.
+   */
+  | "release";
 
 /** Typed texts remembered while they wait to become turns; more are never waiting at once. */
 const MAX_TYPED_WAITING = 8;
@@ -51,6 +58,24 @@ export const STEPS: readonly (readonly [LatencyStep, TurnMark, TurnMark])[] = [
   ["recognition", "final_requested", "final_text"],
   ["typed_to_first_audio", "typed_text", "first_audio"],
 ];
+
+/**
+ * A speculative turn's: the brain and synthesis ran while the window was open, so the chain is
+ * end_of_turn + release = end_to_first_audio, and brain and synthesis (to the held audio being
+ * ready) overlap it; to_brain is not there (the turn went before its end).
+ */
+export const SPECULATIVE_STEPS: readonly (readonly [LatencyStep, TurnMark, TurnMark])[] = [
+  ["end_of_turn", "speech_ended", "end_of_turn"],
+  ["release", "end_of_turn", "first_audio"],
+  ["brain", "user_turn_sent", "first_unit"],
+  ["synthesis", "first_unit", "audio_ready"],
+  ["end_to_first_audio", "speech_ended", "first_audio"],
+  ["recognition", "final_requested", "final_text"],
+];
+
+/** The steps of a turn's record: a speculative turn's differ (SPECULATIVE_STEPS). */
+export const stepsOf = (speculative: boolean | undefined) =>
+  speculative ? SPECULATIVE_STEPS : STEPS;
 
 /**
  * Told as a turn's figures become known (the node's metrics listen): each latency once, when the
@@ -81,6 +106,8 @@ export interface TurnRecord {
   latency_ms: Partial<Record<LatencyStep, number>>;
   units: UnitRecord[];
   interrupted: boolean;
+  /** Sent to the brain at the caller's pause, before its end of turn (SPECULATIVE_STEPS). */
+  speculative?: true;
   /** Which engine served each leg of the turn: recognition of the caller, synthesis of the units. */
   engines: { recognition?: string; synthesis: string[] };
 }
@@ -93,6 +120,9 @@ class Turn {
   recognitionEngine?: string;
   /** End of speech to first bot audio as the caller measured it (the page reports it). */
   heardAtCaller?: number;
+  /** Sent speculatively; `held` until confirmed (no figures are told before). */
+  speculative = false;
+  held = false;
   constructor(
     readonly id: string,
     readonly trigger: TurnTrigger,
@@ -105,7 +135,7 @@ class Turn {
     if (this.marks[name] !== undefined) return;
     this.set(name, now);
     if (!observer) return;
-    for (const [step, from, to] of STEPS) {
+    for (const [step, from, to] of stepsOf(this.speculative)) {
       const ms = to === name ? this.span(from, to) : undefined;
       if (ms !== undefined) observer.latency(step, ms);
     }
@@ -118,7 +148,7 @@ class Turn {
 
   /** Tells `observer` every latency whose two marks are set. */
   report(observer?: TurnObserver): void {
-    for (const [step, from, to] of STEPS) {
+    for (const [step, from, to] of stepsOf(this.speculative)) {
       const ms = this.span(from, to);
       if (ms !== undefined) observer?.latency(step, ms);
     }
@@ -134,7 +164,7 @@ class Turn {
   toRecord(): TurnRecord {
     const m = this.marks;
     const latency: TurnRecord["latency_ms"] = {};
-    for (const [step, from, to] of STEPS) {
+    for (const [step, from, to] of stepsOf(this.speculative)) {
       const ms = this.span(from, to);
       if (ms !== undefined) latency[step] = ms;
     }
@@ -148,6 +178,7 @@ class Turn {
       latency_ms: latency,
       units: [...this.units],
       interrupted: this.interrupted,
+      ...(this.speculative ? { speculative: true as const } : {}),
       engines: {
         ...(this.recognitionEngine ? { recognition: this.recognitionEngine } : {}),
         synthesis: [...new Set(this.units.flatMap((u) => u.engine ? [u.engine] : []))],
@@ -200,6 +231,42 @@ export class TurnLog {
   }
 
   /**
+   * The utterance so far went as speculative turn `id` with `text`: the turn exists for its units'
+   * marks, but is none of the call's (records, figures) until confirmed. The utterance stays in
+   * progress: the caller may go on.
+   */
+  utteranceSpeculated(id: string, text: string, now: number): void {
+    const base = this.pending ?? new Turn(id, "speech", now, Date.now());
+    this.pending ??= base;
+    const turn = new Turn(id, "speech", base.startedAt, base.startedWall);
+    turn.userText = text;
+    turn.speculative = turn.held = true;
+    turn.set("user_turn_sent", now);
+    this.byId.set(id, turn);
+  }
+
+  /** The speculative turn's window closed: the utterance's end is its end; it is a turn now. */
+  utteranceConfirmed(id: string, _now: number): void {
+    const turn = this.byId.get(id);
+    if (!turn?.held) return;
+    const base = this.pending;
+    this.pending = undefined;
+    for (const name of ["speech_ended", "end_of_turn", "final_requested", "final_text"] as const) {
+      const at = base?.marks[name];
+      if (at !== undefined) turn.marks[name] = at;
+    }
+    turn.recognitionEngine = base?.recognitionEngine;
+    turn.held = false;
+    this.turns.push(turn);
+    turn.report(this.observer);
+  }
+
+  /** The caller went on: the speculative turn is no turn of the call. */
+  speculationDropped(id: string): void {
+    if (this.byId.get(id)?.held) this.byId.delete(id);
+  }
+
+  /**
    * A typed text reached the worker at `now`; the turn it becomes (typedSent) begins here. Kept
    * by text, since the caller's utterance in progress may hold it back (turn_taking.ts); at most
    * MAX_TYPED_WAITING, as a text refused before it became a turn is never claimed.
@@ -238,7 +305,8 @@ export class TurnLog {
   }
 
   mark(id: string, name: TurnMark, now: number): void {
-    this.byId.get(id)?.mark(name, now, this.observer);
+    const turn = this.byId.get(id);
+    turn?.mark(name, now, turn.held ? undefined : this.observer);
   }
 
   unitDone(id: string, unit: UnitRecord): void {

@@ -345,7 +345,7 @@ Deno.test("adaptive: a statement's final fall ends complete words after the paus
     }
   };
   assertEquals(await windowFor("could you send me the bill by email"), 160);
-  assertEquals(await windowFor("my number is nine eight four"), 250);
+  assertEquals(await windowFor("a table for four"), 250);
 });
 
 for (

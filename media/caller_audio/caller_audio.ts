@@ -62,8 +62,15 @@ export interface CallerHooks {
   onActivity(): void;
   /** The turn machine's state changed (who holds the floor). */
   onFloorChanged(): void;
-  /** End of turn: the words go to the brain as turn `turnId` (typed: the page's send-text). */
-  onUserTurn(turnId: string, text: string, typed: boolean): void;
+  /**
+   * End of turn: the words go to the brain as turn `turnId` (typed: the page's send-text;
+   * speculative: the caller only paused, its reply is held until onTurnConfirmed).
+   */
+  onUserTurn(turnId: string, text: string, typed: boolean, speculative?: boolean): void;
+  /** The speculative turn's window closed on its words: TurnConfirmed, its held reply plays. */
+  onTurnConfirmed?(turnId: string): void;
+  /** The caller went on before the speculative turn's window closed: Cancel, drop its reply. */
+  onSpeculationDropped?(turnId: string): void;
   /** Nobody spoke for the idle timeout: the brain gets the floor on turn `turnId`. */
   onUserIdle(turnId: string): void;
   /** The brain's Say has the floor as turn `turnId`. */
@@ -96,6 +103,12 @@ export interface UtteranceRecord {
   utteranceDropped(): void;
   /** A typed turn `id` with `text`, sent now (no utterance: nobody spoke it). */
   typedSent(id: string, text: string, now: number): void;
+  /** The utterance so far went as speculative turn `id`; the caller may still go on. */
+  utteranceSpeculated?(id: string, text: string, now: number): void;
+  /** ... and its window closed on those words: the utterance is that turn. */
+  utteranceConfirmed?(id: string, now: number): void;
+  /** ... or the caller went on: that turn is no turn of the call. */
+  speculationDropped?(id: string): void;
 }
 
 export interface CallerAudioOptions {
@@ -113,9 +126,20 @@ export interface CallerAudioOptions {
   bargeInMs?: number;
   /** The agent's (or the call's) interruption sensitivity and turn patience; default medium. */
   sensitivity?: Required<TurnSensitivity>;
+  /** Adaptive: a pause's words go to the brain before the window closes (Config.turns). */
+  speculative?: boolean;
   /** The end-of-turn policy's voice rules, when not its defaults (the turn bench's variants). */
   endOfTurn?: Partial<
-    Pick<EndOfTurnPolicy, "prosody" | "numberGroups" | "unfinishedFactor" | "endCue">
+    Pick<
+      EndOfTurnPolicy,
+      | "prosody"
+      | "numberGroups"
+      | "unfinishedFactor"
+      | "endCue"
+      | "phoneNumbers"
+      | "hesitantMs"
+      | "hangingSpeculation"
+    >
   >;
   hooks: CallerHooks;
   record: UtteranceRecord;
@@ -169,6 +193,7 @@ export class CallerAudio {
       ),
       overlapMaxMs: yielding.overlapMaxMs,
       ignoreBackchannels: yielding.ignoreBackchannels,
+      speculative: opts.speculative,
     });
     this.#bargeInMs = opts.bargeInMs ?? yielding.bargeInMs;
     this.#vad = opts.vad;
@@ -251,6 +276,11 @@ export class CallerAudio {
   /** The bot's voice started or stopped: the VAD's start window follows (barge-in). */
   botSpeaking(on: boolean): void {
     this.#steer(on ? "bot_speaking" : "bot_quiet");
+  }
+
+  /** The brain turned speculative turns on or off (Config.turns): from the next pause on. */
+  set speculative(on: boolean) {
+    this.#turns.speculative = on;
   }
 
   /** The caller's language changed: the lexicon and windows follow at once. */
@@ -353,12 +383,21 @@ export class CallerAudio {
           this.#finishRecognition();
           break;
         case "send_user_turn":
-          h.onUserTurn(a.turnId, a.text, a.typed === true);
+          if (a.speculative) this.#record.utteranceSpeculated?.(a.turnId, a.text, now());
+          h.onUserTurn(a.turnId, a.text, a.typed === true, a.speculative === true);
           if (a.typed) this.#record.typedSent(a.turnId, a.text, now());
-          else this.#record.utteranceSent(a.turnId, a.text, now());
+          else if (!a.speculative) this.#record.utteranceSent(a.turnId, a.text, now());
+          break;
+        case "confirm_turn":
+          this.#record.utteranceConfirmed?.(a.turnId, now());
+          h.onTurnConfirmed?.(a.turnId);
           break;
         case "cancel":
-          h.cancelTurn(a.turnId);
+          if (!a.speculative) h.cancelTurn(a.turnId);
+          else {
+            this.#record.speculationDropped?.(a.turnId);
+            h.onSpeculationDropped?.(a.turnId);
+          }
           break;
         case "send_user_idle":
           h.onUserIdle(a.turnId);

@@ -142,6 +142,9 @@ export class SipUas {
 
   async close(): Promise<void> {
     await this.inDialog.close();
+    // After the dialogs: their ends answer what still rings, through these transactions.
+    for (const tx of this.transactions.values()) tx.stop();
+    this.transactions.clear();
     await this.socket?.close();
     await this.tcp?.close();
     await this.tcpOut.close();

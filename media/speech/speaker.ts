@@ -11,6 +11,10 @@
 // sends silence) and keeps its place to the frame, so resume() goes on with the very next sample
 // and the unit's heard text counts only the audio really sent. The place is a whole frame because
 // the speaker only ever hands out whole frames.
+//
+// It can hold a turn (a speculative turn's reply, media/turn/speculative.ts): its units are
+// queued and synthesized as any, within the same bounds, but give no frame until release(); a
+// discarded turn goes without a trace (nothing of it was heard, so no unit is reported done).
 import { FRAME_SAMPLES_48K } from "../../wasm/opus.ts";
 import type { FrameSource } from "../audio/frame_source.ts";
 import { heardText, type WordTiming } from "./heard.ts";
@@ -56,6 +60,8 @@ export interface SpeakerEvents {
   onTurnFinished?(turnId: string): void;
   /** Nothing is left to play: the bot stopped speaking. */
   onIdle?(): void;
+  /** A held turn's first audio was synthesized (it may still be held). */
+  onTurnAudioReady?(turnId: string): void;
   /** Synthesis of a unit failed; `gotAudio` says whether some of its audio had come. */
   onSynthesisError?(unit: SpokenUnit, err: Error, gotAudio: boolean): void;
 }
@@ -131,6 +137,8 @@ export class Speaker implements FrameSource {
   voicedFrames = 0;
   /** When the current pause began (the caller's clock), or undefined when not paused. */
   private pausedAt: number | undefined;
+  /** Turns held, or held once: released yet, and whether their first audio is in. */
+  private held = new Map<string, { released: boolean; ready: boolean }>();
 
   constructor(
     private synthesize: Synthesize,
@@ -147,7 +155,46 @@ export class Speaker implements FrameSource {
 
   /** Audio is synthesized and waiting for the next frame pulled (a call prepared while ringing). */
   get audioWaiting(): boolean {
-    return !this.paused && (this.queue[0]?.frames.length ?? 0) > 0;
+    return !this.paused && !this.holding && (this.queue[0]?.frames.length ?? 0) > 0;
+  }
+
+  /** The unit at the head of the queue belongs to a held turn: nothing plays. */
+  private get holding(): boolean {
+    const head = this.queue[0];
+    return head !== undefined && this.held.get(head.unit.turnId)?.released === false;
+  }
+
+  /** The units of `turnId`, queued from now on, are synthesized but not played until release(). */
+  hold(turnId: string): void {
+    this.held.set(turnId, { released: false, ready: false });
+  }
+
+  /**
+   * The held turn plays from the next frame; a turn whose (empty) last unit came while it was
+   * held, with nothing left to play, finishes now.
+   */
+  release(turnId: string): void {
+    const h = this.held.get(turnId);
+    if (!h || h.released) return;
+    h.released = true;
+    if (this.closedTurns.has(turnId) && !this.paused) {
+      if (!this.queue.some((p) => p.unit.turnId === turnId)) this.finishTurn(turnId);
+    }
+  }
+
+  /** The held turn is dropped unheard: its units go, synthesis stops, nothing is reported. */
+  discard(turnId: string): void {
+    if (!this.held.delete(turnId)) return;
+    const wasBusy = this.queue.length > 0;
+    this.queue = this.queue.filter((p) => {
+      if (p.unit.turnId !== turnId) return true;
+      p.abort.abort();
+      this.queuedChars -= p.unit.text.length;
+      return false;
+    });
+    this.closedTurns.delete(turnId);
+    this.startSynthesis();
+    if (wasBusy && this.queue.length === 0) this.events.onIdle?.();
   }
 
   /** Units waiting or playing, and their characters. */
@@ -195,6 +242,7 @@ export class Speaker implements FrameSource {
   private endPause(): void {
     this.pausedAt = undefined;
     for (const turnId of [...this.closedTurns]) {
+      if (this.held.get(turnId)?.released === false) continue;
       if (!this.queue.some((p) => p.unit.turnId === turnId)) this.finishTurn(turnId);
     }
   }
@@ -246,6 +294,11 @@ export class Speaker implements FrameSource {
         if (chunk.engine && !p.engine) p.engine = chunk.engine;
         p.words.push(...chunk.words);
         if (chunk.pcm.length) p.gotAudio = true;
+        const h = this.held.get(p.unit.turnId);
+        if (h && !h.ready && chunk.pcm.length) {
+          h.ready = true;
+          this.events.onTurnAudioReady?.(p.unit.turnId);
+        }
         p.add(chunk.pcm);
       }
     } catch (err) {
@@ -261,6 +314,7 @@ export class Speaker implements FrameSource {
     this.closedTurns.add(turnId);
     // A turn whose units all played before its (empty) last unit came is finished now (or on
     // resume: nothing finishes while paused).
+    if (this.held.get(turnId)?.released === false) return; // on release
     if (!this.paused && !this.queue.some((p) => p.unit.turnId === turnId)) {
       this.finishTurn(turnId);
     }
@@ -269,13 +323,15 @@ export class Speaker implements FrameSource {
   private finishTurn(turnId: string): void {
     this.closedTurns.delete(turnId);
     this.audioStartedTurns.delete(turnId);
+    this.held.delete(turnId);
     this.events.onTurnFinished?.(turnId);
   }
 
   /** The next 20 ms of the bot's voice, or undefined for silence. Called on the pacer's grid. */
   next(): Int16Array | undefined {
     // Paused: nothing is taken from the unit, so its place, heard text and progress stand still.
-    if (this.paused) return undefined;
+    // Held: the same, for a speculative turn's reply not yet confirmed.
+    if (this.paused || this.holding) return undefined;
     const p = this.queue[0];
     if (!p) return undefined;
     const frame = p.frames.shift();
@@ -345,6 +401,8 @@ export class Speaker implements FrameSource {
       }
       p.abort.abort();
       this.queuedChars -= p.unit.text.length;
+      // A held turn's units were never heard, not even cut: they go without a report.
+      if (this.held.get(p.unit.turnId)?.released === false) continue;
       const done = this.heardOf(p);
       stopped.push(done);
       this.events.onUnitDone?.(done);
@@ -354,6 +412,8 @@ export class Speaker implements FrameSource {
     this.startSynthesis();
     if (turnId === undefined) this.closedTurns.clear();
     else this.closedTurns.delete(turnId);
+    if (turnId === undefined) this.held.clear();
+    else this.held.delete(turnId);
     if (this.paused && keep.length === 0) this.endPause();
     if (wasBusy && keep.length === 0) this.events.onIdle?.();
     return stopped;

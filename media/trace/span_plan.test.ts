@@ -90,3 +90,22 @@ Deno.test("a greeting has only what it measured; a typed turn cut before audio h
   assertEquals(typed.turn.attributes["voice.turn.interrupted"], true);
   assertEquals(typed.turn.endMs - typed.turn.startMs, 5, "to its last mark: sent to the brain");
 });
+
+Deno.test("a speculative turn's spans run forward: release after the end of turn, no to_brain", () => {
+  const log = new TurnLog();
+  log.utteranceStarted(1000);
+  log.utteranceMark("final_requested", 2160);
+  log.utteranceMark("final_text", 2200);
+  log.utteranceSpeculated("t1", "I would like to check my order", 2205);
+  log.mark("t1", "first_unit", 2250);
+  log.mark("t1", "audio_ready", 2300);
+  log.utteranceMark("speech_ended", 2000);
+  log.utteranceMark("end_of_turn", 2585);
+  log.utteranceConfirmed("t1", 2585);
+  log.mark("t1", "first_audio", 2590);
+  const plan = planTurn(log.record("t1")!, "s1");
+  const names = plan.steps.map((s) => s.name);
+  assertEquals(names.includes("turn.to_brain"), false, names.join(" "));
+  assert(names.includes("turn.release"), names.join(" "));
+  for (const s of plan.steps) assert(s.endMs >= s.startMs, `${s.name} runs backwards`);
+});

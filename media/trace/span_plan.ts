@@ -2,7 +2,7 @@
 // and the node's metrics read, so a trace and the console never disagree on a turn's steps. Pure
 // data, no OpenTelemetry: otel.ts turns a plan into spans, and the tests read plans as they are.
 import type { LatencyStep, TurnMark, TurnRecord } from "../call/turn_record.ts";
-import { STEPS } from "../call/turn_record.ts";
+import { stepsOf } from "../call/turn_record.ts";
 import type { EngineRequest, SpanAttributes } from "./call_trace.ts";
 
 export type { SpanAttributes } from "./call_trace.ts";
@@ -28,6 +28,7 @@ const TRACED: readonly LatencyStep[] = [
   "to_brain",
   "brain",
   "synthesis",
+  "release",
 ];
 
 /** Where the wait for the first audio packet begins: the caller's end of speech or typed text. */
@@ -62,7 +63,7 @@ export function planTurn(r: TurnRecord, sessionId: string): TurnPlan {
     },
   };
   const steps: PlannedSpan[] = [];
-  for (const [step, from, to] of STEPS) {
+  for (const [step, from, to] of stepsOf(r.speculative)) {
     if (!TRACED.includes(step) || m[from] === undefined || m[to] === undefined) continue;
     steps.push(stepSpan(step, at(from), at(to), r, sessionId));
   }

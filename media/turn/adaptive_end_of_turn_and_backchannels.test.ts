@@ -297,7 +297,7 @@ Deno.test("the VAD's own end of speech is the upper bound: the turn ends once th
     { type: "final_text", text: "I would like to um" },
   ]);
   assertEquals(out.slice(-2), [
-    { type: "end_utterance", vadOpen: false, words: true, silenceMs: 2000, windowMs: 1200 },
+    { type: "end_utterance", vadOpen: false, words: true, silenceMs: 2000, windowMs: 2000 },
     { type: "send_user_turn", turnId: "t1", text: "I would like to um" },
   ]);
 });

@@ -35,3 +35,19 @@ Deno.test("languages have their own defaults and no window leaves [min, max]", (
   assertEquals(p.windowMs("नहीं"), Math.max(300, endOfTurnDefaults("hi").complete_ms));
   assertEquals(p.windowMs("मैं सोच रहा था कि"), 900);
 });
+
+Deno.test("a pause after words the turn cannot end on does not stretch the caller's windows", () => {
+  const p = new EndOfTurnPolicy("en");
+  // "um …" and a phone number's first digits explain the pause: nothing learnt.
+  p.observePause(1500, "I need to change my um");
+  p.observePause(1500, "my number is nine eight four");
+  assertEquals(p.pauseAverageMs, undefined);
+  assertEquals(p.windowMs("meet on Friday instead"), endOfTurnDefaults("en").neutral_ms);
+  // A pause at words that could have ended the turn is this caller's way of pausing.
+  p.observePause(800, "I was thinking about Friday");
+  assertEquals(p.pauseAverageMs, 800);
+  assertEquals(p.windowMs("meet on Friday instead"), 1000);
+  // Without the words (they were not in yet) the pause counts, as before.
+  p.observePause(500);
+  assertEquals(Math.round(p.pauseAverageMs!), Math.round(0.3 * 500 + 0.7 * 800));
+});

@@ -14,7 +14,13 @@
 // fall alone misses most true ends, the low end tells them from mid-turn pauses on both bands.
 // Questions may rise, so complete words keep their window whatever the voice. Without cues (a
 // typed turn, no voiced audio) the words alone decide.
-import { endOfTurnDefaults, endsHesitant, endsOnNumber, looksComplete } from "./lexicon.ts";
+import {
+  endOfTurnDefaults,
+  endsHesitant,
+  endsOnNumber,
+  looksComplete,
+  readsOutPhoneNumber,
+} from "./lexicon.ts";
 import type { ProsodyCues } from "./prosody.ts";
 
 export interface EndOfTurnBounds {
@@ -76,31 +82,66 @@ export class EndOfTurnPolicy {
   /** How much longer than the neutral window unfinished words wait (default 1.3). */
   unfinishedFactor = UNFINISHED_FACTOR;
 
+  /** A phone number read out short of its digits holds the turn as a trailing "and" does. */
+  phoneNumbers = true;
+
+  /** The window of words the turn cannot end on (default: the lexicon's hesitant_ms). */
+  hesitantMs?: number;
+
+  /**
+   * How far into the window of words the turn cannot end on they go speculatively, as a share
+   * of it (default 0.5; 0 sends them at the pause, as the first speculative turns did).
+   */
+  hangingSpeculation = 0.5;
+
   constructor(public language: string, bounds: Partial<EndOfTurnBounds> = {}) {
     this.bounds = { ...DEFAULT_END_OF_TURN_BOUNDS, ...bounds };
   }
 
-  /** The caller went on after `ms` of silence: a pause within their turn. */
-  observePause(ms: number): void {
+  /**
+   * The caller went on after `ms` of silence: a pause within their turn. A pause after words the
+   * turn cannot end on ("um", "and", a phone number's first digits) is explained by the words and
+   * says nothing of how long this caller pauses at words that could end a turn: it is not counted
+   * (otherwise one long "um …" stretches the window at the turn's real end).
+   */
+  observePause(ms: number, text?: string): void {
+    if (
+      text !== undefined && EndOfTurnPolicy.shape(text, this.language, this.phoneNumbers) ===
+        "hesitant"
+    ) return;
     const a = this.bounds.alpha;
     this.pauseAverageMs = this.pauseAverageMs === undefined
       ? ms
       : a * ms + (1 - a) * this.pauseAverageMs;
   }
 
-  static shape(text: string, language: string): TextShape {
+  static shape(text: string, language: string, phoneNumbers = true): TextShape {
     if (endsHesitant(text, language)) return "hesitant";
+    if (phoneNumbers && readsOutPhoneNumber(text, language)) return "hesitant";
     return looksComplete(text, language) ? "complete" : "neutral";
+  }
+
+  /**
+   * How far into the pause (ms of silence) these words may go to the brain as a speculative
+   * turn: at once, except after words the turn cannot end on ("um", "and", a phone number half
+   * read out), where the caller nearly always goes on. There they go halfway through the long
+   * window (hangingSpeculation): an "um …" the caller goes on from within it costs the brain no
+   * call, and a caller who did stop there still gets half the window's head start on the reply.
+   */
+  speculateAtMs(text: string): number {
+    return EndOfTurnPolicy.shape(text, this.language, this.phoneNumbers) === "hesitant"
+      ? this.windowMs(text) * this.hangingSpeculation
+      : 0;
   }
 
   /** Silence (ms) after which a turn with these words (and this voice at the pause) ends. */
   windowMs(text: string, cues?: ProsodyCues): number {
-    const shape = EndOfTurnPolicy.shape(text, this.language);
+    const shape = EndOfTurnPolicy.shape(text, this.language, this.phoneNumbers);
     const d = endOfTurnDefaults(this.language);
     let base = shape === "complete"
       ? d.complete_ms
       : shape === "hesitant"
-      ? d.hesitant_ms
+      ? this.hesitantMs ?? d.hesitant_ms
       : d.neutral_ms;
     let { minMs } = this.bounds;
     const { maxMs, scale } = this.bounds;

@@ -48,6 +48,18 @@ export interface LexiconData {
   closers: string[];
   /** Number words: a turn ending in a number (or digits) is complete. */
   numbers: string[];
+  /**
+   * Words that say a phone number is being read out ("mobile", "my number", Hindi "मेरा नंबर";
+   * "number" alone is not one: "my order number is 42"): until the digits after them make a whole
+   * phone number, the turn goes on.
+   */
+  phone_words: string[];
+  /**
+   * Calling phrases ("call me on", Hindi "कॉल करो"): the digits after them are a phone number once
+   * they make a first group (PHONE_GROUP_MIN_DIGITS), not a time or a count ("call me at five").
+   * Optional: the languages whose callers' phrasing has been written down.
+   */
+  call_words?: string[];
 }
 
 export const LEXICON_DATA: Readonly<Record<string, LexiconData>> = {
@@ -86,6 +98,8 @@ class Lexicon {
   readonly questionWords: Set<string>;
   readonly closers: Phrase[];
   readonly numbers: Set<string>;
+  readonly phoneWords: Phrase[];
+  readonly callWords: Phrase[];
 
   constructor(readonly data: LexiconData) {
     const phrases = (list: string[]) =>
@@ -99,6 +113,8 @@ class Lexicon {
     this.questionWords = new Set(data.question_words.flatMap(tokens));
     this.closers = phrases(data.closers);
     this.numbers = new Set(data.numbers.flatMap(tokens));
+    this.phoneWords = phrases(data.phone_words);
+    this.callWords = phrases(data.call_words ?? []);
   }
 }
 
@@ -132,6 +148,8 @@ export function lexiconWords(language: string): string[] {
     d.question_words,
     d.closers,
     d.numbers,
+    d.phone_words,
+    d.call_words ?? [],
   ];
   return [...new Set(lists.flat().flatMap(tokens))];
 }
@@ -194,6 +212,50 @@ export function endsHesitant(text: string, language: string): boolean {
 export function endsOnNumber(text: string, language: string): boolean {
   const last = tokens(text).at(-1);
   return last !== undefined && (/^\p{Nd}+$/u.test(last) || lexicon(language).numbers.has(last));
+}
+
+/**
+ * A phone number has ten digits in India (a mobile, or an area code and a landline); with the
+ * trunk prefix 0 or the country code 91 it has more, never fewer.
+ */
+export const PHONE_NUMBER_DIGITS = 10;
+
+/**
+ * The digits a phone number's first group has at least after a calling phrase: callers read it in
+ * groups of 3-5 (or pairs, "98 45"). Fewer after "call me" is a time or a count ("call me at
+ * five"), not held. After a phone word ("my number is") any digit counts.
+ */
+export const PHONE_GROUP_MIN_DIGITS = 3;
+
+/**
+ * The text reads out a phone number short of its digits: a phone word ("my number is", "mobile
+ * नंबर"), then only number words or digits to the end, fewer than a phone number has ("nine
+ * eight four", "98 45"). Callers read numbers in groups with pauses between; each group ends on a
+ * number, which alone would look like a finished turn. A number word counts one digit (numbers
+ * are read digit by digit), written digits count as many as they are.
+ */
+export function readsOutPhoneNumber(text: string, language: string): boolean {
+  const words = tokens(text);
+  const l = lexicon(language);
+  let digits = 0;
+  let at = words.length - 1;
+  for (; at >= 0; at--) {
+    const w = words[at];
+    if (/^\p{Nd}+$/u.test(w)) digits += w.length;
+    else if (l.numbers.has(w)) digits += 1;
+    else break;
+  }
+  if (digits === 0 || digits >= PHONE_NUMBER_DIGITS) return false;
+  const introducers = digits >= PHONE_GROUP_MIN_DIGITS
+    ? [...l.phoneWords, ...l.callWords]
+    : l.phoneWords;
+  // A phone word ends just before the digits, or a word or two before ("my number is", "है").
+  const before = words.slice(0, at + 1);
+  for (let cut = 0; cut <= 2 && before.length - cut > 0; cut++) {
+    const head = before.slice(0, before.length - cut);
+    if (introducers.some((p) => endsWith(head, p))) return true;
+  }
+  return false;
 }
 
 /** Sentence-final punctuation of the scripts served (some recognisers punctuate). */

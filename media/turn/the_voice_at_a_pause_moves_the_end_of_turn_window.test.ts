@@ -74,8 +74,8 @@ for (const band of ["16k", "8k"] as const) {
       policy.windowMs("could you send me the bill by email", ask.at(-1)),
       DEFAULT_END_OF_TURN_BOUNDS.confirmedMinMs,
     );
-    // Numbers are read out a group at a time, each with a fall: a number ending is not confirmed.
-    assertEquals(policy.windowMs("my number is nine eight four", ask.at(-1)), d.complete_ms);
+    // A number ending is not confirmed by a fall (numbers are read out a group at a time).
+    assertEquals(policy.windowMs("a table for four", ask.at(-1)), d.complete_ms);
     // At the comma the words look complete but the voice did not fall: today's window stays.
     assertEquals(policy.windowMs("could you send me the bill", ask[0]), d.complete_ms);
   });
@@ -95,7 +95,11 @@ for (const band of ["16k", "8k"] as const) {
     // figures include the cut that costs, docs/turn-taking.md.)
     assert(!cues[1].lowEnd, `second group: ${JSON.stringify(cues[1])}`);
     const twoGroups = "my number is nine eight four five two one";
-    assertEquals(policy.windowMs(twoGroups, cues[1]), Math.round(d.neutral_ms * 1.3));
+    // Six digits after "my number is": a phone number goes on to ten, whatever the voice says.
+    assertEquals(policy.windowMs(twoGroups, cues[1]), d.hesitant_ms);
+    // Without the phone rule the voice alone still holds the group longer than a neutral pause.
+    const byVoice = Object.assign(new EndOfTurnPolicy("en"), { phoneNumbers: false });
+    assertEquals(byVoice.windowMs(twoGroups, cues[1]), Math.round(d.neutral_ms * 1.3));
     // The last group ends low: the number's usual window, not the pause alone (numbers never are).
     assert(cues[2].lowEnd, JSON.stringify(cues[2]));
     assertEquals(
@@ -103,7 +107,10 @@ for (const band of ["16k", "8k"] as const) {
       d.complete_ms,
     );
     // Without the rule (round 1) every group looked complete and got the short window.
-    const round1 = Object.assign(new EndOfTurnPolicy("en"), { numberGroups: false });
+    const round1 = Object.assign(new EndOfTurnPolicy("en"), {
+      numberGroups: false,
+      phoneNumbers: false,
+    });
     assertEquals(round1.windowMs(twoGroups, cues[1]), d.complete_ms);
   });
 }

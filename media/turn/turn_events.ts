@@ -45,16 +45,25 @@ export type TurnEvent =
 export type TurnAction =
   | { type: "start_recognition" }
   | { type: "finish_recognition" }
-  /** typed: the caller typed the text (send-text) rather than spoke it. */
-  | { type: "send_user_turn"; turnId: string; text: string; typed?: boolean }
+  /**
+   * typed: the caller typed the text (send-text) rather than spoke it. speculative: the caller
+   * only paused (speculative.ts): the reply is held until confirm_turn, or dropped by cancel.
+   */
+  | { type: "send_user_turn"; turnId: string; text: string; typed?: boolean; speculative?: boolean }
+  /** The speculative turn's window closed on its words: it is the caller's turn; play its reply. */
+  | { type: "confirm_turn"; turnId: string }
   | { type: "send_user_idle"; turnId: string }
   /** The brain's Say has the floor as turn `turnId`; refuse_say: it does not, and why. */
   | { type: "open_say"; turnId: string; sayId: string; text: string }
   | { type: "refuse_say"; sayId: string; detail: string }
   /** Barge-in: stop the bot now, tell the brain, drop the turn's later units (typed: by text). */
   | { type: "interrupt"; turnId: string; typed?: boolean }
-  /** A timed-out turn was superseded before its reply came: tell the brain, drop its units. */
-  | { type: "cancel"; turnId: string }
+  /**
+   * A timed-out turn was superseded before its reply came: tell the brain, drop its units.
+   * speculative: the caller went on (or the words changed) before the window closed: the held
+   * reply is dropped unheard.
+   */
+  | { type: "cancel"; turnId: string; speculative?: boolean }
   /** Adaptive: the caller speaks over the bot: hold its audio where it is. */
   | { type: "pause_bot"; turnId: string }
   /** Adaptive: that was a backchannel or noise: play on from where it stopped. */
@@ -84,7 +93,12 @@ export interface TurnTakingOptions {
   overlapMaxMs?: number;
   /** Whether a backchannel over the bot lets it play on (default true). */
   ignoreBackchannels?: boolean;
+  /** Adaptive only: a pause's words go to the brain before the window closes (default off). */
+  speculative?: boolean;
 }
 
-/** Whether a unit of a turn is spoken, or why not. */
-export type UnitVerdict = "accepted" | "cancelled" | "superseded";
+/**
+ * Whether a unit of a turn is spoken, or why not. held: a speculative turn's unit, synthesized
+ * but not played until the turn is confirmed.
+ */
+export type UnitVerdict = "accepted" | "held" | "cancelled" | "superseded";

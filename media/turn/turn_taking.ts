@@ -31,9 +31,15 @@
 // its own turn as soon as the floor is settled: after that utterance's turn is sent (whose reply
 // it then supersedes, as a caller speaking again would) or dropped. A typed turn's words are
 // never carried into a later spoken turn.
+//
+// SPECULATIVE TURNS (adaptive, while `speculative` is on; speculative.ts): a pause's words go to
+// the brain as soon as they are in, marked speculative, and its units are held (verdict "held")
+// until the window closes on those words (confirm_turn) or the caller goes on (cancel; the words
+// are carried as above). The reply timer starts at confirmation: a held turn never times out.
 import { EndOfTurnPolicy } from "./end_of_turn.ts";
 import { BargeInRules } from "./barge_in.ts";
 import type { ProsodyCues } from "./prosody.ts";
+import { Speculation } from "./speculative.ts";
 import type {
   EndOfTurnMode,
   TurnAction,
@@ -89,11 +95,23 @@ export class TurnTaking {
   private clockMs = 0;
   /** Typed turns that came while the caller held the floor, in order. */
   private typedWaiting: string[] = [];
+  /** Adaptive: the speculative turn of the pause in progress (speculative.ts). */
+  private readonly speculation: Speculation;
 
   constructor(options: TurnTakingOptions = {}) {
     this.mode = options.mode ?? "fixed";
     this.policy = options.policy ?? new EndOfTurnPolicy(options.language ?? "en");
     this.bargeIn = new BargeInRules(options);
+    this.speculation = new Speculation(options.speculative ?? false);
+  }
+
+  /** Whether a pause's words go to the brain before the window closes (adaptive mode only). */
+  get speculative(): boolean {
+    return this.speculation.on;
+  }
+
+  set speculative(on: boolean) {
+    this.speculation.on = on;
   }
 
   /** Speech over the bot this long after its onset takes the floor (barge_in.ts). */
@@ -128,6 +146,7 @@ export class TurnTaking {
    */
   accept(turnId: string): UnitVerdict {
     if (this.cancelled.has(turnId)) return "cancelled";
+    if (this.speculation.holds(turnId)) return "held";
     if (turnId !== this.latest) return "superseded";
     if (turnId === this.replyTurn) return "accepted";
     if (this.state !== "listening") return "superseded"; // the caller is speaking
@@ -151,8 +170,12 @@ export class TurnTaking {
     this.state = "waiting_for_brain";
   }
 
+  private nextId(): string {
+    return `t${++this.turns}`;
+  }
+
   private sendTurn(out: TurnAction[], text: string): void {
-    const turnId = `t${++this.turns}`;
+    const turnId = this.nextId();
     this.open(turnId);
     if (this.mode === "adaptive") this.lastSent = { turnId, text };
     out.push({ type: "send_user_turn", turnId, text });
@@ -170,7 +193,7 @@ export class TurnTaking {
     }
     // Typed words are never carried into the caller's next spoken turn.
     this.lastSent = undefined;
-    const turnId = `t${++this.turns}`;
+    const turnId = this.nextId();
     this.open(turnId);
     out.push({ type: "send_user_turn", turnId, text, typed: true });
   }
@@ -186,7 +209,9 @@ export class TurnTaking {
   private resumeFromPause(out: TurnAction[], pauseMs: number | undefined): void {
     const p = this.pause!;
     this.pause = undefined;
-    if (pauseMs !== undefined) this.policy.observePause(pauseMs);
+    // A reply to the words so far is dropped unheard: they lead the next turn, with the rest.
+    this.speculation.drop(out, this.cancelled);
+    if (pauseMs !== undefined) this.policy.observePause(pauseMs, p.text);
     // Words not in yet are carried when they come (final_text while caller_speaking).
     if (p.text !== undefined) this.carried = p.text;
     this.state = "caller_speaking";
@@ -210,8 +235,23 @@ export class TurnTaking {
       silenceMs: this.silenceMs(p),
       windowMs: this.policy.windowMs(text, p.prosody),
     });
-    if (!text) this.state = "listening";
+    const held = this.speculation.take(text, out, this.cancelled);
+    if (held) {
+      // The brain has had these words since the pause: its reply, held until now, plays.
+      this.open(held.turnId);
+      this.lastSent = { turnId: held.turnId, text };
+      out.push({ type: "confirm_turn", turnId: held.turnId });
+    } else if (!text) this.state = "listening";
     else this.sendTurn(out, text);
+  }
+
+  /** The pause's words are in and the window still open: they may go to the brain now. */
+  private speculate(out: TurnAction[]): void {
+    const p = this.pause;
+    if (!this.speculation.on || this.mode !== "adaptive" || !p || p.text === undefined) return;
+    if (this.overlap) return;
+    if (this.silenceMs(p) < this.policy.speculateAtMs(p.text)) return; // a later tick sends them
+    this.speculation.offer(p.text, () => this.nextId(), out, this.cancelled);
   }
 
   private silenceMs(p: Pause): number {
@@ -271,7 +311,7 @@ export class TurnTaking {
       return void out.push({ type: "refuse_say", sayId, detail });
     }
     this.supersedeLate(out);
-    const turnId = `t${++this.turns}`;
+    const turnId = this.nextId();
     this.open(turnId);
     out.push({ type: "open_say", turnId, sayId, text });
   }
@@ -359,9 +399,12 @@ export class TurnTaking {
         if (this.state === "caller_paused") {
           this.carried = "";
           this.pause!.text = text;
+          // Words spoken over the bot are judged, never sent speculatively.
+          const overBot = this.overlap !== undefined;
           if (this.overlap) this.judgeOverlap(out);
           // An interruption leaves the pause open: the words may already end the new turn.
           if (!this.overlap && this.pause && this.shouldEnd()) this.endTurn(out);
+          else if (!overBot) this.speculate(out);
           break;
         }
         if (this.state !== "end_of_turn") break;
@@ -395,6 +438,8 @@ export class TurnTaking {
           this.judgeOverlap(out);
         } else if (this.state === "caller_paused" && this.shouldEnd()) {
           this.endTurn(out);
+        } else if (this.state === "caller_paused") {
+          this.speculate(out); // words that hang wait for half their window (speculateAtMs)
         } else if (
           this.state === "caller_speaking" && this.overlap &&
           this.bargeIn.takesFloor(this.clockMs - this.overlap.onsetMs)
@@ -406,7 +451,7 @@ export class TurnTaking {
       case "idle_elapsed": {
         if (this.state !== "listening") break;
         this.supersedeLate(out);
-        const turnId = `t${++this.turns}`;
+        const turnId = this.nextId();
         this.open(turnId);
         out.push({ type: "send_user_idle", turnId });
         break;

@@ -1,21 +1,7 @@
 // The brain SDK over a real WebSocket, driven by a worker-side client that speaks the proto.
 import assert from "node:assert/strict";
-import { type BrainHandlers, createBrain, type HeardText, type Session } from "./mod.ts";
-import { deferred, TestWorker } from "./test_worker.ts";
-
-async function withBrain(
-  handlers: BrainHandlers,
-  run: (worker: TestWorker, url: string) => Promise<void>,
-): Promise<void> {
-  const served = createBrain(handlers).serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
-  const worker = await TestWorker.dial(served.url, "ses_1");
-  try {
-    await run(worker, served.url);
-  } finally {
-    await worker.close();
-    await served.shutdown();
-  }
-}
+import { createBrain, type HeardText, type Session } from "./mod.ts";
+import { deferred, TestWorker, withBrain } from "./test_worker.ts";
 
 const unit = (turn_id: string, n: number | "end", text: string) => ({
   turn_id,
@@ -48,6 +34,7 @@ Deno.test("the greeting is sent after the Config frames onSessionStart caused", 
       idle: null,
       outbound_greeting: null,
       keypad: null,
+      turns: null,
       events: null,
     });
     assert.deepEqual(frames[1].config, {
@@ -56,6 +43,7 @@ Deno.test("the greeting is sent after the Config frames onSessionStart caused", 
       idle: null,
       outbound_greeting: null,
       keypad: null,
+      turns: null,
       events: null,
     });
     assert.deepEqual(frames[2].greeting, { text: "Namaste" });

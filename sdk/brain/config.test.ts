@@ -59,3 +59,12 @@ Deno.test("the effective config keeps what a zero or absent field leaves alone",
   assert.equal(off.idle?.timeout_ms, 0, "a present idle section with 0 turns idle off");
   assert.equal(base.tts.language, "LANGUAGE_EN", "the base is not changed");
 });
+
+Deno.test("a turns section sets speculative turns on or off; an absent one keeps them", () => {
+  const on = applyConfig({}, configJson(configMessage({ turns: { speculative: true } })));
+  assert.deepEqual(on, { turns: { speculative: true } });
+  const kept = applyConfig(on, configJson(configMessage({ idle: { timeout_ms: 0 } })));
+  assert.equal(kept.turns?.speculative, true);
+  const off = applyConfig(kept, configJson(configMessage({ turns: {} })));
+  assert.equal(off.turns?.speculative, false);
+});

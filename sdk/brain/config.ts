@@ -55,6 +55,13 @@ export interface ConfigJson {
    * sets the flag (absent: off).
    */
   keypad?: { sensitive?: boolean };
+  /**
+   * `speculative`: the worker sends the caller's words as a speculative turn at a short pause, so
+   * the reply is ready sooner, and confirms or cancels it once it knows (`turn.speculative`,
+   * `turn.confirmed`; docs/brain-guide.md, "Speculative turns"). A present section sets the flag
+   * (absent: off).
+   */
+  turns?: { speculative?: boolean };
 }
 
 const IDLE_MIN_MS = 1000;
@@ -162,5 +169,6 @@ export function applyConfig(base: ConfigJson, patch: ConfigJson): ConfigJson {
     next.events = { speech, interim_text, turn_metrics };
   }
   if (patch.keypad) next.keypad = { sensitive: patch.keypad.sensitive === true };
+  if (patch.turns) next.turns = { speculative: patch.turns.speculative === true };
   return next;
 }

@@ -3,10 +3,9 @@
 // reaches a turn while it is still working.
 import { ConfigType } from "../../proto/mod.ts";
 import { type BrainFrameKind, decodeServiceFrame, encodeBrainFrame } from "../../proto/frames.ts";
-import { applyConfig, type ConfigJson, configJson, configMessage } from "./config.ts";
-import { Says } from "./says.ts";
-import { type CollectDigitsOptions, type CollectedDigits, Keypad } from "./keypad.ts";
-import { warmFields } from "./transfer.ts";
+import { configJson } from "./config.ts";
+import { type Body, CallSession } from "./call_session.ts";
+import { inTurn, SpeculativeTurn } from "./speculative.ts";
 import type {
   BrainHandlers,
   HeardText,
@@ -15,17 +14,11 @@ import type {
   ReplayInfo,
   Reply,
   RtviMessage,
-  SayOutcome,
-  Session,
   TraceContext,
-  TransferOptions,
   WebSocketLike,
 } from "./types.ts";
 
 const OPEN = 1;
-
-type Body = Record<string, unknown>;
-type Send = (kind: BrainFrameKind, body: Body) => void;
 
 function logError(what: string, fields: Record<string, string>, err?: unknown) {
   const where = Object.entries(fields).map(([k, v]) => `${k}=${v}`).join(" ");
@@ -70,89 +63,6 @@ function isIterable(reply: unknown): reply is AsyncIterable<string> | Iterable<s
     (Symbol.asyncIterator in reply || Symbol.iterator in reply);
 }
 
-class CallSession implements Session {
-  heard: HeardText[] = [];
-  ended = false;
-  private endSent = false;
-  readonly says = new Says();
-  readonly keypad: Keypad = new Keypad({
-    ended: () => this.ended,
-    sensitiveNow: () => this.config.keypad?.sensitive === true,
-    setSensitive: (on) => this.configure({ keypad: { sensitive: on } }),
-    say: (text) => this.say(text),
-  });
-
-  readonly id: string;
-  readonly agentId: string;
-  readonly init: JsonObject;
-  config: ConfigJson;
-  /** Its machineDetection is set when MachineDetected comes. */
-  phone: PhoneInfo | null;
-  readonly replay: ReplayInfo | null;
-  /** Set from SessionStart, like the fields above (kept out of the constructor's list). */
-  traceContext: TraceContext = {};
-  private readonly send: Send;
-
-  // No parameter properties here or below: Node's type stripping cannot run them.
-  constructor(
-    id: string,
-    agentId: string,
-    init: JsonObject,
-    config: ConfigJson,
-    phone: PhoneInfo | null,
-    replay: ReplayInfo | null,
-    send: Send,
-  ) {
-    this.id = id;
-    this.agentId = agentId;
-    this.init = init;
-    this.config = config;
-    this.phone = phone;
-    this.replay = replay;
-    this.send = send;
-  }
-
-  configure(config: ConfigJson): void {
-    const message = configMessage(config); // throws before anything is sent
-    this.config = applyConfig(this.config, configJson(message));
-    this.send("config", message as unknown as Body);
-  }
-
-  dispatch(type: string, data?: unknown): void {
-    if (typeof type !== "string" || type === "") {
-      throw new Error("session.dispatch: type must be a non-empty string");
-    }
-    this.send("action", { type, json: JSON.stringify(data ?? null) });
-  }
-
-  end(reason = "ended_by_brain"): void {
-    if (this.endSent) return;
-    this.endSent = true;
-    this.send("end_session", { reason });
-  }
-
-  transfer(target: string, options: TransferOptions = {}): void {
-    if (typeof target !== "string" || target.trim() === "") {
-      throw new Error("session.transfer: target must be a tel: or sip: URI or an E.164 number");
-    }
-    this.send("transfer", { target: target.trim(), ...warmFields(options) });
-  }
-
-  say(text: string): Promise<SayOutcome> {
-    if (typeof text !== "string" || text.trim() === "") {
-      throw new Error("session.say: text must be a non-empty string");
-    }
-    const { sayId, outcome } = this.says.open();
-    if (this.ended) this.says.end([]);
-    else this.send("say", { say_id: sayId, text });
-    return outcome;
-  }
-
-  collectDigits(options: CollectDigitsOptions): Promise<CollectedDigits> {
-    return this.keypad.collect(options);
-  }
-}
-
 /** SessionStart's trace context, as a carrier `propagation.extract` reads (empty values left out). */
 function traceContextOf(body: Body): TraceContext {
   const out: TraceContext = {};
@@ -190,6 +100,8 @@ export class BrainConnection {
   private session: CallSession | null = null;
   private ready: Promise<void> = Promise.resolve();
   private readonly turns = new Map<string, AbortController>();
+  /** Speculative turns not yet confirmed or cancelled (their handler may be over). */
+  private readonly speculative = new Map<string, SpeculativeTurn>();
   private finalHeard: HeardText[] | null = null;
   private finished = false;
   private inbox: Promise<void> = Promise.resolve();
@@ -264,7 +176,20 @@ export class BrainConnection {
         const id = String(body.turn_id ?? "");
         const text = String(body.text ?? "");
         const typed = body.typed === true;
-        this.runTurn(id, (signal) => this.handlers.onTurn({ id, text, typed, signal }, session));
+        const speculative = body.speculative === true;
+        const controller = new AbortController();
+        const held = speculative ? this.speculate(id, controller) : null;
+        const confirmed = held ? held.confirmed : Promise.resolve(true);
+        const onTurn = (signal: AbortSignal) =>
+          this.handlers.onTurn({ id, text, typed, signal, speculative, confirmed }, session);
+        // The handler and all it starts run as part of the speculative turn: their sends wait.
+        inTurn(held, () => this.runTurn(id, onTurn, controller));
+        return;
+      }
+      case "turn_confirmed": {
+        const id = String(body.turn_id ?? "");
+        this.speculative.get(id)?.confirm();
+        this.speculative.delete(id);
         return;
       }
       case "user_idle": {
@@ -274,9 +199,13 @@ export class BrainConnection {
         this.runTurn(id, (signal) => onIdle?.call(this.handlers, { id, idleMs, signal }, session));
         return;
       }
-      case "cancel":
-        this.turns.get(String(body.turn_id ?? ""))?.abort();
+      case "cancel": {
+        const id = String(body.turn_id ?? "");
+        this.speculative.get(id)?.cancel(); // before the abort: the handler sees false, not true
+        this.speculative.delete(id);
+        this.turns.get(id)?.abort();
         return;
+      }
       case "heard": {
         const heard = heardOf(body);
         session.heard.push(heard);
@@ -404,8 +333,18 @@ export class BrainConnection {
     })();
   }
 
-  private async runTurn(turnId: string, handler: (signal: AbortSignal) => Reply): Promise<void> {
-    const controller = new AbortController();
+  private speculate(turnId: string, controller: AbortController): SpeculativeTurn {
+    const log = (what: string, err?: unknown) => this.log(what, err, turnId);
+    const turn = new SpeculativeTurn(turnId, log, () => controller.abort());
+    this.speculative.set(turnId, turn);
+    return turn;
+  }
+
+  private async runTurn(
+    turnId: string,
+    handler: (signal: AbortSignal) => Reply,
+    controller = new AbortController(),
+  ): Promise<void> {
     const signal = controller.signal;
     this.turns.set(turnId, controller);
     const live = () => !signal.aborted && !this.finished;
@@ -454,6 +393,8 @@ export class BrainConnection {
   private async finish(reason: string, closeSocket: boolean): Promise<void> {
     if (this.finished) return;
     this.finished = true;
+    for (const turn of this.speculative.values()) turn.cancel("ended with the call");
+    this.speculative.clear();
     for (const controller of this.turns.values()) controller.abort();
     this.turns.clear();
     const session = this.session;

@@ -8,13 +8,17 @@ const KEYS = "0123456789*#ABCD";
 const MAX_DIGITS = 64;
 const TIMEOUT_RANGE_MS: [number, number] = [100, 600_000];
 
-/** Why a collection stopped. */
+/**
+ * Why a collection stopped. `"cancelled"`: it was asked for in a speculative turn that was
+ * cancelled before it was confirmed, so nothing was said or collected.
+ */
 export type CollectStop =
   | "max_digits"
   | "terminator"
   | "digit_timeout"
   | "total_timeout"
-  | "ended";
+  | "ended"
+  | "cancelled";
 
 /** What {@link Session.collectDigits} takes. Give `maxDigits`, `terminator` or both. */
 export interface CollectDigitsOptions {
@@ -117,6 +121,14 @@ function checkTimeout(name: string, v: unknown, fallback: number): number {
     );
   }
   return v as number;
+}
+
+/**
+ * Checks a collection's options as `session.collectDigits` does; throws naming the fault. (A
+ * collection asked for inside an unconfirmed speculative turn is checked at once, started later.)
+ */
+export function checkCollectDigits(o: CollectDigitsOptions): void {
+  checked(o);
 }
 
 /** Checks the options; throws naming the fault. */

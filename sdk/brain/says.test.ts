@@ -1,22 +1,8 @@
 // session.say and the opt-in caller events in the SDK, over a real WebSocket driven by the
 // worker-side test client (sdk/brain/test_worker.ts).
 import assert from "node:assert/strict";
-import { type BrainHandlers, createBrain, type SayOutcome } from "./mod.ts";
-import { deferred, TestWorker } from "./test_worker.ts";
-
-async function withBrain(
-  handlers: BrainHandlers,
-  run: (worker: TestWorker) => Promise<void>,
-): Promise<void> {
-  const served = createBrain(handlers).serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
-  const worker = await TestWorker.dial(served.url, "ses_1");
-  try {
-    await run(worker);
-  } finally {
-    await worker.close();
-    await served.shutdown();
-  }
-}
+import type { SayOutcome } from "./mod.ts";
+import { deferred, withBrain } from "./test_worker.ts";
 
 Deno.test("say sends a Say and resolves with what the caller heard of it, or why it was refused", async () => {
   const outcomes: Promise<SayOutcome>[] = [];
@@ -98,6 +84,7 @@ Deno.test("caller events and turn metrics reach their handlers once asked for", 
       idle: null,
       outbound_greeting: null,
       keypad: null,
+      turns: null,
       events: { speech: true, interim_text: true, turn_metrics: true },
     });
     worker.send("user_speech", { speaking: true, over_bot: true });

@@ -1,6 +1,7 @@
 // The worker's side of the brain socket, for tests: encodes ServiceFrames and decodes
 // BrainFrames straight from proto/mod.ts, independently of the SDK's own codec.
 import { BrainFrameType, ServiceFrameType } from "../../proto/mod.ts";
+import { type BrainHandlers, createBrain } from "./mod.ts";
 
 /** A decoded BrainFrame: `frame` names the body, e.g. `{ frame: "greeting", greeting: {...} }`. */
 export type BrainFrame = Record<string, unknown> & {
@@ -102,4 +103,22 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => 
   let resolve!: (v: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/**
+ * Serves a brain with `handlers` on a free local port, dials it as the worker of session ses_1
+ * and runs `run`; the socket and the server are closed whatever `run` does.
+ */
+export async function withBrain(
+  handlers: BrainHandlers,
+  run: (worker: TestWorker, url: string) => Promise<void>,
+): Promise<void> {
+  const served = createBrain(handlers).serve({ hostname: "127.0.0.1", port: 0, path: "/brain" });
+  const worker = await TestWorker.dial(served.url, "ses_1");
+  try {
+    await run(worker, served.url);
+  } finally {
+    await worker.close();
+    await served.shutdown();
+  }
 }

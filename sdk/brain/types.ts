@@ -5,7 +5,11 @@ import type { CollectDigitsOptions, CollectedDigits } from "./keypad.ts";
 /** A JSON object, as parsed from the session's init. */
 export type JsonObject = Record<string, unknown>;
 
-/** One call, as the brain sees it. Handlers of the same call get the same object. */
+/**
+ * One call, as the brain sees it. Handlers of the same call get the same object. Its verbs called
+ * from a speculative turn not yet confirmed (`turn.speculative`) are held until it is confirmed
+ * and dropped if it is cancelled; arguments are checked at once.
+ */
 export interface Session {
   /** The session id (`session_id` of the connect request). */
   readonly id: string;
@@ -223,6 +227,26 @@ export interface Turn {
   readonly typed: boolean;
   /** Fires when the service cancels the turn (the caller interrupted); stop work then. */
   readonly signal: AbortSignal;
+  /**
+   * Only with speculative turns on (`session.configure({ turns: { speculative: true } })`): the
+   * caller paused and may go on, so the worker holds this reply's audio until it confirms the
+   * turn. Then `signal` also fires when the caller goes on (their words come again at the head of
+   * the next turn). Speech units still go out at once; the other verbs called from this turn wait
+   * for the confirmation (and are dropped if it is cancelled).
+   */
+  readonly speculative: boolean;
+  /**
+   * Resolves `true` once the caller's turn is taken: at once for a turn that is not speculative,
+   * when the worker confirms a speculative one (TurnConfirmed). Resolves `false` when a
+   * speculative turn is cancelled (the caller went on) or the call ends first. Never rejects.
+   * Await it before a side effect the SDK cannot hold for you (an order written to your
+   * database, a message sent):
+   * @example
+   * yield `Placing order ${n}.`; // spoken only if the turn is confirmed
+   * if (!(await turn.confirmed)) return; // the caller went on: record nothing
+   * await orders.place(n);
+   */
+  readonly confirmed: Promise<boolean>;
 }
 
 /** The caller and the bot have both been quiet for `idleMs`: the brain has the floor. */
@@ -281,7 +305,10 @@ export interface BrainHandlers {
    * greeting. Returns the greeting to speak (none: an empty greeting). Turns wait for it.
    */
   onSessionStart?(session: Session): string | void | Promise<string | void>;
-  /** The caller finished a turn. Returns the reply; see {@link Reply}. */
+  /**
+   * The caller finished a turn, or (with speculative turns on) paused: see `turn.speculative` and
+   * `turn.confirmed`. Returns the reply; see {@link Reply}.
+   */
   onTurn(turn: Turn, session: Session): Reply;
   /** The caller heard (part of) a speech unit. */
   onHeard?(heard: HeardText, session: Session): void | Promise<void>;

@@ -1,7 +1,7 @@
 // The two SDKs are one protocol: the Python example brain (its own process) and the TypeScript one
 // get the same ServiceFrames from the same fake worker and send the same BrainFrames back, frame
 // for frame (kinds, seq, unit ids, last flags, texts, actions, the end), but for the greeting's
-// wording and the pong's clock.
+// wording and the pong's clock; with speculative turns on, too (a turn cancelled, one confirmed).
 import { assertEquals } from "../../tests/helpers/assert.ts";
 import { startPythonBrain } from "../../tests/helpers/python_brain.ts";
 import { testOnNewestReleases } from "../../tests/helpers/python_releases.ts";
@@ -43,6 +43,31 @@ async function script(url: string): Promise<unknown[]> {
   worker.send("finalize", { heard: [{ unit_id: "t1.1", turn_id: "t1", text: "You said" }] });
   worker.send("end", { reason: "hangup" });
   await worker.closed; // the brain closes the socket after End
+  return comparable(frames);
+}
+
+/**
+ * A call with speculative turns on: an order the caller goes on from (Cancel: its transcript
+ * action, held by the SDK, never goes out, and nothing is recorded), then one confirmed.
+ */
+async function speculativeScript(url: string): Promise<unknown[]> {
+  const worker = await TestWorker.dial(url, "ses_spec");
+  const frames: BrainFrame[] = [];
+  worker.start("ses_spec", { speculative_turns: true });
+  frames.push(...await worker.take(2)); // config (turns.speculative), greeting
+  worker.send("user_turn", { turn_id: "t1", text: "order 42", speculative: true });
+  frames.push(await worker.next()); // "Placing order 42." (the worker would hold its audio)
+  worker.send("cancel", { turn_id: "t1" });
+  worker.send("user_turn", { turn_id: "t2", text: "order 42 and a cola", speculative: true });
+  frames.push(await worker.next()); // t2's first unit: nothing of t1 came in between
+  worker.send("turn_confirmed", { turn_id: "t2" });
+  frames.push(...await untilLast(worker, "t2")); // transcript, order_placed, unit, last unit
+  worker.send("end", { reason: "hangup" });
+  await worker.closed;
+  return comparable(frames);
+}
+
+function comparable(frames: BrainFrame[]): unknown[] {
   return frames.map(({ timestamp_ms: _, ...f }) => {
     if (f.frame === "greeting") return { ...f, greeting: "(each SDK's own words)" };
     const action = f.action as { type: string; json: string } | undefined;
@@ -61,7 +86,24 @@ async function answerAlike(packages?: string): Promise<void> {
     const fromTypescript = await script(typescript.url);
     const fromPython = await script(python.url);
     assertEquals(fromPython, fromTypescript);
-    assertEquals(fromPython.length, 22); // greeting, 3 + 3 + 8 + 1 + 2 + 4: every step answered
+    assertEquals(fromPython.length, 24); // greeting, 3 + 5 + 8 + 1 + 2 + 4: every step answered
+    const speculativeFromTypescript = await speculativeScript(typescript.url);
+    const speculativeFromPython = await speculativeScript(python.url);
+    assertEquals(speculativeFromPython, speculativeFromTypescript);
+    const kinds = speculativeFromPython.map((f) => {
+      const frame = f as { frame: string; action?: { type: string } };
+      return frame.action?.type ?? frame.frame;
+    });
+    assertEquals(kinds, [
+      "config",
+      "greeting",
+      "speech_unit",
+      "speech_unit",
+      "transcript",
+      "order_placed",
+      "speech_unit",
+      "speech_unit",
+    ]);
   } finally {
     await typescript.shutdown();
     await python.stop();

@@ -13,6 +13,7 @@ const NO_CONFIG = {
   events: null,
   outbound_greeting: null,
   keypad: null,
+  turns: null,
 };
 const PYTHON_BRAIN = new URL("./tests/brains/say_and_events_brain.py", import.meta.url).pathname;
 

@@ -1,9 +1,36 @@
 // Child processes of this project (an API, a worker) for tests that need more than one process.
+
+/**
+ * Where ports handed to a child process are drawn: just below the system's ephemeral range
+ * (ip_local_port_range). A port that bind(0) gave and the test let go can be taken, before the
+ * child binds it, by any process's outgoing connection or bind(0): with two test lanes
+ * (tests/run.ts) a worker died on AddrInUse for its SIP port. Below the range only another draw
+ * can take it.
+ */
+export const PORT_DRAW = (() => {
+  let low = 32768;
+  try {
+    low = Number(Deno.readTextFileSync("/proc/sys/net/ipv4/ip_local_port_range").split(/\s+/)[0]);
+  } catch { /* not Linux: its usual range */ }
+  const high = Math.max(2048, low);
+  return { low: Math.max(1024, high - 12_000), high };
+})();
+
+/** A random port of PORT_DRAW. */
+export function drawPort(): number {
+  return PORT_DRAW.low + Math.floor(Math.random() * (PORT_DRAW.high - PORT_DRAW.low));
+}
+
+/** A TCP port of PORT_DRAW free on 127.0.0.1 right now. */
 export function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
+  for (let tries = 0; tries < 200; tries++) {
+    const port = drawPort();
+    try {
+      Deno.listen({ hostname: "127.0.0.1", port }).close();
+      return port;
+    } catch { /* taken: draw again */ }
+  }
+  throw new Error("no free TCP port below the ephemeral range");
 }
 
 export interface Child {
@@ -89,18 +116,13 @@ export async function startWorkerProcess(
     ...env,
   });
   await waitHealthy(`${url}/healthz`, child);
-  // Registration is written just after the server listens.
-  const until = Date.now() + 10_000;
-  const pg = (await import("postgres")).default(databaseUrl, { max: 1, onnotice: () => {} });
-  try {
-    while (Date.now() < until) {
-      const rows = await pg`select 1 from worker_nodes where id = ${nodeId} and not draining`;
-      if (rows.length) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  } finally {
-    await pg.end();
-  }
+  // Registration is written just after the server listens. A worker that never registers (one
+  // that could not take its port, whose /healthz another process answered) fails here, with its
+  // output, not later as a connect that finds no node.
+  await waitRegistered(databaseUrl, [nodeId], child).catch(async (err) => {
+    await child.stop("SIGKILL");
+    throw err;
+  });
   return { url, nodeId, child, stop: (signal) => child.stop(signal) };
 }
 

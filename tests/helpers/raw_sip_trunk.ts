@@ -7,7 +7,7 @@ import { TokenVerifier } from "../../common/token.ts";
 import { signingJwk } from "../../db/signing_key.ts";
 import { type SipSettings, startSipPhones } from "../../media/sip/phone_service.ts";
 import type { CallEngines } from "../../media/engines/call_engines.ts";
-import { parseMessage, type SipResponse } from "../../sip/message.ts";
+import { header, parseMessage, type SipResponse } from "../../sip/message.ts";
 
 const OFFER =
   "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 4000 RTP/AVP 0\r\n";
@@ -45,11 +45,30 @@ export async function withRawTrunk(
   const socket = dgram.createSocket("udp4");
   const answers: SipResponse[] = [];
   const answeredAt: number[] = [];
+  /** The INVITE's own lines that its ACK repeats (section 17.1.1.3). */
+  let sent: { uri: string; via: string; callId: string } | undefined;
   socket.on("message", (m) => {
     const p = parseMessage(new Uint8Array(m));
     if (p.ok && p.message.kind === "response") {
       answers.push(p.message);
       answeredAt.push(performance.now());
+      // A non-2xx final answer (and each retransmission of it) is ACKed in its transaction, as
+      // a real trunk does: unACKed, the worker retransmits it for 32 s (Timer H), past the test.
+      if (p.message.status >= 300 && sent) {
+        const ack = [
+          `ACK ${sent.uri} SIP/2.0`,
+          sent.via,
+          "From: <sip:+15550111@127.0.0.1>;tag=caller",
+          `To: ${header(p.message, "To")}`,
+          `Call-ID: ${sent.callId}`,
+          "CSeq: 1 ACK",
+          "Max-Forwards: 70",
+          "Content-Length: 0",
+          "",
+          "",
+        ].join("\r\n");
+        socket.send(new TextEncoder().encode(ack), uas.port, "127.0.0.1");
+      }
     }
   });
   try {
@@ -60,9 +79,14 @@ export async function withRawTrunk(
       answers,
       answeredAt,
       invite(token, callId) {
+        sent = {
+          uri: `sip:+15550100@127.0.0.1:${uas.port};session=${token}`,
+          via: `Via: SIP/2.0/UDP 127.0.0.1:${local};branch=z9hG4bK-${crypto.randomUUID()}`,
+          callId,
+        };
         const invite = [
-          `INVITE sip:+15550100@127.0.0.1:${uas.port};session=${token} SIP/2.0`,
-          `Via: SIP/2.0/UDP 127.0.0.1:${local};branch=z9hG4bK-${crypto.randomUUID()}`,
+          `INVITE ${sent.uri} SIP/2.0`,
+          sent.via,
           "From: <sip:+15550111@127.0.0.1>;tag=caller",
           "To: <sip:+15550100@127.0.0.1>",
           `Call-ID: ${callId}`,

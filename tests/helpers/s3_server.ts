@@ -23,18 +23,41 @@ export interface S3Server {
   restart(): Promise<void>;
 }
 
-/** npm-installs the server once into test-artifacts/s3rver (the npm registry is reachable here). */
+/**
+ * npm-installs the server once into test-artifacts/s3rver (the npm registry is reachable here).
+ * The install goes to a folder of its own and is renamed into place, so two test processes
+ * (tests/run.ts runs two at once) never use a half-written one: the first rename wins and the
+ * other's copy is dropped.
+ */
 async function installed(): Promise<string> {
   const marker = `${HOME}node_modules/@20minutes/s3rver/package.json`;
-  if (await Deno.stat(marker).then(() => true, () => false)) return HOME;
-  await Deno.mkdir(HOME, { recursive: true });
-  const out = await new Deno.Command("npm", {
-    args: ["install", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", HOME, PACKAGE],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(`npm install ${PACKAGE} failed: ${new TextDecoder().decode(out.stderr)}`);
+  const present = () => Deno.stat(marker).then(() => true, () => false);
+  if (await present()) return HOME;
+  const parent = HOME.replace(/s3rver\/$/, "");
+  await Deno.mkdir(parent, { recursive: true });
+  const staging = await Deno.makeTempDir({ dir: parent, prefix: "s3rver-installing-" });
+  try {
+    const out = await new Deno.Command("npm", {
+      args: [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel=error",
+        "--prefix",
+        staging,
+        PACKAGE,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!out.success) {
+      throw new Error(`npm install ${PACKAGE} failed: ${new TextDecoder().decode(out.stderr)}`);
+    }
+    await Deno.rename(staging, HOME).catch(async (err) => {
+      if (!await present()) throw err;
+    });
+  } finally {
+    await Deno.remove(staging, { recursive: true }).catch(() => {});
   }
   return HOME;
 }

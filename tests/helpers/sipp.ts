@@ -2,6 +2,7 @@
 // temp dir, one call against 127.0.0.1:<port>, on free local ports so parallel runs do not collide.
 import dgram from "node:dgram";
 import { assertEquals } from "./assert.ts";
+import { drawPort } from "./process.ts";
 
 export const SIPP = "/usr/bin/sipp";
 
@@ -20,11 +21,29 @@ export function assertSippPassed(run: SippRun): void {
 
 /** A UDP port free right now (SIPp binds its own: it takes a number, not a socket). */
 export async function freeUdpPort(): Promise<number> {
-  const socket = dgram.createSocket("udp4");
-  await new Promise<void>((ok) => socket.bind(0, "127.0.0.1", ok));
-  const port = socket.address().port;
-  await new Promise<void>((ok) => socket.close(() => ok()));
-  return port;
+  for (let tries = 0; tries < 200; tries++) {
+    // Drawn as freePort draws (below the ephemeral range), and free for TCP too: a worker's
+    // SIP_PORT listens on both.
+    const port = drawPort();
+    const socket = dgram.createSocket("udp4");
+    const bound = await new Promise<boolean>((ok) => {
+      socket.once("error", () => ok(false));
+      socket.bind(port, "127.0.0.1", () => ok(true));
+    });
+    await new Promise<void>((ok) => {
+      try {
+        socket.close(() => ok());
+      } catch {
+        ok(); // a socket that never bound is not running
+      }
+    });
+    if (!bound) continue;
+    try {
+      Deno.listen({ hostname: "127.0.0.1", port }).close();
+      return port;
+    } catch { /* taken for TCP: draw again */ }
+  }
+  throw new Error("no free UDP port below the ephemeral range");
 }
 
 /**

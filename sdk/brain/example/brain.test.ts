@@ -67,3 +67,62 @@ Deno.test("a page ping gets a pong action; silence gets a nudge", async () => {
     assert.deepEqual(units(await worker.take(2)).map((u) => u.text), ["Are you still there?", ""]);
   });
 });
+
+Deno.test("an order is placed and recorded at once when speculative turns are off", async () => {
+  const orders: string[] = [];
+  const served = createExampleBrain(orders).serve({ hostname: "127.0.0.1", port: 0 });
+  const worker = await TestWorker.dial(served.url, "ses_ex");
+  try {
+    worker.start("ses_ex");
+    assert.equal((await worker.next()).frame, "greeting", "no Config: speculative turns stay off");
+    worker.send("user_turn", { turn_id: "t1", text: "order 7 please" });
+    const frames = await worker.take(5);
+    assert.deepEqual(frames.map((f) => (f.action as { type: string } | null)?.type ?? f.frame), [
+      "transcript",
+      "speech_unit",
+      "order_placed",
+      "speech_unit",
+      "speech_unit",
+    ]);
+    assert.deepEqual(units(frames).map((u) => u.text), [
+      "Placing order 7.",
+      "Order 7 is placed.",
+      "",
+    ]);
+    assert.deepEqual(orders, ["7"]);
+  } finally {
+    await worker.close();
+    await served.shutdown();
+  }
+});
+
+Deno.test("with speculative turns on, an order is recorded only once its turn is confirmed", async () => {
+  const orders: string[] = [];
+  const served = createExampleBrain(orders).serve({ hostname: "127.0.0.1", port: 0 });
+  const worker = await TestWorker.dial(served.url, "ses_ex");
+  try {
+    worker.start("ses_ex", { speculative_turns: true });
+    const [config, greeting] = await worker.take(2);
+    assert.deepEqual((config.config as { turns: unknown }).turns, { speculative: true });
+    assert.equal(greeting.frame, "greeting");
+    worker.send("user_turn", { turn_id: "t1", text: "order 42", speculative: true });
+    assert.deepEqual(units([await worker.next()]).map((u) => u.text), ["Placing order 42."]);
+    worker.send("cancel", { turn_id: "t1" }); // the caller went on: "order 42 and a cola"
+    worker.send("user_turn", { turn_id: "t2", text: "order 42 and a cola", speculative: true });
+    assert.deepEqual(units([await worker.next()]).map((u) => u.text), ["Placing order 42."]);
+    assert.deepEqual(orders, [], "nothing recorded before the confirmation");
+    worker.send("turn_confirmed", { turn_id: "t2" });
+    const frames = await worker.take(4);
+    assert.deepEqual(frames.map((f) => (f.action as { type: string } | null)?.type ?? f.frame), [
+      "transcript",
+      "order_placed",
+      "speech_unit",
+      "speech_unit",
+    ]);
+    assert.equal(JSON.parse((frames[0].action as { json: string }).json).turn_id, "t2");
+    assert.deepEqual(orders, ["42"], "the cancelled turn recorded nothing");
+  } finally {
+    await worker.close();
+    await served.shutdown();
+  }
+});

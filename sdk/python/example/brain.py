@@ -1,5 +1,7 @@
 """The example brain, in Python: repeats what the caller said, tells a long story to interrupt,
-ends on "bye". The same behaviour as sdk/brain/example/ (TypeScript).
+places an order ("order 42"), ends on "bye". A session whose init has ``"speculative_turns": true``
+gets speculative turns (docs/brain-guide.md, "Speculative turns"). The same behaviour as
+sdk/brain/example/ (TypeScript).
 
     PYTHONPATH=sdk/python /usr/bin/python3 sdk/python/example/brain.py
 
@@ -21,22 +23,40 @@ STORY = [
     "From then on the robot was never lonely again, and that is the end of the story.",
 ]
 
+ORDERS = []
+"""The orders placed: the example's stand-in for a database."""
+
 brain = Brain()
 
 
 @brain.on_session_start
 def greet(session):
+    # Replies sooner: each reply is made while the worker waits to see if the caller goes on.
+    if session.init.get("speculative_turns") is True:
+        session.configure({"turns": {"speculative": True}})
     return "Hello! I am the Python example brain. Say something and I will repeat it."
 
 
 @brain.on_turn
 async def answer(turn, session):
     # Shows on the page; "typed": the caller typed it (the page's text box) rather than spoke it.
+    # On a speculative turn the SDK holds it until the turn is confirmed, and drops it if not.
     session.dispatch("transcript", {"turn_id": turn.id, "text": turn.text, "typed": turn.typed})
     words = turn.text.lower()
     if re.search(r"\b(good)?bye\b", words):
         yield "Goodbye! Thanks for calling."
         session.end("caller said goodbye")
+        return
+    order = re.search(r"\border (\d+)\b", words)
+    if order:
+        yield f"Placing order {order[1]}."  # spoken only if the caller's turn is taken
+        # The SDK cannot hold a write to a database: wait until the caller's turn is taken (on a
+        # speculative turn the caller may go on, and then this turn is cancelled).
+        if not await turn.confirmed():
+            return
+        ORDERS.append(order[1])
+        session.dispatch("order_placed", {"order": order[1]})
+        yield f"Order {order[1]} is placed."
         return
     yield f"You said: {turn.text}"
     if re.search(r"\b(story|stories|long)\b", words):

@@ -42,7 +42,7 @@ class GeneratedProtoTest(unittest.TestCase):
                                    "user_idle", "finalize", "end", "cancel", "dtmf",
                                    "transfer_failed", "say_started", "say_refused",
                                    "user_speech", "interim_text", "turn_metrics",
-                                   "machine_detected", "beep"])
+                                   "machine_detected", "beep", "turn_confirmed"])
         self.assertEqual(brain, ["greeting", "speech_unit", "action", "config", "end_session",
                                  "transfer", "say"])
         self.assertEqual(config_pb2.Voice.Name(2), "VOICE_ARJUN")

@@ -25,6 +25,7 @@ from .config import ConfigDict, ConfigError
 from .keypad import CollectedDigits
 from .events import Beep, InterimText, MachineDetected, SayOutcome, TurnMetrics, UserSpeech
 from .session import (
+    Confirmation,
     Dtmf,
     HeardText,
     IdleTurn,
@@ -43,6 +44,7 @@ __all__ = [
     "Brain",
     "ServedBrain",
     "CollectedDigits",
+    "Confirmation",
     "ConfigDict",
     "ConfigError",
     "Dtmf",

@@ -80,7 +80,9 @@ class Brain:
       interrupts, the worker cancels the turn: ``turn.cancelled`` becomes True, the task running
       the handler is cancelled (an ``await`` in it raises ``asyncio.CancelledError``) and the
       generator is closed (``aclose()``), so its ``finally`` runs. Turns may overlap; a handler
-      that raises is logged and its turn still ends, so the call goes on.
+      that raises is logged and its turn still ends, so the call goes on. With speculative turns
+      on (``session.configure({"turns": {"speculative": True}})``) a turn may come at the
+      caller's pause (``turn.speculative``): ``await turn.confirmed()`` before a side effect.
     - ``on_heard(heard, session)``: the caller heard (part of) a speech unit (``HeardText``).
     - ``on_rtvi(message, session)``: the page sent a message (RTVI JSON, verbatim, as a dict).
       Cannot speak; may dispatch, configure or end.

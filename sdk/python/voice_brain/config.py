@@ -85,4 +85,6 @@ def apply_config(base: ConfigDict, patch: ConfigDict) -> ConfigDict:
                          for k in ("speech", "interim_text", "turn_metrics")}
     if "keypad" in patch:
         out["keypad"] = {"sensitive": (patch.get("keypad") or {}).get("sensitive") is True}
+    if "turns" in patch:
+        out["turns"] = {"speculative": (patch.get("turns") or {}).get("speculative") is True}
     return out

@@ -19,6 +19,7 @@ from .config import config_dict
 from .events import Beep, InterimText, MachineDetected, TurnMetrics, UserSpeech
 from .proto import brain_pb2
 from .says import Says
+from .speculative import SpeculativeTurn, enter
 from .session import (
     Dtmf,
     HeardText,
@@ -67,6 +68,8 @@ class Connection:
         self._session: Optional[Session] = None
         self._ready: Optional[asyncio.Task] = None
         self._turns: Dict[str, Tuple[Any, asyncio.Task]] = {}
+        # Speculative turns not yet confirmed or cancelled (their handler may be over).
+        self._speculative: Dict[str, SpeculativeTurn] = {}
         self._background: Set[asyncio.Task] = set()
         self._final_heard: Optional[List[HeardText]] = None
         self._finished = False
@@ -151,11 +154,22 @@ class Connection:
         if session is None:
             return self._log(f"{kind} before session_start, ignored")
         if kind == "user_turn":
-            self._start_turn(Turn(body.turn_id, body.text, body.typed), self._handlers["on_turn"])
+            held = self._speculate(body.turn_id, lambda: turn._cancel()) \
+                if body.speculative else None
+            turn = Turn(body.turn_id, body.text, body.typed, body.speculative,
+                        held.confirmed if held else None)
+            self._start_turn(turn, self._handlers["on_turn"], held)
+        elif kind == "turn_confirmed":
+            confirmed = self._speculative.pop(body.turn_id, None)
+            if confirmed:
+                confirmed.confirm()
         elif kind == "user_idle":
             on_idle = self._handlers.get("on_user_idle")
             self._start_turn(IdleTurn(body.turn_id, body.idle_ms), on_idle)
         elif kind == "cancel":
+            speculative = self._speculative.pop(body.turn_id, None)
+            if speculative:
+                speculative.cancel()  # before the task's cancel: its sends are dropped from now
             running = self._turns.pop(body.turn_id, None)
             if running:
                 running[0]._cancel()
@@ -254,15 +268,26 @@ class Connection:
 
     # -- turns --------------------------------------------------------------------------------
 
-    def _start_turn(self, turn: Any, handler: Optional[Callable]) -> None:
+    def _speculate(self, turn_id: str, on_cancel: Callable[[], None]) -> SpeculativeTurn:
+        where = f"session={self._session.id if self._session else self._session_id} turn={turn_id}"
+        turn = SpeculativeTurn(turn_id, where, on_cancel)
+        self._speculative[turn_id] = turn
+        return turn
+
+    def _start_turn(self, turn: Any, handler: Optional[Callable],
+                    speculative: Optional[SpeculativeTurn] = None) -> None:
         if turn.id in self._turns:
             return self._log("a turn id already running, ignored", turn_id=turn.id)
-        task = asyncio.ensure_future(self._run_turn(turn, handler))
+        task = asyncio.ensure_future(self._run_turn(turn, handler, speculative))
         self._turns[turn.id] = (turn, task)
 
-    async def _run_turn(self, turn: Any, handler: Optional[Callable]) -> None:
+    async def _run_turn(self, turn: Any, handler: Optional[Callable],
+                        speculative: Optional[SpeculativeTurn] = None) -> None:
         session = self._session
         assert session is not None and self._ready is not None
+        # The task's own context: the handler and every task or timer it starts belong to the
+        # speculative turn, so their sends wait for its confirmation.
+        enter(speculative)
 
         def live() -> bool:
             return not turn.cancelled and not self._finished
@@ -336,6 +361,9 @@ class Connection:
         if self._finished:
             return
         self._finished = True
+        for speculative in list(self._speculative.values()):
+            speculative.cancel("ended with the call")
+        self._speculative.clear()
         for turn, task in list(self._turns.values()):
             turn._cancel()
             task.cancel()

@@ -20,7 +20,9 @@ class CollectedDigits:
     Attributes:
         digits: the keys pressed, in order, without the terminator (``""`` when none).
         reason: why it stopped: ``"max_digits"``, ``"terminator"``, ``"digit_timeout"``,
-            ``"total_timeout"`` or ``"ended"`` (the call ended first).
+            ``"total_timeout"``, ``"ended"`` (the call ended first) or ``"cancelled"`` (it was
+            asked for in a speculative turn that was cancelled before it was confirmed: nothing
+            was said or collected).
         sensitive: the collection was marked sensitive; ``repr`` and ``str`` then show ``*`` per
             digit (read ``digits`` by name, and never log it).
         prompt_refused: why the prompt's Say was refused (the caller did not hear it), or None.

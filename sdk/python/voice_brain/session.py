@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterable, Awaitable, Callable, Dict, Iterable, List, Optional, Union
 
 from .config import ConfigDict, apply_config, config_dict, config_message
+from .events import SayOutcome
 from .keypad import CollectedDigits, Keypad, _Options
+from .speculative import CANCELLED, act, holding_turn
 
 Reply = Union[AsyncIterable[str], Iterable[str], str, None, Awaitable[Optional[str]]]
 """What a turn handler returns. Each string an async generator (or any (async) iterable) yields is
@@ -124,6 +126,31 @@ class _Cancellable:
         self._cancelled.set()
 
 
+class Confirmation:
+    """Whether a turn was taken, to ``await`` (``await turn.confirmed()``; see ``Turn``)."""
+
+    __slots__ = ("_future",)
+
+    def __init__(self, future: "Optional[asyncio.Future[bool]]") -> None:
+        self._future = future
+
+    def __call__(self) -> "Confirmation":
+        return self  # turn.confirmed() and turn.confirmed are the same awaitable
+
+    def __await__(self) -> Any:
+        return self._wait().__await__()
+
+    async def _wait(self) -> bool:
+        if self._future is None:
+            return True
+        # Shielded: cancelling the awaiting task must not cancel the turn's one future.
+        return await asyncio.shield(self._future)
+
+    def __bool__(self) -> bool:
+        # Without await it would always be true: a side effect on every speculative turn.
+        raise TypeError("turn.confirmed() must be awaited: `if await turn.confirmed():`")
+
+
 class Turn(_Cancellable):
     """A finished caller turn the brain should answer.
 
@@ -132,15 +159,46 @@ class Turn(_Cancellable):
         text: what the caller said (finalized recognition), or typed.
         typed: the caller typed the turn on the page (RTVI ``send-text``, the client's
             ``sendText``) instead of speaking it: ``text`` is exactly what was typed.
+        speculative: only with speculative turns on
+            (``session.configure({"turns": {"speculative": True}})``): the caller paused and may
+            go on, so the worker holds this reply's audio until it confirms the turn, and cancels
+            it if the caller goes on (their words come again at the head of the next turn). Speech
+            units still go out at once; the other verbs called from this turn wait for the
+            confirmation and are dropped if it is cancelled. See ``confirmed()``.
     """
 
-    def __init__(self, turn_id: str, text: str, typed: bool = False) -> None:
+    def __init__(self, turn_id: str, text: str, typed: bool = False, speculative: bool = False,
+                 confirmation: "Optional[asyncio.Future[bool]]" = None) -> None:
         super().__init__(turn_id)
         self.text = text
         self.typed = typed
+        self.speculative = speculative
+        self._confirmation = confirmation
+
+    @property
+    def confirmed(self) -> "Confirmation":
+        """``await turn.confirmed()``: True once the caller's turn is taken: at once for a turn
+        that is not speculative, when the worker confirms a speculative one (``TurnConfirmed``).
+        False when a speculative turn is cancelled (the caller went on) or the call ends first;
+        the handler's own task is then cancelled as on any Cancel, so ``False`` reaches code in
+        other tasks. Never raises once awaited.
+
+        Await it before a side effect the SDK cannot hold for you (an order written to your
+        database, a message sent)::
+
+            yield f"Placing order {number}."     # spoken only if the turn is confirmed
+            if not await turn.confirmed():       # the caller went on: record nothing
+                return
+            await orders.place(number)
+
+        Used as a truth value without ``await`` (``if turn.confirmed():``) it raises
+        ``TypeError`` rather than always passing.
+        """
+        return Confirmation(self._confirmation)
 
     def __repr__(self) -> str:
-        return f"Turn(id={self.id!r}, typed={self.typed}, cancelled={self.cancelled})"
+        return (f"Turn(id={self.id!r}, typed={self.typed}, speculative={self.speculative}, "
+                f"cancelled={self.cancelled})")
 
 
 class IdleTurn(_Cancellable):
@@ -161,6 +219,9 @@ class IdleTurn(_Cancellable):
 
 class Session:
     """One call, as the brain sees it. Handlers of the same call get the same object.
+
+    Its verbs called from a speculative turn not yet confirmed (``turn.speculative``) are held
+    until the turn is confirmed and dropped if it is cancelled; arguments are checked at once.
 
     Attributes:
         id: the session id (``session_id`` of the connect request).
@@ -224,8 +285,12 @@ class Session:
                 is sent.
         """
         message = config_message(config)  # raises before anything is sent
-        self.config = apply_config(self.config, config_dict(message))
-        self._send("config", message)
+
+        def configure() -> None:
+            self.config = apply_config(self.config, config_dict(message))
+            self._send("config", message)
+
+        act("config", configure)
 
     def dispatch(self, type: str, data: Any = None) -> None:
         """Sends a typed action to the page, which receives it as an RTVI ``server-message``
@@ -240,16 +305,20 @@ class Session:
             raise ValueError("session.dispatch: type must be a non-empty string")
         # Compact and unescaped, as JSON.stringify writes it; NaN is not JSON, so it is an error.
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-        self._send("action", {"type": type, "json": text})
+        act("action", lambda: self._send("action", {"type": type, "json": text}))
 
     def end(self, reason: str = "ended_by_brain") -> None:
         """Asks the service to end the call (sends EndSession once; later calls do nothing).
         Units already sent are still spoken first. On a phone call the service then hangs up
         (SIP BYE)."""
-        if self._end_sent:
-            return
-        self._end_sent = True
-        self._send("end_session", {"reason": reason})
+
+        def end() -> None:
+            if self._end_sent:
+                return
+            self._end_sent = True
+            self._send("end_session", {"reason": reason})
+
+        act("end_session", end)
 
     def transfer(self, target: str, whisper: str = "", ring_timeout_ms: int = 0) -> None:
         """Hands a phone call to ``target``: a ``tel:`` or ``sip:`` URI or an E.164 number
@@ -267,7 +336,8 @@ class Session:
         if not isinstance(target, str) or target.strip() == "":
             raise ValueError(
                 "session.transfer: target must be a tel: or sip: URI or an E.164 number")
-        self._send("transfer", {"target": target.strip(), **warm_fields(whisper, ring_timeout_ms)})
+        body = {"target": target.strip(), **warm_fields(whisper, ring_timeout_ms)}
+        act("transfer", lambda: self._send("transfer", body))
 
     def say(self, text: str) -> "asyncio.Future[Any]":
         """Speaks ``text`` outside a turn: on a key press, a page message, a timer or an outside
@@ -286,7 +356,14 @@ class Session:
             raise ValueError("session.say: text must be a non-empty string")
         if self._say is None:
             raise RuntimeError("session.say: this session is not connected to a worker")
-        return self._say(text)
+        say = self._say
+        turn = holding_turn()
+        if turn is None:
+            return say(text)
+        outcome: "asyncio.Future[Any]" = asyncio.get_running_loop().create_future()
+        turn.hold("say", lambda: _chain(say(text), outcome),
+                  lambda: _settle(outcome, SayOutcome("", "", False, CANCELLED)))
+        return outcome
 
     def collect_digits(self, max_digits: Optional[int] = None, terminator: Optional[str] = None,
                        digit_timeout_ms: int = 5000, total_timeout_ms: int = 30_000,
@@ -309,14 +386,44 @@ class Session:
 
         Returns a future of a ``CollectedDigits(digits, reason, sensitive, prompt_refused)``,
         ``reason`` one of ``"max_digits"``, ``"terminator"``, ``"digit_timeout"``,
-        ``"total_timeout"``, ``"ended"``; it never raises::
+        ``"total_timeout"``, ``"ended"``, ``"cancelled"`` (asked for in a speculative turn that
+        was cancelled: nothing was said or collected); it never raises::
 
             got = await session.collect_digits(prompt="Key in your account number, then hash.",
                                                max_digits=12, terminator="#")
+
+        Inside a speculative turn not yet confirmed the collection starts once the turn is
+        confirmed (a ``RuntimeError`` for another collection running then sets the future's
+        exception).
 
         Raises:
             ValueError: for bad options; RuntimeError: while another collection runs. Nothing
                 is sent then.
         """
-        return self._keypad.collect(_Options(max_digits, terminator, digit_timeout_ms,
-                                             total_timeout_ms, prompt, sensitive))
+        options = _Options(max_digits, terminator, digit_timeout_ms, total_timeout_ms, prompt,
+                           sensitive)  # raises for bad options, inside a speculative turn too
+        turn = holding_turn()
+        if turn is None:
+            return self._keypad.collect(options)
+        got: "asyncio.Future[CollectedDigits]" = asyncio.get_running_loop().create_future()
+
+        def collect() -> None:
+            try:
+                _chain(self._keypad.collect(options), got)
+            except RuntimeError as err:  # another collection started meanwhile
+                if not got.done():
+                    got.set_exception(err)
+
+        turn.hold("collect_digits", collect,
+                  lambda: _settle(got, CollectedDigits("", "cancelled", options.sensitive)))
+        return got
+
+
+def _settle(future: "asyncio.Future[Any]", value: Any) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def _chain(inner: "asyncio.Future[Any]", outer: "asyncio.Future[Any]") -> None:
+    """Settles ``outer`` with ``inner``'s result once it has one (a held verb's future)."""
+    inner.add_done_callback(lambda f: None if f.cancelled() else _settle(outer, f.result()))

@@ -13,17 +13,17 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15voice/v1/config.proto\x12\x08voice.v1\"Q\n\tTtsConfig\x12\x1e\n\x05voice\x18\x01 \x01(\x0e\x32\x0f.voice.v1.Voice\x12$\n\x08language\x18\x02 \x01(\x0e\x32\x12.voice.v1.Language\"1\n\tSttConfig\x12$\n\x08language\x18\x01 \x01(\x0e\x32\x12.voice.v1.Language\" \n\nIdleConfig\x12\x12\n\ntimeout_ms\x18\x01 \x01(\r\"\xfd\x01\n\x06\x43onfig\x12 \n\x03tts\x18\x01 \x01(\x0b\x32\x13.voice.v1.TtsConfig\x12 \n\x03stt\x18\x02 \x01(\x0b\x32\x13.voice.v1.SttConfig\x12\"\n\x04idle\x18\x03 \x01(\x0b\x32\x14.voice.v1.IdleConfig\x12&\n\x06\x65vents\x18\x04 \x01(\x0b\x32\x16.voice.v1.EventsConfig\x12;\n\x11outbound_greeting\x18\x05 \x01(\x0b\x32 .voice.v1.OutboundGreetingConfig\x12&\n\x06keypad\x18\x06 \x01(\x0b\x32\x16.voice.v1.KeypadConfig\"!\n\x0cKeypadConfig\x12\x11\n\tsensitive\x18\x01 \x01(\x08\"\xa3\x01\n\x16OutboundGreetingConfig\x12\x35\n\x05start\x18\x01 \x01(\x0e\x32&.voice.v1.OutboundGreetingConfig.Start\x12\x0f\n\x07wait_ms\x18\x02 \x01(\r\"A\n\x05Start\x12\x15\n\x11START_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x43\x41LLEE_FIRST\x10\x01\x12\x0f\n\x0b\x41\x46TER_DELAY\x10\x02\"J\n\x0c\x45ventsConfig\x12\x0e\n\x06speech\x18\x01 \x01(\x08\x12\x14\n\x0cinterim_text\x18\x02 \x01(\x08\x12\x14\n\x0cturn_metrics\x18\x03 \x01(\x08*A\n\x05Voice\x12\x15\n\x11VOICE_UNSPECIFIED\x10\x00\x12\x10\n\x0cVOICE_ANANYA\x10\x01\x12\x0f\n\x0bVOICE_ARJUN\x10\x02*\xb1\x03\n\x08Language\x12\x18\n\x14LANGUAGE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bLANGUAGE_EN\x10\x01\x12\x0f\n\x0bLANGUAGE_AS\x10\x02\x12\x0f\n\x0bLANGUAGE_BN\x10\x03\x12\x10\n\x0cLANGUAGE_BRX\x10\x04\x12\x10\n\x0cLANGUAGE_DOI\x10\x05\x12\x0f\n\x0bLANGUAGE_GU\x10\x06\x12\x0f\n\x0bLANGUAGE_HI\x10\x07\x12\x0f\n\x0bLANGUAGE_KN\x10\x08\x12\x0f\n\x0bLANGUAGE_KS\x10\t\x12\x10\n\x0cLANGUAGE_KOK\x10\n\x12\x10\n\x0cLANGUAGE_MAI\x10\x0b\x12\x0f\n\x0bLANGUAGE_ML\x10\x0c\x12\x10\n\x0cLANGUAGE_MNI\x10\r\x12\x0f\n\x0bLANGUAGE_MR\x10\x0e\x12\x0f\n\x0bLANGUAGE_NE\x10\x0f\x12\x0f\n\x0bLANGUAGE_OR\x10\x10\x12\x0f\n\x0bLANGUAGE_PA\x10\x11\x12\x0f\n\x0bLANGUAGE_SA\x10\x12\x12\x10\n\x0cLANGUAGE_SAT\x10\x13\x12\x0f\n\x0bLANGUAGE_SD\x10\x14\x12\x0f\n\x0bLANGUAGE_TA\x10\x15\x12\x0f\n\x0bLANGUAGE_TE\x10\x16\x12\x0f\n\x0bLANGUAGE_UR\x10\x17\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15voice/v1/config.proto\x12\x08voice.v1\"Q\n\tTtsConfig\x12\x1e\n\x05voice\x18\x01 \x01(\x0e\x32\x0f.voice.v1.Voice\x12$\n\x08language\x18\x02 \x01(\x0e\x32\x12.voice.v1.Language\"1\n\tSttConfig\x12$\n\x08language\x18\x01 \x01(\x0e\x32\x12.voice.v1.Language\" \n\nIdleConfig\x12\x12\n\ntimeout_ms\x18\x01 \x01(\r\"\xa3\x02\n\x06\x43onfig\x12 \n\x03tts\x18\x01 \x01(\x0b\x32\x13.voice.v1.TtsConfig\x12 \n\x03stt\x18\x02 \x01(\x0b\x32\x13.voice.v1.SttConfig\x12\"\n\x04idle\x18\x03 \x01(\x0b\x32\x14.voice.v1.IdleConfig\x12&\n\x06\x65vents\x18\x04 \x01(\x0b\x32\x16.voice.v1.EventsConfig\x12;\n\x11outbound_greeting\x18\x05 \x01(\x0b\x32 .voice.v1.OutboundGreetingConfig\x12&\n\x06keypad\x18\x06 \x01(\x0b\x32\x16.voice.v1.KeypadConfig\x12$\n\x05turns\x18\x07 \x01(\x0b\x32\x15.voice.v1.TurnsConfig\"\"\n\x0bTurnsConfig\x12\x13\n\x0bspeculative\x18\x01 \x01(\x08\"!\n\x0cKeypadConfig\x12\x11\n\tsensitive\x18\x01 \x01(\x08\"\xa3\x01\n\x16OutboundGreetingConfig\x12\x35\n\x05start\x18\x01 \x01(\x0e\x32&.voice.v1.OutboundGreetingConfig.Start\x12\x0f\n\x07wait_ms\x18\x02 \x01(\r\"A\n\x05Start\x12\x15\n\x11START_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x43\x41LLEE_FIRST\x10\x01\x12\x0f\n\x0b\x41\x46TER_DELAY\x10\x02\"J\n\x0c\x45ventsConfig\x12\x0e\n\x06speech\x18\x01 \x01(\x08\x12\x14\n\x0cinterim_text\x18\x02 \x01(\x08\x12\x14\n\x0cturn_metrics\x18\x03 \x01(\x08*A\n\x05Voice\x12\x15\n\x11VOICE_UNSPECIFIED\x10\x00\x12\x10\n\x0cVOICE_ANANYA\x10\x01\x12\x0f\n\x0bVOICE_ARJUN\x10\x02*\xb1\x03\n\x08Language\x12\x18\n\x14LANGUAGE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bLANGUAGE_EN\x10\x01\x12\x0f\n\x0bLANGUAGE_AS\x10\x02\x12\x0f\n\x0bLANGUAGE_BN\x10\x03\x12\x10\n\x0cLANGUAGE_BRX\x10\x04\x12\x10\n\x0cLANGUAGE_DOI\x10\x05\x12\x0f\n\x0bLANGUAGE_GU\x10\x06\x12\x0f\n\x0bLANGUAGE_HI\x10\x07\x12\x0f\n\x0bLANGUAGE_KN\x10\x08\x12\x0f\n\x0bLANGUAGE_KS\x10\t\x12\x10\n\x0cLANGUAGE_KOK\x10\n\x12\x10\n\x0cLANGUAGE_MAI\x10\x0b\x12\x0f\n\x0bLANGUAGE_ML\x10\x0c\x12\x10\n\x0cLANGUAGE_MNI\x10\r\x12\x0f\n\x0bLANGUAGE_MR\x10\x0e\x12\x0f\n\x0bLANGUAGE_NE\x10\x0f\x12\x0f\n\x0bLANGUAGE_OR\x10\x10\x12\x0f\n\x0bLANGUAGE_PA\x10\x11\x12\x0f\n\x0bLANGUAGE_SA\x10\x12\x12\x10\n\x0cLANGUAGE_SAT\x10\x13\x12\x0f\n\x0bLANGUAGE_SD\x10\x14\x12\x0f\n\x0bLANGUAGE_TA\x10\x15\x12\x0f\n\x0bLANGUAGE_TE\x10\x16\x12\x0f\n\x0bLANGUAGE_UR\x10\x17\x62\x06proto3')
 
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, globals())
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'voice.v1.config_pb2', globals())
 if _descriptor._USE_C_DESCRIPTORS == False:
 
   DESCRIPTOR._options = None
-  _VOICE._serialized_start=736
-  _VOICE._serialized_end=801
-  _LANGUAGE._serialized_start=804
-  _LANGUAGE._serialized_end=1237
+  _VOICE._serialized_start=810
+  _VOICE._serialized_end=875
+  _LANGUAGE._serialized_start=878
+  _LANGUAGE._serialized_end=1311
   _TTSCONFIG._serialized_start=35
   _TTSCONFIG._serialized_end=116
   _STTCONFIG._serialized_start=118
@@ -31,13 +31,15 @@ if _descriptor._USE_C_DESCRIPTORS == False:
   _IDLECONFIG._serialized_start=169
   _IDLECONFIG._serialized_end=201
   _CONFIG._serialized_start=204
-  _CONFIG._serialized_end=457
-  _KEYPADCONFIG._serialized_start=459
-  _KEYPADCONFIG._serialized_end=492
-  _OUTBOUNDGREETINGCONFIG._serialized_start=495
-  _OUTBOUNDGREETINGCONFIG._serialized_end=658
-  _OUTBOUNDGREETINGCONFIG_START._serialized_start=593
-  _OUTBOUNDGREETINGCONFIG_START._serialized_end=658
-  _EVENTSCONFIG._serialized_start=660
-  _EVENTSCONFIG._serialized_end=734
+  _CONFIG._serialized_end=495
+  _TURNSCONFIG._serialized_start=497
+  _TURNSCONFIG._serialized_end=531
+  _KEYPADCONFIG._serialized_start=533
+  _KEYPADCONFIG._serialized_end=566
+  _OUTBOUNDGREETINGCONFIG._serialized_start=569
+  _OUTBOUNDGREETINGCONFIG._serialized_end=732
+  _OUTBOUNDGREETINGCONFIG_START._serialized_start=667
+  _OUTBOUNDGREETINGCONFIG_START._serialized_end=732
+  _EVENTSCONFIG._serialized_start=734
+  _EVENTSCONFIG._serialized_end=808
 # @@protoc_insertion_point(module_scope)
