@@ -238,13 +238,24 @@ export class IndicParlerEngine implements SynthesisEngine {
     }
   }
 
+  /**
+   * One read, failed after readTimeoutMs without a byte. The read is raced against the timer, not
+   * only cut by aborting the request: Deno's fetch does not always reject a read that is already
+   * waiting when its signal aborts, and then the stall held the unit until the next byte (CI saw
+   * a 5 s stall fail after 5 s, not 200 ms).
+   */
   async #read(reader: ReadableStreamDefaultReader<Uint8Array>, ac: AbortController) {
-    const timer = setTimeout(
-      () => ac.abort(new SynthesisError(`Indic Parler sent nothing for ${this.#readMs} ms`)),
-      this.#readMs,
-    );
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const err = new SynthesisError(`Indic Parler sent nothing for ${this.#readMs} ms`);
+        ac.abort(err);
+        reader.cancel(err).catch(() => {});
+        reject(err);
+      }, this.#readMs);
+    });
     try {
-      return await reader.read();
+      return await Promise.race([reader.read(), stalled]);
     } finally {
       clearTimeout(timer);
     }
