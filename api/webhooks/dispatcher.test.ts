@@ -1,6 +1,6 @@
 // The dispatcher's bounds, against real receivers: a reply is read only up to its byte limit, a
-// receiver that never answers is given up on at the request timeout (and retried), and a redirect
-// is not followed. The API does not start with endpoints kept and no key, or a wrong one.
+// receiver that never answers, or answers and stalls, is given up on at the request timeout
+// (and retried), and a redirect is not followed. The API does not start with endpoints kept and no key, or a wrong one.
 import { assert, assertEquals, assertMatch } from "../../tests/helpers/assert.ts";
 import { freshDatabase } from "../../tests/helpers/database.ts";
 import { sessionWriter } from "../../tests/helpers/webhook_sessions.ts";
@@ -23,7 +23,19 @@ async function refusal(p: Promise<unknown>): Promise<string> {
   throw new Error("not refused");
 }
 
-Deno.test("a reply is read up to its limit, a silent receiver times out, a redirect is a failure", async () => {
+/** One byte at once, the rest after 5 s. */
+function stallingBody(): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    async pull(c) {
+      if (sent++ > 0) await new Promise((r) => setTimeout(r, 5000));
+      c.enqueue(new Uint8Array([0x7b]));
+      if (sent > 1) c.close();
+    },
+  });
+}
+
+Deno.test("a reply is read up to its limit, a silent or stalling receiver times out, a redirect is a failure", async () => {
   const db = await freshDatabase({ embedded: true });
   const ac = new AbortController();
   const server = Deno.serve(
@@ -32,6 +44,7 @@ Deno.test("a reply is read up to its limit, a silent receiver times out, a redir
       const path = new URL(req.url).pathname;
       if (path === "/big") return new Response("x".repeat(1 << 20), { status: 500 });
       if (path === "/moved") return Response.redirect("https://elsewhere.example.com/", 307);
+      if (path === "/stalls") return new Response(stallingBody(), { status: 200 });
       await new Promise((r) => setTimeout(r, 2000)); // /silent: answers too late
       return new Response(null, { status: 204 });
     },
@@ -39,7 +52,7 @@ Deno.test("a reply is read up to its limit, a silent receiver times out, a redir
   try {
     const key = await importSealingKey(newSealingKeyText());
     const agent = await createAgent(db.sql, { tenant: "acme", name: "A", brain_url: "wss://b" });
-    for (const path of ["big", "moved", "silent"]) {
+    for (const path of ["big", "moved", "silent", "stalls"]) {
       const id = `whk_${path}`;
       await createEndpoint(db.sql, {
         endpoint_id: id,
@@ -56,7 +69,10 @@ Deno.test("a reply is read up to its limit, a silent receiver times out, a redir
       timeoutMs: 300,
       maxResponseBytes: 1000,
     });
-    assertEquals(await dispatcher.pass(), 3);
+    const started = Date.now();
+    assertEquals(await dispatcher.pass(), 4);
+    // The stall (5 s) is far past the timeout, so a loaded host cannot pass it by luck.
+    assert(Date.now() - started < 3000, `the pass took ${Date.now() - started} ms`);
     const rows = await db.sql<
       {
         endpoint_id: string;
@@ -70,12 +86,18 @@ Deno.test("a reply is read up to its limit, a silent receiver times out, a redir
         d.next_attempt_at as next, d.status as state
       from webhook_attempts a join webhook_deliveries d on d.id = a.delivery_id
       order by d.endpoint_id`;
-    const [big, moved, silent] = rows;
+    const [big, moved, silent, stalls] = rows;
     assertEquals([big.status_code, big.excerpt?.length, big.state], [500, 1000, "pending"]);
     assertEquals([moved.status_code, moved.error], [307, "HTTP 307"]);
     assertEquals(silent.status_code, null);
     assertMatch(silent.error, /no reply within 300 ms/);
     assert(silent.next.getTime() >= Date.now() - 1000, "no retry scheduled");
+    // Answered at once, then its body stalled: a failure at the same timeout, retried.
+    assertEquals([stalls.status_code, stalls.error, stalls.state], [
+      200,
+      "no reply within 300 ms",
+      "pending",
+    ]);
   } finally {
     ac.abort();
     await server.finished;

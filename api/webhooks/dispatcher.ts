@@ -11,6 +11,7 @@ import { signedHeaders } from "../../common/webhooks/signature.ts";
 import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from "../../common/webhooks/retry.ts";
 import { randomBase62 } from "../../common/ids.ts";
 import { logger } from "../../common/log.ts";
+import { untilAborted } from "../../common/until_aborted.ts";
 
 const log = logger("webhooks");
 
@@ -117,15 +118,16 @@ export class WebhookDispatcher {
         Math.floor(Date.now() / 1000),
         c.body,
       );
+      const deadline = AbortSignal.timeout(this.#timeoutMs);
       const res = await fetch(c.url, {
         method: "POST",
         headers: { "content-type": "application/json", "user-agent": USER_AGENT, ...headers },
         body: c.body,
         redirect: "manual", // a redirect is the receiver's misconfiguration, not a delivery
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        signal: deadline,
       });
       status = res.status;
-      excerpt = await readBounded(res, this.#maxBytes);
+      excerpt = await readBounded(res, this.#maxBytes, deadline);
       if (status < 200 || status > 299) error = `HTTP ${status}`;
     } catch (err) {
       error = (err as Error).name === "TimeoutError"
@@ -164,15 +166,22 @@ export class WebhookDispatcher {
   }
 }
 
-/** At most `max` bytes of the reply as text; the rest is never read. */
-async function readBounded(res: Response, max: number): Promise<string | null> {
+/**
+ * At most `max` bytes of the reply as text; the rest is never read. A body that stalls fails at
+ * the request's deadline, raced against it (see untilAborted).
+ */
+async function readBounded(
+  res: Response,
+  max: number,
+  deadline: AbortSignal,
+): Promise<string | null> {
   if (!res.body) return null;
   const reader = res.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
   try {
     while (size < max) {
-      const { done, value } = await reader.read();
+      const { done, value } = await untilAborted(reader.read(), deadline);
       if (done) break;
       parts.push(value.subarray(0, max - size));
       size += Math.min(value.length, max - size);

@@ -58,6 +58,7 @@ import {
   withSpeakers,
 } from "../../tts/provider_audio.ts";
 import { ProviderBase } from "../base/provider.ts";
+import { untilAborted } from "../../../common/until_aborted.ts";
 import { statusFault } from "../base/fault.ts";
 import { INDIC_PARLER_CATALOG, INDIC_PARLER_LANGUAGES } from "./languages.ts";
 
@@ -239,23 +240,20 @@ export class IndicParlerEngine implements SynthesisEngine {
   }
 
   /**
-   * One read, failed after readTimeoutMs without a byte. The read is raced against the timer, not
-   * only cut by aborting the request: Deno's fetch does not always reject a read that is already
-   * waiting when its signal aborts, and then the stall held the unit until the next byte (CI saw
-   * a 5 s stall fail after 5 s, not 200 ms).
+   * One read, failed after readTimeoutMs without a byte or at once when the unit is aborted. The
+   * read is raced against the unit's signal, not only ended by the request's abort (see
+   * untilAborted).
    */
   async #read(reader: ReadableStreamDefaultReader<Uint8Array>, ac: AbortController) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const stalled = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        const err = new SynthesisError(`Indic Parler sent nothing for ${this.#readMs} ms`);
-        ac.abort(err);
-        reader.cancel(err).catch(() => {});
-        reject(err);
-      }, this.#readMs);
-    });
+    const timer = setTimeout(
+      () => ac.abort(new SynthesisError(`Indic Parler sent nothing for ${this.#readMs} ms`)),
+      this.#readMs,
+    );
     try {
-      return await Promise.race([reader.read(), stalled]);
+      return await untilAborted(reader.read(), ac.signal);
+    } catch (err) {
+      reader.cancel(err).catch(() => {}); // lets the server go even if the abort did not
+      throw err;
     } finally {
       clearTimeout(timer);
     }
