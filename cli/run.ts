@@ -26,6 +26,7 @@ import { DataDirInUse, lockDataDir } from "./data_dir_lock.ts";
 import { bindNamed, checkPortsFree, PortTaken } from "../common/port_taken.ts";
 import { type RunAddress, runAddress } from "./run_address.ts";
 import { RUN_HELP, runCommand } from "./run_help.ts";
+import { StopSignals } from "./ctrl_c.ts";
 
 const log = logger("run");
 
@@ -188,19 +189,24 @@ async function start(settings: Settings, address: RunAddress): Promise<void> {
   Press Ctrl-C to stop.
 `);
 
+  const signals = new StopSignals();
   let stopping = false;
   const killWorker = () => {
     try {
       worker.kill("SIGKILL");
     } catch { /* already gone */ }
   };
+  const onSignal = () => {
+    const meaning = signals.read(performance.now());
+    if (meaning === "stop" && !stopping) return void stop();
+    if (meaning === "same press") return; // one Ctrl-C, delivered twice (cli/ctrl_c.ts)
+    // A second Ctrl-C, or one while the run already stops on its own: enough waiting.
+    log.warn("stopping at once");
+    killWorker();
+    Deno.exit(130);
+  };
   const stop = async () => {
-    if (stopping) {
-      // A second Ctrl-C: the user has waited enough.
-      log.warn("stopping at once");
-      killWorker();
-      Deno.exit(130);
-    }
+    if (stopping) return;
     stopping = true;
     log.info("stopping");
     try {
@@ -229,8 +235,8 @@ async function start(settings: Settings, address: RunAddress): Promise<void> {
     clearTimeout(deadline);
     Deno.exit(0);
   };
-  Deno.addSignalListener("SIGINT", stop);
-  Deno.addSignalListener("SIGTERM", stop);
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
   worker.status.then((s) => {
     if (!stopping) {
       log.error("worker exited", { code: s.code });
