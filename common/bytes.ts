@@ -1,4 +1,5 @@
-// Byte helpers for the project's own wire code (the brain's WebSocket, the embedded database).
+// Byte helpers for the project's own wire code (the brain's WebSocket, the embedded database)
+// and for bounded reads of replies (webhook receivers).
 
 /** `parts` joined into one new array. */
 export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {

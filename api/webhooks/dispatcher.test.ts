@@ -1,6 +1,7 @@
 // The dispatcher's bounds, against real receivers: a reply is read only up to its byte limit, a
 // receiver that never answers, or answers and stalls, is given up on at the request timeout
-// (and retried), and a redirect is not followed. The API does not start with endpoints kept and no key, or a wrong one.
+// (and retried), and a redirect is not followed. The API does not start with endpoints kept and
+// no key, or a wrong one.
 import { assert, assertEquals, assertMatch } from "../../tests/helpers/assert.ts";
 import { freshDatabase } from "../../tests/helpers/database.ts";
 import { sessionWriter } from "../../tests/helpers/webhook_sessions.ts";

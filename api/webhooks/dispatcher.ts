@@ -12,6 +12,7 @@ import { DEFAULT_RETRY, nextAttemptAt, type RetryPolicy } from "../../common/web
 import { randomBase62 } from "../../common/ids.ts";
 import { logger } from "../../common/log.ts";
 import { untilAborted } from "../../common/until_aborted.ts";
+import { concat } from "../../common/bytes.ts";
 
 const log = logger("webhooks");
 
@@ -189,11 +190,5 @@ async function readBounded(
   } finally {
     await reader.cancel().catch(() => {});
   }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  return new TextDecoder().decode(all);
+  return new TextDecoder().decode(concat(...parts));
 }
