@@ -14,11 +14,12 @@ import {
 } from "werift";
 import "./werift_dtls_patch.ts";
 import "./werift_sctp_patch.ts";
+import "./werift_ice_ports_patch.ts";
 import { type IceOptions, peerConfig } from "./config.ts";
 import { Emitter } from "./emitter.ts";
 import { OpusRtpSender } from "./rtp_sender.ts";
 import { boundSentInfos } from "./werift_sent_infos_patch.ts";
-import { keepCandidates, missingForACall } from "./sdp.ts";
+import { keepCandidates, listCandidates, missingForACall } from "./sdp.ts";
 
 export interface SessionDescriptionInit {
   type: "offer" | "answer";
@@ -73,6 +74,17 @@ export class OfferError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "OfferError";
+  }
+}
+
+/**
+ * The worker bound no ICE socket for the answer: every port of RTC_PORTS is taken (by its other
+ * calls, or by something else on the host). Not the offer's fault; a later try may find one.
+ */
+export class NoMediaPortError extends Error {
+  constructor() {
+    super("no port of RTC_PORTS is free for the call's media");
+    this.name = "NoMediaPortError";
   }
 }
 
@@ -247,7 +259,9 @@ export class WorkerPeer {
     await this.#gathered();
     const sdp = this.pc.localDescription?.sdp;
     if (!sdp) throw new Error("no local description after answering");
-    return { type: "answer", sdp: keepCandidates(sdp, this.#allowed) };
+    const kept = keepCandidates(sdp, this.#allowed);
+    if (listCandidates(kept).length === 0) throw new NoMediaPortError();
+    return { type: "answer", sdp: kept };
   }
 
   /** Mid 0 (the first audio m-line) becomes sendrecv: caller audio in, bot audio out. */

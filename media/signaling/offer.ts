@@ -15,7 +15,7 @@ import { readJson } from "../../common/http/json_body.ts";
 import { bearerToken } from "../../common/http/bearer.ts";
 import { type SessionClaims, TokenError, type TokenVerifier } from "../../common/token.ts";
 import { logger } from "../../common/log.ts";
-import { OfferError, WorkerPeer } from "../rtc/peer.ts";
+import { NoMediaPortError, OfferError, WorkerPeer } from "../rtc/peer.ts";
 import { WebLine } from "../call/web_line.ts";
 import { type CallNode, startCall } from "../call/node_calls.ts";
 import type { Call } from "../call/call.ts";
@@ -178,9 +178,22 @@ function readOffer(body: unknown): OfferBody {
   };
 }
 
-/** An offer no retry can fix becomes a 400 (the client then gives up); anything else passes. */
+/**
+ * An offer no retry can fix becomes a 400 (the client then gives up); a node with no media port
+ * free a 503 (a port frees when a call ends, so the client retries); anything else passes.
+ */
 function refuseBadOffer(err: unknown): never {
   if (err instanceof OfferError) throw new ApiError(400, "invalid_sdp", err.message);
+  if (err instanceof NoMediaPortError) {
+    log.warn("offer refused: no media port", { cause: err.message });
+    throw new ApiError(
+      503,
+      "no_media_port",
+      "No WebRTC media port (RTC_PORTS) is free on this worker node now; retry shortly.",
+      { retry_after_seconds: NODE_FULL_RETRY_SECONDS },
+      { "Retry-After": String(NODE_FULL_RETRY_SECONDS) },
+    );
+  }
   throw err;
 }
 
