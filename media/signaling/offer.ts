@@ -87,21 +87,27 @@ const sessionNotFound = () => new ApiError(404, "session_not_found", "No such se
 const peerNotFound = () =>
   new ApiError(404, "peer_not_found", "No peer connection with this pc_id.");
 
-/** Retry-After of a node-full refusal: a slot frees when a call ends or a hold lapses. */
-const NODE_FULL_RETRY_SECONDS = 2;
+/** Retry-After of a node-full or port-less refusal: a slot or port frees when a call ends. */
+const RETRY_SHORTLY_SECONDS = 2;
+
+/** A passing shortage on this node: a 5xx with Retry-After, retried while the token lasts. */
+const retryShortly = (code: string, message: string, details: Record<string, unknown> = {}) =>
+  new ApiError(
+    503,
+    code,
+    message,
+    { ...details, retry_after_seconds: RETRY_SHORTLY_SECONDS },
+    { "Retry-After": String(RETRY_SHORTLY_SECONDS) },
+  );
 
 /**
  * The session's pre-offer hold lapsed (its slot went back to the node) and the node has no room
- * now. A 5xx, so the client retries: a slot may free up while its token is still valid.
+ * now: a slot may free up while its token is still valid.
  */
 const nodeFull = (nodeId: string) =>
-  new ApiError(
-    503,
-    "node_full",
-    "This worker node has no room for the call now; retry shortly.",
-    { node_id: nodeId, retry_after_seconds: NODE_FULL_RETRY_SECONDS },
-    { "Retry-After": String(NODE_FULL_RETRY_SECONDS) },
-  );
+  retryShortly("node_full", "This worker node has no room for the call now; retry shortly.", {
+    node_id: nodeId,
+  });
 
 /** Why a token that verified may not start a call now, from its session's row (SIP admission too). */
 export function refusalFor(
@@ -186,12 +192,9 @@ function refuseBadOffer(err: unknown): never {
   if (err instanceof OfferError) throw new ApiError(400, "invalid_sdp", err.message);
   if (err instanceof NoMediaPortError) {
     log.warn("offer refused: no media port", { cause: err.message });
-    throw new ApiError(
-      503,
+    throw retryShortly(
       "no_media_port",
       "No WebRTC media port (RTC_PORTS) is free on this worker node now; retry shortly.",
-      { retry_after_seconds: NODE_FULL_RETRY_SECONDS },
-      { "Retry-After": String(NODE_FULL_RETRY_SECONDS) },
     );
   }
   throw err;
